@@ -1,0 +1,73 @@
+// buildApp wires the request pipeline without listening, so tests run it in-process:
+// CORS → status → media files → admin → caller (API key) → rate limit → /graphql | /v1 REST → JSON errors.
+import express, { type Express, type RequestHandler } from "express";
+import { createCallerResolver } from "./auth/caller-cache.ts";
+import type { Config } from "./config.ts";
+import type { Database } from "./db/database.ts";
+import { createContentYoga } from "./graphql/yoga.ts";
+import { adminRoutes } from "./http/admin-routes.ts";
+import { openCors } from "./http/cors.ts";
+import { jsonErrorHandler, sendError } from "./http/json-errors.ts";
+import { resolveRequestCaller } from "./http/request-caller.ts";
+import { statusRoutes } from "./http/status-routes.ts";
+import { clientAddressKey, rateLimit } from "./limits/rate-limit-middleware.ts";
+import type { RateLimiter } from "./limits/rate-limiter.ts";
+import type { Logger } from "./logger.ts";
+import { isSelfServed, type MediaStorage } from "./media/storage.ts";
+import { serveLocalMedia } from "./media/serve-local-media.ts";
+import { graphqlGate } from "./http/graphql-gate.ts";
+import { createRestRouter } from "./rest/router.ts";
+
+export interface AppDeps {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  rateLimiter: RateLimiter;
+  mediaStorage: MediaStorage;
+  /** Reported by /ready; the server flips it when draining. */
+  isShuttingDown?: () => boolean;
+}
+
+export function buildApp(deps: AppDeps): Express {
+  const { config, db, logger } = deps;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", parseTrustProxy(config.trustProxy));
+  app.set("query parser", "extended");
+
+  const callers = createCallerResolver(db.prisma);
+  const services = { config, logger, sql: db.sql, mediaStorage: deps.mediaStorage };
+  const yoga = createContentYoga(db.prisma, services);
+
+  app.use(openCors());
+  app.use(statusRoutes(db.sql, deps.isShuttingDown ?? (() => false)));
+  if (isSelfServed(deps.mediaStorage)) app.use(serveLocalMedia(deps.mediaStorage));
+  if (config.adminToken) app.use("/admin", adminRoutes({ prisma: db.prisma, token: config.adminToken, callers }));
+
+  const limited: RequestHandler[] = [
+    resolveRequestCaller(callers),
+    rateLimit({
+      limiter: deps.rateLimiter,
+      identify: (req) =>
+        req.caller?.keyId
+          ? { key: `key:${req.caller.keyId}`, limit: config.rateLimit.authenticated }
+          : { key: clientAddressKey(req), limit: config.rateLimit.unauthenticated },
+    }),
+  ];
+  app.use("/graphql", ...limited, graphqlGate(), yoga as unknown as RequestHandler);
+  app.use("/v1", createRestRouter({ yoga, prisma: db.prisma, config, logger, limited }));
+
+  app.use((req, res) => {
+    sendError(res, 404, "Not found", `No route for ${req.method} ${req.path}`);
+  });
+  app.use(jsonErrorHandler(logger));
+  return app;
+}
+
+/** TRUST_PROXY: unset → trust nobody (use the socket address); a number → hop count; else Express' syntax. */
+function parseTrustProxy(value: string | undefined): boolean | number | string {
+  if (!value) return false;
+  if (value === "true") return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}

@@ -1,0 +1,30 @@
+// Resolving a key costs a database round trip; a request burst with one key should not pay it every
+// time. Entries live a few seconds, so a revoked key stops working everywhere within that time.
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import { type Caller, resolveApiKey } from "./resolve-api-key.ts";
+
+export interface CallerResolver {
+  resolve(presentedKey: string): Promise<Caller | null>;
+  /** Forgets everything, e.g. after this instance revoked a key. */
+  clear(): void;
+}
+
+export function createCallerResolver(prisma: PrismaClient, options: { ttlMs?: number; maxEntries?: number } = {}): CallerResolver {
+  const ttlMs = options.ttlMs ?? 5_000;
+  const maxEntries = options.maxEntries ?? 10_000;
+  const entries = new Map<string, { caller: Caller | null; expiresAt: number }>();
+  return {
+    async resolve(presentedKey) {
+      const now = Date.now();
+      const cached = entries.get(presentedKey);
+      if (cached && cached.expiresAt > now) return cached.caller;
+      const caller = await resolveApiKey(prisma, presentedKey);
+      if (entries.size >= maxEntries) entries.clear();
+      entries.set(presentedKey, { caller, expiresAt: now + ttlMs });
+      return caller;
+    },
+    clear() {
+      entries.clear();
+    },
+  };
+}

@@ -1,0 +1,97 @@
+// Opens the one database the service uses: embedded PGlite (default) or a PostgreSQL server.
+// Both go through a Prisma driver adapter, so everything above this file runs one code path.
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import type { Config } from "../config.ts";
+import { PrismaClient } from "../generated/prisma/client.ts";
+import type { Logger } from "../logger.ts";
+import { acquireEmbeddedLock, type EmbeddedLock } from "./embedded-lock.ts";
+import { applyPendingMigrations } from "./migrations.ts";
+import { pgExecutor, pgliteExecutor, type SqlExecutor } from "./sql-executor.ts";
+
+export type DatabaseConfig = Config["database"] | { kind: "memory" };
+
+export interface Database {
+  kind: DatabaseConfig["kind"];
+  prisma: PrismaClient;
+  /** Raw SQL on the same database (migrations, readiness, full-text search). */
+  sql: SqlExecutor;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** Apply pending migrations before returning (always done for the embedded modes). */
+  migrate?: boolean;
+  logger?: Logger;
+  /** Called with every SQL statement Prisma sends; used by statement-count tests and the benchmark. */
+  onQuery?: (sql: string) => void;
+}
+
+export async function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions = {}): Promise<Database> {
+  const log = options.logger ? (msg: string) => options.logger?.info(msg) : undefined;
+  if (config.kind === "postgres") {
+    const pool = new pg.Pool({
+      connectionString: config.url,
+      max: config.poolSize,
+      ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
+    });
+    const sql = pgExecutor(pool);
+    try {
+      if (config.schema) await sql.exec(`CREATE SCHEMA IF NOT EXISTS "${config.schema}"`);
+      if (options.migrate) await applyPendingMigrations(sql, { log });
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    const adapter = new PrismaPg(pool, config.schema ? { schema: config.schema } : undefined);
+    const prisma = createPrisma(adapter, options.onQuery);
+    return {
+      kind: "postgres",
+      prisma,
+      sql,
+      async close() {
+        await prisma.$disconnect();
+        await pool.end();
+      },
+    };
+  }
+
+  let lock: EmbeddedLock | undefined;
+  let client: PGlite;
+  if (config.kind === "embedded") {
+    lock = acquireEmbeddedLock(config.dir);
+    client = new PGlite(config.dir);
+  } else {
+    client = new PGlite();
+  }
+  const sql = pgliteExecutor(client);
+  try {
+    await client.waitReady;
+    await applyPendingMigrations(sql, { log });
+  } catch (error) {
+    await client.close().catch(() => {});
+    lock?.release();
+    throw error;
+  }
+  const prisma = createPrisma(new PrismaPGlite(client), options.onQuery);
+  return {
+    kind: config.kind,
+    prisma,
+    sql,
+    async close() {
+      await prisma.$disconnect();
+      await client.close();
+      lock?.release();
+    },
+  };
+}
+
+function createPrisma(adapter: SqlDriverAdapterFactory, onQuery?: (sql: string) => void): PrismaClient {
+  if (!onQuery) return new PrismaClient({ adapter });
+  const prisma = new PrismaClient({ adapter, log: [{ emit: "event", level: "query" }] });
+  prisma.$on("query", (event: { query: string }) => onQuery(event.query));
+  return prisma as unknown as PrismaClient;
+}

@@ -1,0 +1,82 @@
+// The Pothos builder: plugins and scalars only. Types live in schema/<resource>.ts.
+import SchemaBuilder from "@pothos/core";
+import ComplexityPlugin from "@pothos/plugin-complexity";
+import PrismaPlugin from "@pothos/plugin-prisma";
+import RelayPlugin from "@pothos/plugin-relay";
+import { GraphQLError, Kind } from "graphql";
+import type PrismaTypes from "../generated/pothos-prisma-types.ts";
+import { getDatamodel } from "../generated/pothos-prisma-types.ts";
+import type { GraphQLContext } from "./context.ts";
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  PrismaTypes: PrismaTypes;
+  DefaultFieldNullability: false;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date | string };
+    JSON: { Input: JsonValue; Output: unknown };
+    Upload: { Input: File; Output: never };
+  };
+  Connection: { totalCount: number | (() => number | Promise<number>) };
+}>({
+  plugins: [ComplexityPlugin, RelayPlugin, PrismaPlugin],
+  defaultFieldNullability: false,
+  prisma: {
+    client: (ctx) => ctx.prisma,
+    dmmf: getDatamodel(),
+    exposeDescriptions: false,
+    filterConnectionTotalCount: true,
+    onUnusedQuery: null,
+  },
+  relay: { clientMutationId: "omit", cursorType: "String" },
+  complexity: {
+    defaultComplexity: 1,
+    defaultListMultiplier: 10,
+    complexityError: (kind, result) => {
+      const measure = kind.toLowerCase() as "complexity" | "depth" | "breadth";
+      const max = { complexity: result.maxComplexity, depth: result.maxDepth, breadth: result.maxBreadth }[measure];
+      return new GraphQLError(`Query ${measure} ${result[measure]} exceeds the limit of ${max}`, {
+        extensions: { code: "QUERY_TOO_COMPLEX", http: { status: 400 } },
+      });
+    },
+  },
+});
+
+builder.queryType({});
+builder.mutationType({});
+
+builder.scalarType("DateTime", {
+  description: "ISO 8601 date-time",
+  serialize: (value) => (value instanceof Date ? value.toISOString() : new Date(value).toISOString()),
+  parseValue: (value) => parseDateTime(value),
+  parseLiteral: (ast) => parseDateTime(ast.kind === Kind.STRING ? ast.value : undefined),
+});
+
+builder.scalarType("JSON", {
+  description: "Any JSON value",
+  serialize: (value) => value,
+  parseValue: (value) => value as JsonValue,
+});
+
+builder.scalarType("Upload", {
+  description: "A file sent with the GraphQL multipart request convention",
+  serialize: () => {
+    throw new GraphQLError("Upload is an input-only scalar");
+  },
+  parseValue: (value) => {
+    if (value instanceof File) return value;
+    throw new GraphQLError("Expected a file upload");
+  },
+});
+
+function parseDateTime(value: unknown): Date {
+  if (typeof value === "string" && /^\d{4}-\d{2}-\d{2}/.test(value)) {
+    const date = new Date(value);
+    if (!Number.isNaN(date.getTime())) return date;
+  }
+  throw new GraphQLError("Expected an ISO 8601 date-time string", {
+    extensions: { code: "BAD_USER_INPUT", http: { status: 400 } },
+  });
+}

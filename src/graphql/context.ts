@@ -1,0 +1,56 @@
+// What every resolver receives: who is calling (resolved once per request by the HTTP layer),
+// per-request dataloaders, and the app's services.
+import type { Config } from "../config.ts";
+import type { ApiKeyKind } from "../auth/api-key-format.ts";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { SqlExecutor } from "../db/sql-executor.ts";
+import type { Logger } from "../logger.ts";
+import type { MediaStorage } from "../media/storage.ts";
+import { forbiddenError, unauthenticatedError } from "./errors.ts";
+import { createLoaders, type Loaders } from "./loaders.ts";
+
+export interface RequestCaller {
+  /** Null for the keyless, read-only `/v1/{workspace_id}/…` routes. */
+  keyId: string | null;
+  workspaceId: string;
+  keyKind: ApiKeyKind;
+}
+
+export interface AppServices {
+  config: Config;
+  /** Raw SQL on the app's database (full-text search). */
+  sql: SqlExecutor;
+  logger: Logger;
+  mediaStorage: MediaStorage;
+}
+
+export interface GraphQLContext {
+  /** Pothos' prisma plugin takes the client from here because each app (and test) has its own database. */
+  prisma: PrismaClient;
+  caller: RequestCaller;
+  loaders: Loaders;
+  services: AppServices;
+}
+
+export function createGraphQLContext(
+  prisma: PrismaClient,
+  services: AppServices,
+  caller: RequestCaller | null | undefined,
+): GraphQLContext {
+  if (!caller) throw unauthenticatedError();
+  return { prisma, caller, services, loaders: createLoaders(prisma) };
+}
+
+/** Writes need a private key: public keys are embedded in websites. */
+export function assertCanWrite(ctx: GraphQLContext): void {
+  if (ctx.caller.keyKind !== "private") {
+    throw forbiddenError("Writes need a private API key; this key is public and can only read");
+  }
+}
+
+/** Drafts are unpublished content: only private keys may see them. */
+export function assertCanReadDrafts(ctx: GraphQLContext): void {
+  if (ctx.caller.keyKind !== "private") {
+    throw forbiddenError("Reading drafts needs a private API key; public keys only see published posts");
+  }
+}

@@ -1,0 +1,65 @@
+// Page-based pagination as the REST contract describes it, shared by every list.
+import { builder } from "./builder.ts";
+import { type FieldProblem, pageOutOfRangeError, userInputError } from "./errors.ts";
+
+export const DEFAULT_PAGE_SIZE = 10;
+export const MAX_PAGE_SIZE = 100;
+
+export interface Pagination {
+  limit: number;
+  currentPage: number;
+  nextPage: number | null;
+  previousPage: number | null;
+  totalPages: number;
+  totalItems: number;
+}
+
+export const PaginationRef = builder.objectRef<Pagination>("Pagination").implement({
+  description: "Page numbers of a page-based list",
+  fields: (t) => ({
+    limit: t.exposeInt("limit"),
+    currentPage: t.exposeInt("currentPage"),
+    nextPage: t.exposeInt("nextPage", { nullable: true }),
+    previousPage: t.exposeInt("previousPage", { nullable: true }),
+    totalPages: t.exposeInt("totalPages"),
+    totalItems: t.exposeInt("totalItems"),
+  }),
+});
+
+export interface PageArgs {
+  limit?: number | null;
+  page?: number | null;
+}
+
+/** `limit` and `page` arguments of every page-based list. */
+export const pageArgs = (t: PothosArgBuilder) => ({
+  limit: t.int({ description: `Items per page, 1-${MAX_PAGE_SIZE}`, defaultValue: DEFAULT_PAGE_SIZE }),
+  page: t.int({ description: "Page number, starting at 1", defaultValue: 1 }),
+});
+type PothosArgBuilder = Parameters<Parameters<typeof builder.queryField>[1]>[0]["arg"];
+
+/** Validates page arguments and returns Prisma's skip/take for them. */
+export function pageWindow(args: PageArgs): { limit: number; page: number; skip: number; take: number } {
+  const limit = args.limit ?? DEFAULT_PAGE_SIZE;
+  const page = args.page ?? 1;
+  const problems: FieldProblem[] = [];
+  if (limit < 1 || limit > MAX_PAGE_SIZE) problems.push({ field: "limit", message: `Must be between 1 and ${MAX_PAGE_SIZE}` });
+  if (page < 1) problems.push({ field: "page", message: "Must be 1 or greater" });
+  if (problems.length) throw userInputError("Invalid pagination parameters", problems);
+  return { limit, page, skip: (page - 1) * limit, take: limit };
+}
+
+/** The pagination object; a page past the last one (when there are items) is an error. */
+export function paginate(totalItems: number, window: { limit: number; page: number }): Pagination {
+  const totalPages = Math.ceil(totalItems / window.limit);
+  if (totalItems > 0 && window.page > totalPages) throw pageOutOfRangeError(window.page, totalPages);
+  const currentPage = totalItems === 0 ? 1 : window.page;
+  return {
+    limit: window.limit,
+    currentPage,
+    nextPage: currentPage < totalPages ? currentPage + 1 : null,
+    previousPage: currentPage > 1 ? currentPage - 1 : null,
+    totalPages,
+    totalItems,
+  };
+}

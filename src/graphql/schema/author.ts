@@ -1,0 +1,120 @@
+// Author: type, queries and mutations.
+import { builder } from "../builder.ts";
+import { assertCanWrite } from "../context.ts";
+import { listPage } from "../list-page.ts";
+import { PaginationRef, pageArgs } from "../pagination.ts";
+import { createAuthor, deleteAuthor, findAuthorId, type Social, updateAuthor } from "../../content/authors.ts";
+import { DeleteResult } from "./enums.ts";
+import { PostCount } from "./taxonomy-fields.ts";
+
+const SocialRef = builder.objectRef<Social>("Social").implement({
+  fields: (t) => ({ platform: t.exposeString("platform"), url: t.exposeString("url") }),
+});
+
+const SocialInput = builder.inputType("SocialInput", {
+  fields: (t) => ({
+    platform: t.string({ required: true, description: "x, twitter, github, facebook, instagram, youtube, tiktok, linkedin, website, onlyfans, discord or bluesky" }),
+    url: t.string({ required: true }),
+  }),
+});
+
+export const Author = builder.prismaObject("Author", {
+  select: { id: true },
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    name: t.exposeString("name"),
+    slug: t.exposeString("slug"),
+    image: t.exposeString("image", { nullable: true }),
+    bio: t.exposeString("bio", { nullable: true }),
+    role: t.exposeString("role", { nullable: true }),
+    email: t.string({
+      nullable: true,
+      description: "Only visible to private keys: public keys are embedded in websites",
+      select: { email: true },
+      resolve: (author, _args, ctx) => (ctx.caller.keyKind === "private" ? author.email : null),
+    }),
+    socials: t.field({
+      type: [SocialRef],
+      select: { socials: true },
+      resolve: (author) => (Array.isArray(author.socials) ? (author.socials as unknown as Social[]) : []),
+    }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+    count: t.field({
+      type: PostCount,
+      select: { _count: { select: { posts: { where: { post: { status: "published" } } } } } },
+      resolve: (author) => ({ posts: author._count.posts }),
+    }),
+  }),
+});
+
+const AuthorPage = builder.objectRef<{ items: unknown[]; pagination: object }>("AuthorPage").implement({
+  fields: (t) => ({
+    items: t.field({ type: [Author], resolve: (page) => page.items as never }),
+    pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination as never }),
+  }),
+});
+
+const authorWriteFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0], required: boolean) => ({
+  name: t.string({ required }),
+  slug: t.string({ required }),
+  bio: t.string({ required: false }),
+  role: t.string({ required: false }),
+  email: t.string({ required: false }),
+  image: t.string({ required: false }),
+  socials: t.field({ type: [SocialInput], required: false, description: "Replaces the whole list when given" }),
+});
+
+const CreateAuthorInput = builder.inputType("CreateAuthorInput", { fields: (t) => authorWriteFields(t, true) });
+const UpdateAuthorInput = builder.inputType("UpdateAuthorInput", { fields: (t) => authorWriteFields(t, false) });
+
+builder.queryFields((t) => ({
+  author: t.prismaField({
+    type: "Author",
+    description: "An author by id or slug",
+    args: { identifier: t.arg.string({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const id = await findAuthorId(ctx.prisma, ctx.caller.workspaceId, args.identifier);
+      return ctx.prisma.author.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+  authors: t.field({
+    type: AuthorPage,
+    args: pageArgs(t.arg),
+    resolve: (_root, args, ctx, info) =>
+      listPage(ctx, info, ctx.prisma.author, {
+        where: { workspaceId: ctx.caller.workspaceId },
+        orderBy: [{ name: "asc" }, { id: "asc" }],
+        args,
+      }),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createAuthor: t.prismaField({
+    type: "Author",
+    args: { input: t.arg({ type: CreateAuthorInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      assertCanWrite(ctx);
+      const id = await createAuthor(ctx.prisma, ctx.caller.workspaceId, input as never);
+      return ctx.prisma.author.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+  updateAuthor: t.prismaField({
+    type: "Author",
+    args: { identifier: t.arg.string({ required: true }), input: t.arg({ type: UpdateAuthorInput, required: true }) },
+    resolve: async (query, _root, { identifier, input }, ctx) => {
+      assertCanWrite(ctx);
+      const id = await updateAuthor(ctx.prisma, ctx.caller.workspaceId, identifier, input);
+      return ctx.prisma.author.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+  deleteAuthor: t.field({
+    type: DeleteResult,
+    args: { identifier: t.arg.string({ required: true }) },
+    resolve: async (_root, { identifier }, ctx) => {
+      assertCanWrite(ctx);
+      return { id: await deleteAuthor(ctx.prisma, ctx.caller.workspaceId, identifier) };
+    },
+  }),
+}));

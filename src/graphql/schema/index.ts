@@ -1,0 +1,11 @@
+// Imports every resource so its types, queries and mutations register with the builder.
+import { builder } from "../builder.ts";
+import "./enums.ts";
+import "./post.ts";
+import "./category.ts";
+import "./tag.ts";
+import "./author.ts";
+import "./field.ts";
+import "./media.ts";
+
+export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,115 @@
+// Media: type, queries (list with filters, by id) and mutations (upload, update, delete).
+import { builder } from "../builder.ts";
+import { assertCanWrite } from "../context.ts";
+import { listPage } from "../list-page.ts";
+import { PaginationRef, pageArgs } from "../pagination.ts";
+import { createMedia, deleteMedia, updateMedia } from "../../content/media.ts";
+import { notFoundError } from "../errors.ts";
+import { DeleteResult, SortOrderEnum } from "./enums.ts";
+
+const MediaTypeEnum = builder.enumType("MediaType", {
+  values: { IMAGE: { value: "image" }, VIDEO: { value: "video" }, AUDIO: { value: "audio" }, DOCUMENT: { value: "document" } } as const,
+});
+
+export const Media = builder.prismaObject("Media", {
+  select: { id: true },
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    name: t.exposeString("name"),
+    url: t.string({
+      description: "Absolute URL of the file",
+      select: { storageKey: true },
+      resolve: (media, _args, ctx) => ctx.services.mediaStorage.urlFor(media.storageKey),
+    }),
+    alt: t.exposeString("alt", { nullable: true }),
+    size: t.exposeInt("size", { description: "Bytes" }),
+    mimeType: t.exposeString("mimeType", { nullable: true }),
+    width: t.exposeInt("width", { nullable: true }),
+    height: t.exposeInt("height", { nullable: true }),
+    duration: t.exposeInt("duration", { nullable: true, description: "Milliseconds" }),
+    blurHash: t.exposeString("blurHash", { nullable: true }),
+    type: t.expose("type", { type: MediaTypeEnum }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+  }),
+});
+
+const MediaPage = builder.objectRef<{ items: unknown[]; pagination: object }>("MediaPage").implement({
+  fields: (t) => ({
+    items: t.field({ type: [Media], resolve: (page) => page.items as never }),
+    pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination as never }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  media: t.prismaField({
+    type: "Media",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const media = await ctx.prisma.media.findFirst({ ...query, where: { id: String(args.id), workspaceId: ctx.caller.workspaceId } });
+      if (!media) throw notFoundError("Media", String(args.id));
+      return media;
+    },
+  }),
+  mediaList: t.field({
+    type: MediaPage,
+    description: "Media, newest first unless `order` says otherwise",
+    args: {
+      ...pageArgs(t.arg),
+      type: t.arg({ type: MediaTypeEnum, required: false }),
+      query: t.arg.string({ required: false, description: "Matches part of the name, case-insensitively" }),
+      order: t.arg({ type: SortOrderEnum, defaultValue: "desc", description: "By createdAt" }),
+    },
+    resolve: (_root, args, ctx, info) =>
+      listPage(ctx, info, ctx.prisma.media, {
+        where: {
+          workspaceId: ctx.caller.workspaceId,
+          ...(args.type ? { type: args.type } : {}),
+          ...(args.query?.trim() ? { name: { contains: args.query.trim(), mode: "insensitive" } } : {}),
+        },
+        orderBy: [{ createdAt: args.order ?? "desc" }, { id: "asc" }],
+        args,
+      }),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  uploadMedia: t.prismaField({
+    type: "Media",
+    description: "Uploads a file (GraphQL multipart request); its real type is detected from its bytes",
+    args: {
+      file: t.arg({ type: "Upload", required: true }),
+      name: t.arg.string({ required: false, description: "Defaults to the file name" }),
+      alt: t.arg.string({ required: false }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      assertCanWrite(ctx);
+      const { config, mediaStorage, logger } = ctx.services;
+      const id = await createMedia(
+        { prisma: ctx.prisma, storage: mediaStorage, logger, maxBytes: config.media.maxBytes },
+        ctx.caller.workspaceId,
+        { bytes: new Uint8Array(await args.file.arrayBuffer()), filename: args.file.name, name: args.name, alt: args.alt },
+      );
+      return ctx.prisma.media.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+  updateMedia: t.prismaField({
+    type: "Media",
+    args: { id: t.arg.id({ required: true }), name: t.arg.string({ required: false }), alt: t.arg.string({ required: false }) },
+    resolve: async (query, _root, args, ctx) => {
+      assertCanWrite(ctx);
+      const id = await updateMedia(ctx.prisma, ctx.caller.workspaceId, String(args.id), { name: args.name, alt: args.alt });
+      return ctx.prisma.media.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+  deleteMedia: t.field({
+    type: DeleteResult,
+    description: "Deletes the record and its stored file",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      assertCanWrite(ctx);
+      const { mediaStorage, logger } = ctx.services;
+      return { id: await deleteMedia({ prisma: ctx.prisma, storage: mediaStorage, logger }, ctx.caller.workspaceId, String(args.id)) };
+    },
+  }),
+}));

@@ -1,0 +1,44 @@
+// Input types of the post mutations (the REST bodies map onto them one to one).
+import { builder } from "../builder.ts";
+import { ContentFormatEnum, PostStatusEnum } from "./enums.ts";
+
+export const CreatePostInput = builder.inputType("CreatePostInput", {
+  fields: (t) => ({
+    title: t.string({ required: true }),
+    content: t.string({ required: true, description: "HTML, or markdown when contentFormat is MARKDOWN" }),
+    contentFormat: t.field({ type: ContentFormatEnum, defaultValue: "html" }),
+    description: t.string({ required: true }),
+    slug: t.string({ required: true }),
+    categoryId: t.id({ required: true }),
+    status: t.field({ type: PostStatusEnum, required: true }),
+    tags: t.idList({ required: false }),
+    authors: t.idList({ required: false, description: "Defaults to the workspace's first author" }),
+    featured: t.boolean({ required: false }),
+    coverImage: t.string({ required: false }),
+    publishedAt: t.field({ type: "DateTime", required: false, description: "Defaults to now" }),
+    attribution: t.string({ required: false }),
+    fields: t.field({ type: "JSON", required: false, description: "Custom field values keyed by field key" }),
+  }),
+});
+
+export const UpdatePostInput = builder.inputType("UpdatePostInput", {
+  fields: (t) => ({
+    title: t.string({ required: false }),
+    content: t.string({ required: false }),
+    contentFormat: t.field({ type: ContentFormatEnum, defaultValue: "html" }),
+    description: t.string({ required: false }),
+    slug: t.string({ required: false }),
+    categoryId: t.id({ required: false }),
+    status: t.field({ type: PostStatusEnum, required: false }),
+    tags: t.idList({ required: false }),
+    authors: t.idList({ required: false }),
+    featured: t.boolean({ required: false }),
+    coverImage: t.string({ required: false }),
+    publishedAt: t.field({ type: "DateTime", required: false }),
+    attribution: t.string({ required: false }),
+    fields: t.field({ type: "JSON", required: false }),
+  }),
+});
+
+export type CreatePostData = typeof CreatePostInput.$inferInput;
+export type UpdatePostData = typeof UpdatePostInput.$inferInput;

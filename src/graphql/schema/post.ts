@@ -1,0 +1,186 @@
+// Post: type, queries (by identifier, page-based list, cursor connection) and mutations.
+import { queryFromInfo } from "@pothos/plugin-prisma";
+import { assertCanReadDrafts, assertCanWrite, type GraphQLContext } from "../context.ts";
+import { builder } from "../builder.ts";
+import { notFoundError } from "../errors.ts";
+import { paginate, pageArgs, pageWindow, PaginationRef } from "../pagination.ts";
+import { byIdentifier, type PostListFilter, postListWhere, type PostStatusFilter } from "../../content/post-filters.ts";
+import { searchPostIds } from "../../content/post-search.ts";
+import { createPost, deletePost, updatePost } from "../../content/posts.ts";
+import { fieldValuesObject } from "../../content/custom-field-values.ts";
+import {
+  ContentFormatEnum,
+  DeleteResult,
+  PostStatusEnum,
+  PostStatusFilterEnum,
+  SortOrderEnum,
+} from "./enums.ts";
+import { CreatePostInput, UpdatePostInput } from "./post-inputs.ts";
+import type { Prisma } from "../../generated/prisma/client.ts";
+import { Author } from "./author.ts";
+import { PostFieldEntry } from "./field.ts";
+
+export const Post = builder.prismaObject("Post", {
+  // Select mode: large bodies (`content`) load only when a query asks for them.
+  select: { id: true, workspaceId: true },
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    slug: t.exposeString("slug"),
+    title: t.exposeString("title"),
+    status: t.expose("status", { type: PostStatusEnum }),
+    featured: t.exposeBoolean("featured"),
+    coverImage: t.exposeString("coverImage", { nullable: true }),
+    description: t.exposeString("description"),
+    attribution: t.exposeString("attribution", { nullable: true }),
+    publishedAt: t.expose("publishedAt", { type: "DateTime" }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+    content: t.string({
+      description: "The body: sanitized HTML, or markdown converted from it",
+      args: { format: t.arg({ type: ContentFormatEnum, defaultValue: "html" }) },
+      select: { content: true },
+      resolve: (post, args, ctx) => (args.format === "markdown" ? ctx.loaders.markdown.load(post.content) : post.content),
+    }),
+    category: t.relation("category"),
+    tags: t.relation("tags", { query: { orderBy: { name: "asc" } } }),
+    authors: t.field({
+      type: [Author],
+      description: "The post's authors, in the order they were given",
+      select: (_args, _ctx, nestedSelection) => ({
+        authors: { orderBy: { position: "asc" }, select: { author: nestedSelection(true) } },
+      }),
+      resolve: (post) => post.authors.map((link) => link.author),
+    }),
+    fields: t.field({
+      type: "JSON",
+      description: "Custom field values keyed by field key; every key of the workspace, null where unset",
+      select: { fieldValues: { select: { fieldId: true, value: true } } },
+      resolve: async (post, _args, ctx) =>
+        fieldValuesObject(await ctx.loaders.fieldDefinitions.load(post.workspaceId), post.fieldValues),
+    }),
+    fieldEntries: t.field({
+      type: [PostFieldEntry],
+      description: "The same values as `fields`, as typed entries in definition order",
+      select: { fieldValues: { select: { fieldId: true, value: true } } },
+      resolve: async (post, _args, ctx) => {
+        const definitions = await ctx.loaders.fieldDefinitions.load(post.workspaceId);
+        const values = fieldValuesObject(definitions, post.fieldValues);
+        return definitions.map((definition) => ({ definition, value: values[definition.key] ?? null }));
+      },
+    }),
+  }),
+});
+
+export const PostPage = builder.objectRef<{ items: unknown[]; pagination: ReturnType<typeof paginate> }>("PostPage").implement({
+  fields: (t) => ({
+    items: t.field({ type: [Post], resolve: (page) => page.items as never }),
+    pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination }),
+  }),
+});
+
+const listFilterArgs = (arg: Parameters<Parameters<typeof builder.queryField>[1]>[0]["arg"]) => ({
+  categories: arg.stringList({ required: false, description: "Category slugs to include (any of them)" }),
+  excludeCategories: arg.stringList({ required: false, description: "Category slugs to exclude" }),
+  tags: arg.stringList({ required: false, description: "Tag slugs to include (posts with any of them)" }),
+  excludeTags: arg.stringList({ required: false, description: "Tag slugs to exclude" }),
+  query: arg.string({ required: false, description: "Full-text search over title and content" }),
+  featured: arg.boolean({ required: false }),
+  status: arg({ type: PostStatusFilterEnum, defaultValue: "published" }),
+});
+
+interface ListArgs extends Omit<PostListFilter, "matchingIds" | "status"> {
+  status?: PostStatusFilter | null;
+  query?: string | null;
+}
+
+async function listWhere(ctx: GraphQLContext, args: ListArgs): Promise<Prisma.PostWhereInput> {
+  const status = args.status ?? "published";
+  if (status !== "published") assertCanReadDrafts(ctx);
+  const text = args.query?.trim();
+  const matchingIds = text ? await searchPostIds(ctx.services.sql, ctx.caller.workspaceId, text) : null;
+  return postListWhere(ctx.caller.workspaceId, { ...args, status, matchingIds });
+}
+
+builder.queryFields((t) => ({
+  post: t.prismaField({
+    type: "Post",
+    description: "A post by id or slug",
+    args: {
+      identifier: t.arg.string({ required: true }),
+      status: t.arg({ type: PostStatusFilterEnum, defaultValue: "published" }),
+    },
+    resolve: async (query, _root, args, ctx) => {
+      const status = args.status ?? "published";
+      if (status !== "published") assertCanReadDrafts(ctx);
+      const post = await ctx.prisma.post.findFirst({
+        ...query,
+        where: { ...byIdentifier(ctx.caller.workspaceId, args.identifier), ...(status === "all" ? {} : { status }) },
+      });
+      if (!post) throw notFoundError("Post", args.identifier);
+      return post;
+    },
+  }),
+  posts: t.field({
+    type: PostPage,
+    description: "Posts, page by page, newest first unless `order` says otherwise",
+    args: { ...pageArgs(t.arg), ...listFilterArgs(t.arg), order: t.arg({ type: SortOrderEnum, defaultValue: "desc" }) },
+    resolve: async (_root, args, ctx, info) => {
+      const window = pageWindow(args);
+      const where = await listWhere(ctx, args);
+      const [totalItems, items] = await Promise.all([
+        ctx.prisma.post.count({ where }),
+        ctx.prisma.post.findMany({
+          ...queryFromInfo({ context: ctx, info, path: ["items"] }),
+          where,
+          orderBy: [{ publishedAt: args.order ?? "desc" }, { id: "asc" }],
+          skip: window.skip,
+          take: window.take,
+        }),
+      ]);
+      return { items, pagination: paginate(totalItems, window) };
+    },
+  }),
+  postsConnection: t.prismaConnection({
+    type: "Post",
+    cursor: "id",
+    description: "Posts as a Relay connection (cursor-based), for infinite scrolling",
+    args: { ...listFilterArgs(t.arg), order: t.arg({ type: SortOrderEnum, defaultValue: "desc" }) },
+    totalCount: async (_parent, args, ctx) => ctx.prisma.post.count({ where: await listWhere(ctx, args as ListArgs) }),
+    resolve: async (query, _root, args, ctx) =>
+      ctx.prisma.post.findMany({
+        ...query,
+        where: await listWhere(ctx, args as ListArgs),
+        orderBy: [{ publishedAt: args.order ?? "desc" }, { id: "asc" }],
+      }),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createPost: t.prismaField({
+    type: "Post",
+    args: { input: t.arg({ type: CreatePostInput, required: true }) },
+    resolve: async (query, _root, { input }, ctx) => {
+      assertCanWrite(ctx);
+      const id = await createPost(ctx.prisma, ctx.caller.workspaceId, input);
+      return ctx.prisma.post.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+  updatePost: t.prismaField({
+    type: "Post",
+    description: "Changes only the given fields; `tags` and `authors`, when given, replace the whole set",
+    args: { identifier: t.arg.string({ required: true }), input: t.arg({ type: UpdatePostInput, required: true }) },
+    resolve: async (query, _root, { identifier, input }, ctx) => {
+      assertCanWrite(ctx);
+      const id = await updatePost(ctx.prisma, ctx.caller.workspaceId, identifier, input);
+      return ctx.prisma.post.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+  deletePost: t.field({
+    type: DeleteResult,
+    args: { identifier: t.arg.string({ required: true }) },
+    resolve: async (_root, { identifier }, ctx) => {
+      assertCanWrite(ctx);
+      return { id: await deletePost(ctx.prisma, ctx.caller.workspaceId, identifier) };
+    },
+  }),
+}));

@@ -1,0 +1,26 @@
+// What Category and Tag types share: the published-post count and the `posts` page.
+import type { GraphQLResolveInfo } from "graphql";
+import type { Prisma } from "../../generated/prisma/client.ts";
+import { builder } from "../builder.ts";
+import type { GraphQLContext } from "../context.ts";
+import { listPage } from "../list-page.ts";
+import type { PageArgs } from "../pagination.ts";
+
+export const PostCount = builder.objectRef<{ posts: number }>("PostCount").implement({
+  description: "Counts of related records",
+  fields: (t) => ({ posts: t.exposeInt("posts", { description: "Published posts" }) }),
+});
+
+/** Published posts matching `where`, newest first, one page of them. */
+export function publishedPostsPage(
+  ctx: GraphQLContext,
+  info: GraphQLResolveInfo,
+  where: Prisma.PostWhereInput,
+  args: PageArgs,
+) {
+  return listPage(ctx, info, ctx.prisma.post, {
+    where: { ...where, workspaceId: ctx.caller.workspaceId, status: "published" },
+    orderBy: [{ publishedAt: "desc" }, { id: "asc" }],
+    args,
+  });
+}

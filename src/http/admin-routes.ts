@@ -1,0 +1,76 @@
+// The admin API: workspaces and keys over HTTP, for when the CLI cannot open the database (the
+// embedded one is held by the running server). Mounted only when ADMIN_TOKEN is configured.
+import { timingSafeEqual } from "node:crypto";
+import express, { type RequestHandler, Router } from "express";
+import type { CallerResolver } from "../auth/caller-cache.ts";
+import {
+  ApiKeyNotFoundError,
+  createWorkspace,
+  findWorkspace,
+  issueKey,
+  listKeys,
+  listWorkspaces,
+  revokeKey,
+  WorkspaceNotFoundError,
+} from "../auth/workspaces.ts";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import { sendError } from "./json-errors.ts";
+
+export function adminRoutes(options: { prisma: PrismaClient; token: string; callers: CallerResolver }): Router {
+  const { prisma, callers } = options;
+  const router = Router();
+  router.use(requireAdminToken(options.token), express.json({ limit: "16kb" }));
+
+  router.get("/workspaces", async (_req, res) => {
+    res.json({ workspaces: await listWorkspaces(prisma) });
+  });
+  router.post("/workspaces", async (req, res) => {
+    const name = typeof req.body?.name === "string" ? req.body.name.trim() : "";
+    if (!name || name.length > 200) {
+      sendError(res, 400, "Invalid request body", "`name` must be a string of 1-200 characters", {
+        details: [{ field: "name", message: "Must be 1-200 characters" }],
+      });
+      return;
+    }
+    res.status(201).json(await createWorkspace(prisma, name));
+  });
+  router.get("/workspaces/:workspace/keys", async (req, res) => {
+    const workspace = await findWorkspace(prisma, req.params.workspace);
+    res.json({ keys: await listKeys(prisma, workspace.id) });
+  });
+  router.post("/workspaces/:workspace/keys", async (req, res) => {
+    const kind = req.body?.kind;
+    if (kind !== "public" && kind !== "private") {
+      sendError(res, 400, "Invalid request body", "`kind` must be \"public\" or \"private\"", {
+        details: [{ field: "kind", message: "Must be public or private" }],
+      });
+      return;
+    }
+    const workspace = await findWorkspace(prisma, req.params.workspace);
+    const { key, apiKey } = await issueKey(prisma, workspace.id, kind);
+    res.status(201).json({ key, apiKey });
+  });
+  router.post("/keys/:id/revoke", async (req, res) => {
+    const apiKey = await revokeKey(prisma, req.params.id);
+    callers.clear();
+    res.json({ apiKey });
+  });
+  router.use(((error, _req, res, next) => {
+    if (error instanceof WorkspaceNotFoundError || error instanceof ApiKeyNotFoundError) {
+      sendError(res, 404, "Not found", error.message);
+    } else next(error);
+  }) satisfies express.ErrorRequestHandler);
+  return router;
+}
+
+function requireAdminToken(token: string): RequestHandler {
+  const expected = Buffer.from(token);
+  return (req, res, next) => {
+    const presented = Buffer.from(/^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1] ?? "");
+    if (presented.length === expected.length && timingSafeEqual(presented, expected)) {
+      next();
+      return;
+    }
+    sendError(res, 401, "Unauthorized", "The admin API needs `Authorization: Bearer <ADMIN_TOKEN>`");
+  };
+}

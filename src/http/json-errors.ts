@@ -1,0 +1,37 @@
+// The JSON bodies of errors the HTTP layer itself answers (before or outside GraphQL). Every error body
+// of the service has `error` and `message`; REST-specific mappings live in src/rest/errors.ts.
+import type { ErrorRequestHandler, Response } from "express";
+import type { Logger } from "../logger.ts";
+
+export function sendError(res: Response, status: number, error: string, message: string, extra: object = {}): void {
+  res.status(status).json({ error, message, ...extra });
+}
+
+export function sendUnauthorized(res: Response, keyState: "missing" | "invalid" | undefined): void {
+  sendError(
+    res,
+    401,
+    "Unauthorized",
+    keyState === "invalid"
+      ? "The API key is invalid or has been revoked"
+      : "An API key is required: send it in the Authorization header (`<key>` or `Bearer <key>`)",
+  );
+}
+
+/** Last handler: malformed JSON → 400, oversized body → 413, anything else → 500 with nothing leaked. */
+export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const type = (error as { type?: string }).type;
+    if (res.headersSent) return;
+    if (type === "entity.parse.failed") {
+      sendError(res, 400, "Invalid JSON", "The request body is not valid JSON");
+    } else if (type === "entity.too.large") {
+      sendError(res, 413, "Payload too large", "The request body exceeds the size limit");
+    } else if (type === "encoding.unsupported" || type === "charset.unsupported") {
+      sendError(res, 415, "Unsupported encoding", "The request body encoding is not supported");
+    } else {
+      logger.error("unhandled error", { method: req.method, path: req.path, error: (error as Error)?.stack ?? String(error) });
+      sendError(res, 500, "Internal server error", "Something went wrong on our side; the error has been logged");
+    }
+  };
+}

@@ -1,0 +1,55 @@
+// Express middleware in front of limited routes: every response carries the X-RateLimit-* headers, and a
+// request over the limit is answered 429 here, before any handler does work.
+import type { Request, RequestHandler } from "express";
+import type { RateLimiter } from "./rate-limiter.ts";
+
+/** Which budget a request draws on. */
+export interface RateLimitIdentity {
+  /**
+   * Budget key, e.g. the API key id for an authenticated request, else {@link clientAddressKey}.
+   * Give each kind its own prefix so an API key id can never equal an address key.
+   */
+  key: string;
+  /** Requests admitted per window for this key. */
+  limit: number;
+}
+
+export interface RateLimitOptions {
+  /** Store to count in; one from `createRateLimiter` never throws on a Redis outage. */
+  limiter: RateLimiter;
+  /** Maps a request to its budget; may be async (e.g. if it has to look up an API key). */
+  identify: (req: Request) => RateLimitIdentity | Promise<RateLimitIdentity>;
+}
+
+export function rateLimit(options: RateLimitOptions): RequestHandler {
+  return async (req, res, next) => {
+    const { key, limit } = await options.identify(req);
+    const decision = await options.limiter.consume(key, limit);
+
+    res.setHeader("X-RateLimit-Limit", String(decision.limit));
+    res.setHeader("X-RateLimit-Remaining", String(decision.remaining));
+    res.setHeader("X-RateLimit-Reset", String(decision.resetAtSeconds));
+    if (decision.allowed) {
+      next();
+      return;
+    }
+
+    const seconds = decision.retryAfterSeconds;
+    res.setHeader("Retry-After", String(seconds));
+    res.status(429).json({
+      error: "Too many requests",
+      details: {
+        message: `Rate limit of ${decision.limit} requests exceeded; retry in ${seconds} second${seconds === 1 ? "" : "s"}.`,
+        statusCode: 429,
+      },
+    });
+  };
+}
+
+/**
+ * Budget key for a request without a valid API key: its client address. `req.ip` already honours the
+ * app's "trust proxy" setting, so a spoofed X-Forwarded-For from an untrusted peer is ignored.
+ */
+export function clientAddressKey(req: Request): string {
+  return `ip:${req.ip ?? req.socket.remoteAddress ?? "unknown"}`;
+}

@@ -1,0 +1,101 @@
+// Turns uploaded bytes into a stored object plus the facts the media record needs. The caller writes the
+// record afterwards and, should that fail, calls discardStoredMedia so no orphaned object remains:
+//
+//   const media = await ingestMedia({ storage, workspaceId, bytes, filename });
+//   try { await db.media.create({ data: { ...media, workspaceId, name } }); }
+//   catch (error) { await discardStoredMedia(storage, media.storageKey, logger); throw error; }
+import type { MediaType } from "./allowed-types.ts";
+import { detectMediaType } from "./detect-type.ts";
+import { newMediaKey } from "./media-key.ts";
+import { probeAllowedMedia } from "./probe.ts";
+import type { MediaStorage } from "./storage.ts";
+import { UnsupportedMediaTypeError, UploadTooLargeError } from "./upload-errors.ts";
+
+export interface IngestMediaOptions {
+  storage: MediaStorage;
+  /** Owner of the media; the first segment of the storage key. */
+  workspaceId: string;
+  bytes: Uint8Array;
+  /** The client's file name, for messages only; it never becomes part of the storage key. */
+  filename?: string;
+  /**
+   * Refuse files above this many bytes. The multipart reader already enforces the limit while streaming;
+   * this is for callers that receive bytes another way (e.g. a GraphQL Upload).
+   */
+  maxBytes?: number;
+}
+
+/** The stored object and what was learned about it: the columns of a media record. */
+export interface IngestedMedia {
+  storageKey: string;
+  size: number;
+  mimeType: string;
+  type: MediaType;
+  width: number | null;
+  height: number | null;
+  /** Milliseconds. */
+  duration: number | null;
+  blurHash: string | null;
+}
+
+/** Something that can report a failed cleanup; the service's Logger fits. */
+export interface CleanupLogger {
+  warn(msg: string, data?: Record<string, unknown>): void;
+}
+
+/**
+ * Checks, probes and stores an upload. Throws UnsupportedMediaTypeError for a type outside the
+ * allow-list, UploadTooLargeError above `maxBytes`, and the storage's own error when storing fails
+ * (nothing is left stored then).
+ */
+export async function ingestMedia(options: IngestMediaOptions): Promise<IngestedMedia> {
+  const { storage, workspaceId, bytes, maxBytes } = options;
+  if (maxBytes !== undefined && bytes.byteLength > maxBytes) throw new UploadTooLargeError(maxBytes);
+
+  const detection = await detectMediaType(bytes);
+  if (!detection.allowed) throw new UnsupportedMediaTypeError(detection.detectedMime, detection.reason);
+
+  const probe = await probeAllowedMedia(bytes, detection.allowed);
+  const storageKey = newMediaKey(workspaceId, probe.extension);
+  try {
+    await storage.put(storageKey, bytes, probe.mimeType);
+  } catch (error) {
+    // A put that failed on our side (a timeout, say) may still have completed remotely; deleting the key
+    // makes sure a failed upload never leaves an object behind.
+    await storage.delete(storageKey).catch(() => {});
+    throw error;
+  }
+
+  return {
+    storageKey,
+    size: bytes.byteLength,
+    mimeType: probe.mimeType,
+    type: probe.type,
+    width: probe.width,
+    height: probe.height,
+    duration: probe.duration,
+    blurHash: probe.blurHash,
+  };
+}
+
+/**
+ * Removes a stored object during a rollback or after its record was deleted. Never throws, so the
+ * error that caused the rollback is the one that surfaces; a failed removal is logged instead.
+ * Returns whether the object is gone.
+ */
+export async function discardStoredMedia(
+  storage: MediaStorage,
+  storageKey: string,
+  logger?: CleanupLogger,
+): Promise<boolean> {
+  try {
+    await storage.delete(storageKey);
+    return true;
+  } catch (error) {
+    logger?.warn("Could not delete a stored media object; it is now orphaned", {
+      storageKey,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return false;
+  }
+}

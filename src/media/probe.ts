@@ -1,0 +1,41 @@
+// What an uploaded file is and what can be read from it. Only the type decides acceptance; every other
+// value is best effort and null when it cannot be read, so a quirky file never fails an upload here.
+import type { AllowedMediaType, MediaType } from "./allowed-types.ts";
+import { probeAudioVideo } from "./av-probe.ts";
+import { detectMediaType } from "./detect-type.ts";
+import { probeImage } from "./image-probe.ts";
+
+export interface ProbeResult {
+  /** Detected from the bytes, never the client's claim. */
+  mimeType: string;
+  /** Extension for the storage key, from the allow-list. */
+  extension: string;
+  type: MediaType;
+  width: number | null;
+  height: number | null;
+  /** Milliseconds, for audio and video. */
+  duration: number | null;
+  /** 4x3-component blurHash, for images. */
+  blurHash: string | null;
+}
+
+/** Probes `bytes`; null when their type is not allowed or not recognisable. */
+export async function probeMedia(bytes: Uint8Array): Promise<ProbeResult | null> {
+  const detection = await detectMediaType(bytes);
+  return detection.allowed ? probeAllowedMedia(bytes, detection.allowed) : null;
+}
+
+/** Reads the details of a file whose type has already been detected and allowed. */
+export async function probeAllowedMedia(bytes: Uint8Array, allowed: AllowedMediaType): Promise<ProbeResult> {
+  const base = { mimeType: allowed.mime, extension: allowed.extension, type: allowed.type };
+  const none = { width: null, height: null, duration: null, blurHash: null };
+  switch (allowed.type) {
+    case "image":
+      return { ...base, ...none, ...(await probeImage(bytes)) };
+    case "audio":
+    case "video":
+      return { ...base, ...none, ...(await probeAudioVideo(bytes, allowed.mime)) };
+    case "document":
+      return { ...base, ...none };
+  }
+}

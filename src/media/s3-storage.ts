@@ -1,0 +1,85 @@
+// Media in an S3-compatible bucket (AWS S3, MinIO, R2, …), served by the bucket or a CDN in front of it.
+import { DeleteObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import type { MediaStorage } from "./storage.ts";
+
+export interface S3MediaStorageOptions {
+  bucket: string;
+  region: string;
+  /** Endpoint of a non-AWS store, e.g. "http://localhost:9000"; AWS itself when unset. */
+  endpoint?: string | undefined;
+  /** Static credentials; when unset the SDK's default chain applies (environment, instance role, …). */
+  accessKeyId?: string | undefined;
+  secretAccessKey?: string | undefined;
+  /** Address buckets as `<endpoint>/<bucket>` rather than `<bucket>.<endpoint>`; most self-hosted stores need it. */
+  forcePathStyle?: boolean | undefined;
+  /**
+   * Base URL objects are publicly readable under, e.g. a CDN ("https://cdn.example.com"); the key is appended.
+   * When unset it is derived from the endpoint and bucket, which only works if the bucket allows public reads.
+   */
+  publicUrl?: string | undefined;
+  /** A ready client, mainly for tests; the connection options above are then ignored. */
+  client?: S3Client;
+}
+
+/** Objects are immutable (a new upload gets a new key), so caches may keep them for good. */
+const CACHE_CONTROL = "public, max-age=31536000, immutable";
+
+export class S3MediaStorage implements MediaStorage {
+  private readonly client: S3Client;
+  private readonly bucket: string;
+  private readonly publicBaseUrl: string;
+
+  constructor(options: S3MediaStorageOptions) {
+    this.bucket = options.bucket;
+    this.client = options.client ?? createClient(options);
+    this.publicBaseUrl = (options.publicUrl ?? derivedPublicUrl(options)).replace(/\/+$/, "");
+  }
+
+  async put(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
+    // A single PutObject is atomic: the object either appears whole or not at all.
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: bytes,
+        ContentLength: bytes.byteLength,
+        ContentType: contentType,
+        CacheControl: CACHE_CONTROL,
+      }),
+    );
+  }
+
+  async delete(key: string): Promise<void> {
+    // S3 answers a delete of a missing key with success, which is the idempotence the interface promises.
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  urlFor(key: string): string {
+    return `${this.publicBaseUrl}/${key.split("/").map(encodeURIComponent).join("/")}`;
+  }
+}
+
+function createClient(options: S3MediaStorageOptions): S3Client {
+  return new S3Client({
+    region: options.region,
+    endpoint: options.endpoint,
+    forcePathStyle: options.forcePathStyle ?? false,
+    credentials:
+      options.accessKeyId && options.secretAccessKey
+        ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+        : undefined,
+    // Since early 2025 (v3.729) the SDK adds CRC32 checksum headers to every upload by default, which
+    // several S3-compatible stores (Backblaze B2, some MinIO, R2, OSS and COS versions) reject; this sends
+    // them only for the operations that require one.
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+  });
+}
+
+function derivedPublicUrl(options: S3MediaStorageOptions): string {
+  if (!options.endpoint) return `https://${options.bucket}.s3.${options.region}.amazonaws.com`;
+  const endpoint = new URL(options.endpoint);
+  const base = endpoint.href.replace(/\/+$/, "");
+  if (options.forcePathStyle) return `${base}/${encodeURIComponent(options.bucket)}`;
+  return `${endpoint.protocol}//${options.bucket}.${endpoint.host}${endpoint.pathname.replace(/\/+$/, "")}`;
+}

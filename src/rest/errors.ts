@@ -1,0 +1,55 @@
+// GraphQL errors (from src/graphql/errors.ts) turned into the contract's REST error bodies.
+import type { GraphQLError, GraphQLFormattedError } from "graphql";
+import type { FieldProblem } from "../graphql/errors.ts";
+
+export interface RestError {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+type AnyGraphQLError = GraphQLError | GraphQLFormattedError;
+
+export function restErrorFromGraphQL(errors: readonly AnyGraphQLError[]): RestError {
+  const error = errors[0];
+  const ext = (error?.extensions ?? {}) as Record<string, unknown>;
+  const message = error?.message ?? "Unknown error";
+  switch (ext.code) {
+    case "UNAUTHENTICATED":
+      return { status: 401, body: { error: "Unauthorized", message } };
+    case "FORBIDDEN":
+      return { status: 403, body: { error: "Forbidden", message } };
+    case "NOT_FOUND":
+      return { status: 404, body: { error: `${String(ext.resource ?? "Resource")} not found`, message } };
+    case "CONFLICT": {
+      const field = (ext.details as FieldProblem[] | undefined)?.[0]?.field ?? "slug";
+      return { status: 409, body: { error: field === "key" ? "Key already in use" : "Slug already in use", message } };
+    }
+    case "BAD_USER_INPUT":
+      return validationError(message, (ext.details as FieldProblem[] | undefined) ?? []);
+    case "PAGE_OUT_OF_RANGE":
+      return {
+        status: 400,
+        body: {
+          error: "Invalid page number",
+          details: { message, totalPages: ext.totalPages, requestedPage: ext.requestedPage },
+        },
+      };
+    case "PAYLOAD_TOO_LARGE":
+      return { status: 413, body: { error: "Payload too large", message } };
+    case "RATE_LIMITED":
+      return { status: 429, body: { error: "Too many requests", details: { message, statusCode: 429 } } };
+    default:
+      return internalError();
+  }
+}
+
+export function validationError(message: string, details: FieldProblem[]): RestError {
+  return { status: 400, body: { error: "Validation failed", message, details } };
+}
+
+export function internalError(): RestError {
+  return {
+    status: 500,
+    body: { error: "Internal server error", message: "Something went wrong on our side; the error has been logged" },
+  };
+}

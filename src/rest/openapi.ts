@@ -1,0 +1,124 @@
+// The OpenAPI 3.1 document of /v1, generated from the route table: paths, parameters, bodies and
+// response schemas all come from the same declarations that parse requests and shape responses.
+import { z } from "zod";
+import type { Config } from "../config.ts";
+import type { QueryParam } from "./query-params.ts";
+import type { RestRoute } from "./route.ts";
+
+type JsonSchema = Record<string, unknown>;
+
+const ErrorBody = z.object({
+  error: z.string(),
+  message: z.string(),
+  details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+});
+const PageErrorBody = z.object({
+  error: z.literal("Invalid page number"),
+  details: z.object({ message: z.string(), totalPages: z.number().int(), requestedPage: z.number().int() }),
+});
+const RateLimitBody = z.object({
+  error: z.literal("Too many requests"),
+  details: z.object({ message: z.string(), statusCode: z.literal(429) }),
+});
+
+function schemaOf(type: z.ZodType, io: "input" | "output"): JsonSchema {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(type, { target: "draft-2020-12", io, unrepresentable: "any" }) as JsonSchema;
+  return schema;
+}
+
+function parameterSchema(param: QueryParam): JsonSchema {
+  switch (param.kind) {
+    case "integer":
+      return { type: "integer", minimum: param.min, ...(param.max ? { maximum: param.max } : {}), ...(param.default ? { default: param.default } : {}) };
+    case "enum":
+      return { type: "string", enum: [...param.values], ...(param.default ? { default: param.default } : {}) };
+    case "list":
+      return { type: "array", items: { type: "string" } };
+    case "string":
+      return { type: "string", ...(param.maxLength ? { maxLength: param.maxLength } : {}) };
+  }
+}
+
+const jsonContent = (schema: JsonSchema) => ({ "application/json": { schema } });
+const errorResponse = (description: string, schema: JsonSchema = { $ref: "#/components/schemas/Error" }) => ({
+  description,
+  content: jsonContent(schema),
+});
+
+function operation(route: RestRoute, workspaceForm: boolean): JsonSchema {
+  const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
+  const parameters = [
+    ...(workspaceForm ? ["workspace_id"] : []).concat(pathParams).map((name) => ({ name, in: "path", required: true, schema: { type: "string" } })),
+    ...(route.query ?? []).map((param) => ({
+      name: param.name,
+      in: "query",
+      required: false,
+      description: param.description,
+      schema: parameterSchema(param),
+      ...(param.kind === "list" ? { style: "form", explode: false } : {}),
+    })),
+  ];
+  const responses: Record<string, unknown> = {
+    [route.status]: { description: "Success", content: jsonContent(schemaOf(route.response, "output")) },
+    400: errorResponse("Invalid parameters or body", route.query?.some((q) => q.name === "page")
+      ? { oneOf: [{ $ref: "#/components/schemas/Error" }, { $ref: "#/components/schemas/PageError" }] }
+      : { $ref: "#/components/schemas/Error" }),
+    401: errorResponse("Missing or invalid API key"),
+    429: errorResponse("Rate limit exceeded", { $ref: "#/components/schemas/RateLimitError" }),
+    500: errorResponse("Server failure"),
+  };
+  if (route.access === "write") responses[403] = errorResponse("Writes need a private key");
+  if (pathParams.length || workspaceForm) responses[404] = errorResponse("Not found");
+  if (route.method === "post" || route.method === "patch") responses[409] = errorResponse("Slug (or key) already in use");
+  if (route.multipart) responses[413] = errorResponse("File too large");
+  if (route.body) responses[413] = errorResponse("Body too large");
+  return {
+    operationId: workspaceForm ? `${route.name}ByWorkspace` : route.name,
+    summary: workspaceForm ? `${route.summary} (workspace path form: no key needed)` : route.summary,
+    tags: [route.tag],
+    ...(workspaceForm ? { security: [{}, { apiKey: [] }] } : {}),
+    parameters,
+    ...(route.body ? { requestBody: { required: true, content: jsonContent(schemaOf(route.body, "input")) } } : {}),
+    ...(route.multipart
+      ? {
+          requestBody: {
+            required: true,
+            content: { "multipart/form-data": { schema: { type: "object", properties: route.multipart.schema, required: route.multipart.required } } },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+export function buildOpenApiDocument(routes: readonly RestRoute[], config: Pick<Config, "publicUrl">): JsonSchema {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const add = (path: string, method: string, op: JsonSchema) => {
+    paths[path] = { ...(paths[path] ?? {}), [method]: op };
+  };
+  for (const route of routes) {
+    add(`/v1${route.path}`, route.method, operation(route, false));
+    if (route.workspacePathForm) add(`/v1/{workspace_id}${route.path}`, "get", operation(route, true));
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Headless Content Service API",
+      version: "1.0.0",
+      description: "REST contract of the content service. The same data is available through GraphQL at /graphql.",
+    },
+    servers: [{ url: config.publicUrl ?? "/" }],
+    security: [{ apiKey: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        apiKey: { type: "apiKey", in: "header", name: "Authorization", description: "`<key>` or `Bearer <key>`" },
+      },
+      schemas: {
+        Error: schemaOf(ErrorBody, "output"),
+        PageError: schemaOf(PageErrorBody, "output"),
+        RateLimitError: schemaOf(RateLimitBody, "output"),
+      },
+    },
+  };
+}

@@ -1,0 +1,41 @@
+// The shape of one entry of the REST route table: everything about a /v1 route in one place, as
+// data — its HTTP form, its inputs, the GraphQL operation it runs and how the result is reshaped.
+import type { z } from "zod";
+import type { Request } from "express";
+import type { QueryParam } from "./query-params.ts";
+
+export type HttpMethod = "get" | "post" | "patch" | "delete";
+
+export interface RouteInput {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+  req: Request;
+}
+
+export interface RestRoute {
+  /** operationId in the OpenAPI document. */
+  name: string;
+  method: HttpMethod;
+  /** OpenAPI-style path below /v1, e.g. `/posts/{identifier}`. */
+  path: string;
+  tag: string;
+  summary: string;
+  /** Writes need a private key; reads any valid key. */
+  access: "read" | "write";
+  /** Also served read-only at `/v1/{workspace_id}<path>`, without a key. */
+  workspacePathForm?: boolean;
+  query?: readonly QueryParam[];
+  body?: z.ZodType;
+  /** Multipart form instead of JSON (media upload); parsed by the route's own `input`. */
+  multipart?: { schema: Record<string, unknown>; required: string[] };
+  /** The GraphQL operation; parsed and validated once at start. */
+  document: string;
+  /** GraphQL variables from the parsed request. */
+  variables(input: RouteInput): Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** The response body from the operation's `data`. */
+  reshape(data: Record<string, unknown>, input: RouteInput): unknown;
+  status: number;
+  /** Schema of the success body (OpenAPI and response tests). */
+  response: z.ZodType;
+}

@@ -1,0 +1,154 @@
+// Mounts the route table under /v1: authentication rules of the REST door, input parsing, the
+// in-process GraphQL execution and the reshaping into the documented bodies.
+import express, { type Request, type RequestHandler, type Response, Router } from "express";
+import type { z } from "zod";
+import type { Config } from "../config.ts";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { ContentYoga } from "../graphql/yoga.ts";
+import { sendError, sendUnauthorized } from "../http/json-errors.ts";
+import type { Logger } from "../logger.ts";
+import { internalError, type RestError, restErrorFromGraphQL, validationError } from "./errors.ts";
+import { executeOperation, type PreparedOperation, prepareOperation } from "./execute.ts";
+import { buildOpenApiDocument } from "./openapi.ts";
+import { parseQuery } from "./query-params.ts";
+import type { RestRoute, RouteInput } from "./route.ts";
+import { restRoutes } from "./routes/index.ts";
+import { RestInputError } from "./rest-input-error.ts";
+
+export interface RestRouterDeps {
+  yoga: ContentYoga;
+  prisma: PrismaClient;
+  config: Config;
+  logger: Logger;
+  /** Caller resolution and rate limiting, applied to every resource route. */
+  limited: RequestHandler[];
+}
+
+export function createRestRouter(deps: RestRouterDeps): Router {
+  const router = Router();
+  const routes = restRoutes(deps.config);
+  const openapi = buildOpenApiDocument(routes, deps.config);
+  router.get("/openapi.json", (_req, res) => {
+    res.json(openapi);
+  });
+
+  const json = express.json({ limit: deps.config.bodyLimitBytes });
+  const methodsByPath = new Map<string, Set<string>>();
+  for (const route of routes) {
+    const operation = prepareOperation(deps.yoga, route.document, route.name);
+    const path = toExpressPath(route.path);
+    const handler = routeHandler(route, operation, deps);
+    router[route.method](path, ...deps.limited, requireKey(route), json, handler);
+    remember(methodsByPath, path, route.method);
+    if (route.workspacePathForm) {
+      router.get(`/:workspaceId${path}`, ...deps.limited, allowWorkspacePath(deps.prisma), handler);
+      remember(methodsByPath, `/:workspaceId${path}`, "get");
+    }
+  }
+  for (const [path, methods] of methodsByPath) {
+    router.all(path, (req, res) => {
+      res.setHeader("Allow", [...methods].map((m) => m.toUpperCase()).join(", "));
+      sendError(res, 405, "Method not allowed", `${req.method} is not allowed on ${req.baseUrl}${req.path}`);
+    });
+  }
+  return router;
+}
+
+function routeHandler(route: RestRoute, operation: PreparedOperation, deps: RestRouterDeps): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const outcome = await runRoute(route, operation, deps, req, res);
+      res.status(outcome.status).json(outcome.body);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+async function runRoute(
+  route: RestRoute,
+  operation: PreparedOperation,
+  deps: RestRouterDeps,
+  req: Request,
+  res: Response,
+): Promise<RestError> {
+  const query = parseQuery(route.query ?? [], req.query as Record<string, unknown>);
+  if (query.problems.length) return validationError("Invalid query parameters", query.problems);
+  let body: unknown;
+  if (route.body) {
+    const parsed = (route.body as z.ZodType).safeParse(req.body ?? undefined);
+    if (!parsed.success) {
+      return validationError(
+        "Invalid request body",
+        parsed.error.issues.map((issue) => ({ field: issue.path.join(".") || "body", message: issue.message })),
+      );
+    }
+    body = parsed.data;
+  }
+  const input: RouteInput = { params: req.params as Record<string, string>, query: query.values, body, req };
+  let variables: Record<string, unknown>;
+  try {
+    variables = await route.variables(input);
+  } catch (error) {
+    if (error instanceof RestInputError) return { status: error.status, body: error.body };
+    throw error;
+  }
+  const result = await executeOperation(deps.yoga, operation, variables, req, res);
+  if (result.errors?.length) {
+    const mapped = restErrorFromGraphQL(result.errors);
+    if (mapped.status === 500) deps.logger.error("REST operation failed", { route: route.name, errors: result.errors.map((e) => e.message) });
+    return mapped;
+  }
+  if (!result.data) return internalError();
+  return { status: route.status, body: route.reshape(result.data as Record<string, unknown>, input) as Record<string, unknown> };
+}
+
+function requireKey(route: RestRoute): RequestHandler {
+  return (req, res, next) => {
+    if (!req.caller) {
+      sendUnauthorized(res, req.keyState === "invalid" ? "invalid" : "missing");
+      return;
+    }
+    if (route.access === "write" && req.caller.keyKind !== "private") {
+      sendError(res, 403, "Forbidden", "Writes need a private API key; this key is public and can only read");
+      return;
+    }
+    next();
+  };
+}
+
+/** `/v1/{workspace_id}/…`: no key needed (read-only, at the unauthenticated limit), or a key of that workspace. */
+function allowWorkspacePath(prisma: PrismaClient): RequestHandler {
+  return async (req, res, next) => {
+    const workspaceId = String(req.params.workspaceId);
+    if (req.keyState === "invalid") {
+      sendUnauthorized(res, "invalid");
+      return;
+    }
+    if (req.caller) {
+      if (req.caller.workspaceId !== workspaceId) {
+        sendError(res, 403, "Forbidden", "This API key belongs to another workspace");
+        return;
+      }
+      next();
+      return;
+    }
+    const workspace = await prisma.workspace.findUnique({ where: { id: workspaceId }, select: { id: true } });
+    if (!workspace) {
+      sendError(res, 404, "Workspace not found", `Workspace "${workspaceId}" does not exist`);
+      return;
+    }
+    req.caller = { keyId: null, workspaceId, keyKind: "public" };
+    next();
+  };
+}
+
+function toExpressPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ":$1");
+}
+
+function remember(map: Map<string, Set<string>>, path: string, method: string): void {
+  const methods = map.get(path) ?? new Set<string>();
+  methods.add(method);
+  map.set(path, methods);
+}

@@ -1,0 +1,13 @@
+// The whole /v1 route table. Order matters only where paths overlap: keyed routes are mounted before
+// the `/{workspace_id}/…` forms, so `/v1/posts/{identifier}` always wins over a workspace id "posts".
+import type { Config } from "../../config.ts";
+import type { RestRoute } from "../route.ts";
+import { authorRoutes } from "./authors.ts";
+import { fieldRoutes } from "./fields.ts";
+import { mediaRoutes } from "./media.ts";
+import { postRoutes } from "./posts.ts";
+import { categoryRoutes, tagRoutes } from "./taxonomies.ts";
+
+export function restRoutes(config: Config): RestRoute[] {
+  return [...postRoutes, ...categoryRoutes, ...tagRoutes, ...authorRoutes, ...mediaRoutes(config), ...fieldRoutes];
+}

@@ -1,0 +1,18 @@
+// The post read form of the contract, from the GraphQL selection every post read uses.
+export const POST_FRAGMENT = `fragment RestPost on Post {
+  id slug title status featured coverImage description publishedAt updatedAt attribution
+  content(format: $format)
+  authors { id name image bio role slug socials { platform url } }
+  category { id name slug description }
+  tags { id name slug description }
+  fields
+}`;
+
+export function toPostBody(post: Record<string, unknown>): Record<string, unknown> {
+  return { ...post, status: String(post.status).toLowerCase() };
+}
+
+/** REST uses lowercase enum values (`published`), GraphQL enum names (`PUBLISHED`). */
+export function graphqlEnum(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : value.toUpperCase();
+}

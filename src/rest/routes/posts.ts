@@ -1,0 +1,166 @@
+// /v1/posts: list, get, create, update, delete.
+import { z } from "zod";
+import { LIMIT_PARAM, PAGE_PARAM, type QueryParam } from "../query-params.ts";
+import type { RestRoute } from "../route.ts";
+import { DeleteResultShape, PaginationShape, PostShape, PostWriteResultShape } from "../shapes.ts";
+import { graphqlEnum, POST_FRAGMENT, toPostBody } from "./post-body.ts";
+
+const FORMAT_PARAM: QueryParam = { name: "format", kind: "enum", values: ["html", "markdown"], default: "html", description: "Body format of `content`" };
+const STATUS_PARAM: QueryParam = {
+  name: "status",
+  kind: "enum",
+  values: ["published", "draft", "all"],
+  default: "published",
+  description: "Which posts to see; draft and all need a private key",
+};
+
+const listQuery: QueryParam[] = [
+  LIMIT_PARAM,
+  PAGE_PARAM,
+  { name: "order", kind: "enum", values: ["asc", "desc"], default: "desc", description: "Sort by publishedAt" },
+  { name: "categories", kind: "list", description: "Category slugs to include, comma separated" },
+  { name: "excludeCategories", kind: "list", description: "Category slugs to exclude, comma separated" },
+  { name: "tags", kind: "list", description: "Tag slugs to include, comma separated" },
+  { name: "excludeTags", kind: "list", description: "Tag slugs to exclude, comma separated" },
+  { name: "query", kind: "string", maxLength: 500, description: "Full-text search over title and content" },
+  FORMAT_PARAM,
+  { name: "featured", kind: "enum", values: ["true", "false"], description: "Only featured (true) or non-featured (false) posts" },
+  STATUS_PARAM,
+];
+
+const nonEmpty = z.string().min(1);
+const postWriteFields = {
+  title: nonEmpty,
+  content: nonEmpty,
+  contentFormat: z.enum(["html", "markdown"]).optional().describe("Format of `content` in this request; stored as HTML"),
+  description: nonEmpty,
+  slug: nonEmpty,
+  categoryId: nonEmpty,
+  status: z.enum(["published", "draft"]),
+  tags: z.array(nonEmpty).optional(),
+  authors: z.array(nonEmpty).optional(),
+  featured: z.boolean().optional(),
+  coverImage: z.string().url().nullable().optional(),
+  publishedAt: z.string().datetime({ offset: true }).optional(),
+  attribution: z.string().nullable().optional(),
+  fields: z.record(z.string(), z.unknown()).optional(),
+};
+const CreatePostBody = z.object(postWriteFields);
+const UpdatePostBody = z.object(postWriteFields).partial();
+
+function writeInput(body: z.infer<typeof UpdatePostBody>) {
+  return {
+    ...body,
+    contentFormat: body.contentFormat ? graphqlEnum(body.contentFormat) : undefined,
+    status: body.status ? graphqlEnum(body.status) : undefined,
+  };
+}
+
+const WRITE_RESULT = "id slug title status featured publishedAt createdAt updatedAt";
+const writeResult = (post: Record<string, unknown>, stamp: "createdAt" | "updatedAt") => ({
+  id: post.id,
+  slug: post.slug,
+  title: post.title,
+  status: String(post.status).toLowerCase(),
+  featured: post.featured,
+  publishedAt: post.publishedAt,
+  [stamp]: post[stamp],
+});
+
+export const postRoutes: RestRoute[] = [
+  {
+    name: "listPosts",
+    method: "get",
+    path: "/posts",
+    tag: "Posts",
+    summary: "List posts",
+    access: "read",
+    workspacePathForm: true,
+    query: listQuery,
+    document: `query ListPosts($limit: Int, $page: Int, $order: SortOrder, $categories: [String!], $excludeCategories: [String!],
+      $tags: [String!], $excludeTags: [String!], $query: String, $featured: Boolean, $status: PostStatusFilter, $format: ContentFormat) {
+      posts(limit: $limit, page: $page, order: $order, categories: $categories, excludeCategories: $excludeCategories,
+        tags: $tags, excludeTags: $excludeTags, query: $query, featured: $featured, status: $status) {
+        items { ...RestPost }
+        pagination { limit currentPage nextPage previousPage totalPages totalItems }
+      }
+    } ${POST_FRAGMENT}`,
+    variables: ({ query }) => ({
+      ...query,
+      order: graphqlEnum(query.order as string),
+      status: graphqlEnum(query.status as string),
+      format: graphqlEnum(query.format as string),
+      featured: query.featured === undefined ? undefined : query.featured === "true",
+    }),
+    reshape: (data) => {
+      const page = data.posts as { items: Record<string, unknown>[]; pagination: unknown };
+      return { posts: page.items.map(toPostBody), pagination: page.pagination };
+    },
+    status: 200,
+    response: z.object({ posts: z.array(PostShape), pagination: PaginationShape }),
+  },
+  {
+    name: "getPost",
+    method: "get",
+    path: "/posts/{identifier}",
+    tag: "Posts",
+    summary: "Get a post by id or slug",
+    access: "read",
+    workspacePathForm: true,
+    query: [FORMAT_PARAM, STATUS_PARAM],
+    document: `query GetPost($identifier: String!, $status: PostStatusFilter, $format: ContentFormat) {
+      post(identifier: $identifier, status: $status) { ...RestPost }
+    } ${POST_FRAGMENT}`,
+    variables: ({ params, query }) => ({
+      identifier: params.identifier,
+      status: graphqlEnum(query.status as string),
+      format: graphqlEnum(query.format as string),
+    }),
+    reshape: (data) => ({ post: toPostBody(data.post as Record<string, unknown>) }),
+    status: 200,
+    response: z.object({ post: PostShape }),
+  },
+  {
+    name: "createPost",
+    method: "post",
+    path: "/posts",
+    tag: "Posts",
+    summary: "Create a post",
+    access: "write",
+    body: CreatePostBody,
+    document: `mutation CreatePost($input: CreatePostInput!) { createPost(input: $input) { ${WRITE_RESULT} } }`,
+    variables: ({ body }) => ({ input: writeInput(body as z.infer<typeof CreatePostBody>) }),
+    reshape: (data) => ({ post: writeResult(data.createPost as Record<string, unknown>, "createdAt") }),
+    status: 201,
+    response: z.object({ post: PostWriteResultShape.extend({ createdAt: z.string().datetime({ offset: true }) }) }),
+  },
+  {
+    name: "updatePost",
+    method: "patch",
+    path: "/posts/{identifier}",
+    tag: "Posts",
+    summary: "Update a post; only given fields change, `tags` and `authors` replace the whole set",
+    access: "write",
+    body: UpdatePostBody,
+    document: `mutation UpdatePost($identifier: String!, $input: UpdatePostInput!) {
+      updatePost(identifier: $identifier, input: $input) { ${WRITE_RESULT} }
+    }`,
+    variables: ({ params, body }) => ({ identifier: params.identifier, input: writeInput(body as z.infer<typeof UpdatePostBody>) }),
+    reshape: (data) => ({ post: writeResult(data.updatePost as Record<string, unknown>, "updatedAt") }),
+    status: 200,
+    response: z.object({ post: PostWriteResultShape.extend({ updatedAt: z.string().datetime({ offset: true }) }) }),
+  },
+  {
+    name: "deletePost",
+    method: "delete",
+    path: "/posts/{identifier}",
+    tag: "Posts",
+    summary: "Delete a post",
+    access: "write",
+    document: "mutation DeletePost($identifier: String!) { deletePost(identifier: $identifier) { id } }",
+    variables: ({ params }) => ({ identifier: params.identifier }),
+    reshape: (data) => data.deletePost,
+    status: 200,
+    response: DeleteResultShape,
+  },
+];

@@ -1,0 +1,116 @@
+// Response schemas of the contract's resources (zod), used for the OpenAPI document and by the tests
+// that check every real response against it. Read forms follow the contract's resource tables.
+import { z } from "zod";
+
+const dateTime = z.string().datetime({ offset: true });
+const nullableString = z.string().nullable();
+
+export const PaginationShape = z.object({
+  limit: z.number().int().positive(),
+  currentPage: z.number().int().positive(),
+  nextPage: z.number().int().nullable(),
+  previousPage: z.number().int().nullable(),
+  totalPages: z.number().int(),
+  totalItems: z.number().int(),
+});
+
+export const SocialShape = z.object({ platform: z.string(), url: z.string().url() });
+
+export const AuthorRefShape = z.object({
+  id: z.string(),
+  name: z.string(),
+  image: nullableString,
+  bio: nullableString,
+  role: nullableString,
+  slug: z.string(),
+  socials: z.array(SocialShape),
+});
+
+export const AuthorShape = AuthorRefShape.extend({ count: z.object({ posts: z.number().int() }) });
+
+export const TaxonomyRefShape = z.object({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  description: nullableString,
+});
+
+export const TaxonomyShape = TaxonomyRefShape.extend({ count: z.object({ posts: z.number().int() }) });
+
+export const FieldValueShape = z.union([z.string(), z.number(), z.boolean(), z.array(z.string()), z.null()]);
+
+export const PostShape = z.object({
+  id: z.string(),
+  slug: z.string(),
+  title: z.string(),
+  status: z.enum(["published", "draft"]),
+  featured: z.boolean(),
+  coverImage: nullableString,
+  description: z.string(),
+  publishedAt: dateTime,
+  updatedAt: dateTime,
+  authors: z.array(AuthorRefShape),
+  category: TaxonomyRefShape,
+  tags: z.array(TaxonomyRefShape),
+  fields: z.record(z.string(), FieldValueShape),
+  content: z.string(),
+  attribution: nullableString,
+});
+
+export const PostSummaryShape = z.object({
+  id: z.string(),
+  title: z.string(),
+  slug: z.string(),
+  description: z.string(),
+  coverImage: nullableString,
+  publishedAt: dateTime,
+});
+
+export const PostWriteResultShape = z.object({
+  id: z.string(),
+  slug: z.string(),
+  title: z.string(),
+  status: z.enum(["published", "draft"]),
+  featured: z.boolean(),
+  publishedAt: dateTime,
+});
+
+export const MediaShape = z.object({
+  id: z.string(),
+  name: z.string(),
+  url: z.string().url(),
+  alt: nullableString,
+  size: z.number().int(),
+  mimeType: nullableString,
+  width: z.number().int().nullable(),
+  height: z.number().int().nullable(),
+  duration: z.number().int().nullable(),
+  blurHash: nullableString,
+  type: z.enum(["image", "video", "audio", "document"]),
+  createdAt: dateTime,
+  updatedAt: dateTime,
+});
+
+export const FieldOptionShape = z.object({
+  id: z.string(),
+  value: z.string(),
+  label: z.string(),
+  position: z.number().int(),
+  createdAt: dateTime,
+  updatedAt: dateTime,
+});
+
+export const FieldShape = z.object({
+  id: z.string(),
+  key: z.string(),
+  name: z.string(),
+  description: nullableString,
+  type: z.enum(["text", "number", "boolean", "date", "richtext", "select", "multiselect"]),
+  required: z.boolean(),
+  position: z.number().int(),
+  options: z.array(FieldOptionShape),
+  createdAt: dateTime,
+  updatedAt: dateTime,
+});
+
+export const DeleteResultShape = z.object({ id: z.string() });

@@ -1,0 +1,52 @@
+// `npm start`: validate configuration, open the runtime, listen; on SIGTERM/SIGINT stop accepting,
+// let in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), then close the database cleanly.
+import type { Server } from "node:http";
+import { buildApp } from "./app.ts";
+import { openRuntime } from "./bootstrap.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+import { EmbeddedDatabaseLockedError } from "./db/embedded-lock.ts";
+import { ensureDefaultWorkspace } from "./first-start.ts";
+import { createLogger } from "./logger.ts";
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const runtime = await openRuntime(config, logger);
+  await ensureDefaultWorkspace(runtime.db.prisma, (text) =>
+    process.stdout.write(`${text.replace("PORT", String(config.port))}\n`),
+  );
+
+  let shuttingDown = false;
+  const app = buildApp({ config, logger, ...runtime, isShuttingDown: () => shuttingDown });
+  const server: Server = app.listen(config.port, config.host, () => {
+    logger.info("listening", { url: `http://${config.host}:${config.port}`, database: runtime.db.kind });
+  });
+
+  const shutdown = async (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    logger.info("shutting down", { signal });
+    const forced = setTimeout(() => {
+      logger.warn("in-flight requests did not finish in time; closing connections");
+      server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    forced.unref();
+    server.close(async () => {
+      await runtime.close();
+      logger.info("stopped");
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof EmbeddedDatabaseLockedError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});
