@@ -1,0 +1,110 @@
+// A whole app over a test database, listening on an ephemeral loopback port for REST tests, plus an
+// in-process GraphQL executor (no port) for GraphQL tests.
+import { mkdtempSync, rmSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { ExecutionResult } from "graphql";
+import { parse } from "graphql";
+import { buildApp } from "../../src/app.ts";
+import { resolveApiKey } from "../../src/auth/resolve-api-key.ts";
+import { createWorkspace } from "../../src/auth/workspaces.ts";
+import { type Config, loadConfig } from "../../src/config.ts";
+import type { Database } from "../../src/db/database.ts";
+import { createContentYoga } from "../../src/graphql/yoga.ts";
+import { createRateLimiter } from "../../src/limits/create-rate-limiter.ts";
+import type { RateLimiter } from "../../src/limits/rate-limiter.ts";
+import { silentLogger } from "../../src/logger.ts";
+import { createMediaStorage } from "../../src/media/create-storage.ts";
+import type { MediaStorage } from "../../src/media/storage.ts";
+import { openTestDatabase } from "./test-database.ts";
+
+export interface TestWorkspace {
+  id: string;
+  slug: string;
+  publicKey: string;
+  privateKey: string;
+}
+
+export interface TestApp {
+  config: Config;
+  db: Database;
+  url: string;
+  mediaStorage: MediaStorage;
+  /** A new workspace with its two keys. */
+  workspace(name?: string): Promise<TestWorkspace>;
+  /** fetch against the app: `request("GET", "/v1/posts", { key })`. */
+  request(method: string, path: string, options?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  /** Runs a GraphQL operation in-process (no HTTP) with the caller a key resolves to. */
+  graphql(key: string, query: string, variables?: Record<string, unknown>): Promise<ExecutionResult<any>>;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(
+  options: { env?: Record<string, string>; onQuery?: (sql: string) => void; rateLimiter?: RateLimiter } = {},
+): Promise<TestApp> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "content-test-"));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    RATE_LIMIT_AUTHENTICATED: "1000000",
+    RATE_LIMIT_UNAUTHENTICATED: "1000000",
+    ...options.env,
+  });
+  const db = await openTestDatabase({ onQuery: options.onQuery });
+  const rateLimiter = options.rateLimiter ?? createRateLimiter({ windowMs: config.rateLimit.windowMs });
+  let server: Server | undefined;
+  // Media URLs need an absolute base; tests read files back through the app itself.
+  const mediaConfig = { ...config, publicUrl: config.publicUrl ?? "http://media.test" };
+  const mediaStorage = createMediaStorage(mediaConfig);
+  const app = buildApp({ config: mediaConfig, db, logger: silentLogger, rateLimiter, mediaStorage });
+  server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const yoga = createContentYoga(db.prisma, { config: mediaConfig, logger: silentLogger, sql: db.sql, mediaStorage });
+
+  return {
+    config: mediaConfig,
+    db,
+    url,
+    mediaStorage,
+    async workspace(name = "Test workspace") {
+      const created = await createWorkspace(db.prisma, name);
+      return { id: created.workspace.id, slug: created.workspace.slug, publicKey: created.publicKey, privateKey: created.privateKey };
+    },
+    async request(method, requestPath, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.key) headers.authorization = opts.key;
+      let body: string | undefined;
+      if (opts.body !== undefined) {
+        headers["content-type"] ??= "application/json";
+        body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
+      }
+      const response = await fetch(url + requestPath, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {}
+      return { status: response.status, body: parsed, headers: response.headers };
+    },
+    async graphql(key, query, variables = {}) {
+      const caller = await resolveApiKey(db.prisma, key);
+      const { contextFactory, execute, schema } = yoga.getEnveloped({ req: { caller } } as never);
+      try {
+        const contextValue = await contextFactory();
+        return (await execute({ schema, document: parse(query), variableValues: variables, contextValue })) as ExecutionResult<any>;
+      } catch (error) {
+        return { errors: [error as never] };
+      }
+    },
+    async close() {
+      await new Promise<void>((resolve) => server?.close(() => resolve()));
+      await rateLimiter.close();
+      await db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,27 @@
+// Each test file gets its own database: a fresh in-memory PGlite, or — when DATABASE_URL is set (CI's
+// second run) — its own PostgreSQL schema, dropped at the end. So files run in parallel, in any order.
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { type Database, openDatabase } from "../../src/db/database.ts";
+
+export const storageMode = process.env.DATABASE_URL ? "postgres" : "embedded";
+
+export async function openTestDatabase(options: { onQuery?: (sql: string) => void } = {}): Promise<Database> {
+  const url = process.env.DATABASE_URL;
+  if (!url) return openDatabase({ kind: "memory" }, options);
+  const schema = `test_${randomBytes(6).toString("hex")}`;
+  const db = await openDatabase({ kind: "postgres", url, schema, poolSize: 4 }, { ...options, migrate: true });
+  return {
+    ...db,
+    async close() {
+      await db.close();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
