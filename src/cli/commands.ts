@@ -1,7 +1,6 @@
 // The CLI's commands, each a function of (database, arguments) returning what to print as JSON.
 import { createWorkspace, findWorkspace, issueKey, listKeys, listWorkspaces, revokeKey } from "../auth/workspaces.ts";
 import type { Database } from "../db/database.ts";
-import { applyPendingMigrations } from "../db/migrations.ts";
 import { seedWorkspace } from "../seed/seed-workspace.ts";
 
 export class UsageError extends Error {
@@ -69,7 +68,7 @@ export async function runCommand(db: Database, args: ParsedArgs): Promise<unknow
       return { workspace, seeded: await seedWorkspace(prisma, workspace.id) };
     }
     case "migrate":
-      return { applied: await applyPendingMigrations(db.sql) };
+      return { applied: await db.migrate() };
     default:
       throw new UsageError(USAGE);
   }

@@ -17,8 +17,10 @@ export type DatabaseConfig = Config["database"] | { kind: "memory" };
 export interface Database {
   kind: DatabaseConfig["kind"];
   prisma: PrismaClient;
-  /** Raw SQL on the same database (migrations, readiness, full-text search). */
+  /** Raw SQL on the same database (readiness, full-text search). */
   sql: SqlExecutor;
+  /** Applies pending migrations; returns the names applied. */
+  migrate(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -39,9 +41,18 @@ export async function openDatabase(config: DatabaseConfig, options: OpenDatabase
       ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
     });
     const sql = pgExecutor(pool);
+    // The advisory lock and each migration's transaction must stay on one connection.
+    const migrate = async () => {
+      const connection = await pool.connect();
+      try {
+        return await applyPendingMigrations(pgExecutor(connection), { log });
+      } finally {
+        connection.release();
+      }
+    };
     try {
       if (config.schema) await sql.exec(`CREATE SCHEMA IF NOT EXISTS "${config.schema}"`);
-      if (options.migrate) await applyPendingMigrations(sql, { log });
+      if (options.migrate) await migrate();
     } catch (error) {
       await pool.end();
       throw error;
@@ -52,6 +63,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenDatabase
       kind: "postgres",
       prisma,
       sql,
+      migrate,
       async close() {
         await prisma.$disconnect();
         await pool.end();
@@ -68,9 +80,11 @@ export async function openDatabase(config: DatabaseConfig, options: OpenDatabase
     client = new PGlite();
   }
   const sql = pgliteExecutor(client);
+  const migrate = () => applyPendingMigrations(sql, { log });
   try {
     await client.waitReady;
-    await applyPendingMigrations(sql, { log });
+    // The embedded database always migrates on open: nobody else could have done it.
+    await migrate();
   } catch (error) {
     await client.close().catch(() => {});
     lock?.release();
@@ -81,6 +95,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenDatabase
     kind: config.kind,
     prisma,
     sql,
+    migrate,
     async close() {
       await prisma.$disconnect();
       await client.close();

@@ -49,7 +49,7 @@ export async function diffMigrationsToSchema(opts: DiffOptions = {}): Promise<st
   const schemaPath = opts.schemaPath ?? defaultSchemaPath;
   // A fresh database per diff: the engine replays the migrations into the shadow database without
   // resetting it first, so a reused one would carry over the previous run's tables. Its start-up
-  // (1-3 s, mostly initdb) overlaps with compiling the engine and reading the files.
+  // (1-3 s here) overlaps with compiling the engine and reading the files.
   const shadowReady = PGlite.create();
   let engine: SchemaEngine | undefined;
   try {
