@@ -11,14 +11,22 @@ export interface EmbeddedLock {
   release(): void;
 }
 
+/** Directories this process holds: the pid in the lock file cannot tell two openers in one process apart. */
+const heldHere = new Set<string>();
+
 export function acquireEmbeddedLock(dir: string): EmbeddedLock {
   fs.mkdirSync(dir, { recursive: true });
-  const lockPath = path.join(dir, "service.lock");
+  const lockPath = path.join(fs.realpathSync(dir), "service.lock");
+  if (heldHere.has(lockPath)) {
+    throw new EmbeddedDatabaseLockedError(`The embedded database in ${dir} is already open in this process`);
+  }
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(lockPath, String(process.pid), { flag: "wx" });
+      heldHere.add(lockPath);
       return {
         release() {
+          heldHere.delete(lockPath);
           if (readOwner(lockPath) === process.pid) fs.rmSync(lockPath, { force: true });
         },
       };

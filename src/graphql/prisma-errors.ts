@@ -22,9 +22,9 @@ export function mapPrismaError(error: unknown): GraphQLError | null {
   if (!isKnownPrismaError(error)) return null;
   switch (error.code) {
     case "P2002": {
-      const target = JSON.stringify(error.meta ?? {});
-      if (target.includes("key")) return conflictError("A field with this key already exists in the workspace", "key");
-      if (target.includes("value")) return userInputError("Option values must be unique within a field");
+      const columns = uniqueViolationColumns(error.meta ?? {});
+      if (columns.includes("key")) return conflictError("A field with this key already exists in the workspace", "key");
+      if (columns.includes("value")) return userInputError("Option values must be unique within a field");
       return conflictError("This slug is already used by another record of this kind in the workspace");
     }
     case "P2003":
@@ -32,4 +32,23 @@ export function mapPrismaError(error: unknown): GraphQLError | null {
     default:
       return null;
   }
+}
+
+/**
+ * The columns of the violated unique constraint. Where they are depends on the driver adapter:
+ * `meta.target` (classic engine), `cause.constraint.fields` (PGlite) or only the index name
+ * `<Model>_<col>_<col>_key` (node-postgres). Matching words anywhere in the serialized meta is not
+ * enough: every PostgreSQL message says "duplicate key value" and every index name ends in `_key`.
+ */
+export function uniqueViolationColumns(meta: Record<string, unknown>): string[] {
+  const cause = (meta.driverAdapterError as { cause?: Record<string, unknown> } | undefined)?.cause;
+  const constraint = cause?.constraint as { fields?: unknown; index?: unknown } | undefined;
+  const target = meta.target;
+  if (Array.isArray(constraint?.fields)) return constraint.fields.map((field) => String(field).replace(/"/g, ""));
+  if (Array.isArray(target)) return target.map(String);
+  const index = typeof constraint?.index === "string" ? constraint.index : typeof target === "string" ? target : undefined;
+  if (!index) return [];
+  const model = typeof meta.modelName === "string" ? meta.modelName : "";
+  const inner = index.replace(/_key$/, "").replace(new RegExp(`^${model}_`), "");
+  return inner.split("_");
 }

@@ -1,0 +1,95 @@
+// Command-line flags of `npm run bench`. Defaults are the measurement the issue asks for; the flags
+// exist for quick trials (`--duration 3 --posts 1000`) and for the CPU profile (`--profile`).
+import { parseArgs } from "node:util";
+
+export interface BenchOptions {
+  /** Embedded PGlite in a temporary DATA_DIR instead of PostgreSQL. */
+  embedded: boolean;
+  /** PostgreSQL server URL (PostgreSQL mode). */
+  databaseUrl: string;
+  /** Seconds of measurement per route. */
+  duration: number;
+  /** Seconds of warm-up load per route, not measured. */
+  warmup: number;
+  /** Concurrent keep-alive connections of the load generator. */
+  connections: number;
+  posts: number;
+  /** Route ids to run (see `--list`); empty = all. The baseline always runs unless `--no-baseline`. */
+  only: string[];
+  baseline: boolean;
+  /** Start the service with `--cpu-prof` and summarise the profile at the end. */
+  profile: boolean;
+  /** Keep the PostgreSQL schema / data directory instead of dropping it. */
+  keep: boolean;
+  /** Where the JSON result goes; default bench/results/<date>-<mode>.json. */
+  out: string | undefined;
+  list: boolean;
+}
+
+const HELP = `Usage: npm run bench -- [flags]
+
+  --embedded            embedded PGlite (temporary DATA_DIR) instead of PostgreSQL
+  --database-url URL    PostgreSQL server (default: $DATABASE_URL or postgresql://postgres@127.0.0.1:5432/test)
+  --duration SEC        measured seconds per route (default 10)
+  --warmup SEC          warm-up seconds per route (default 3)
+  --connections N       concurrent keep-alive connections (default 10)
+  --posts N             posts to seed (default 10000)
+  --only ID,ID          run only these routes (ids: see --list)
+  --no-baseline         skip the raw node:http + pg baseline
+  --profile             run the service with --cpu-prof and print the top functions by self time
+  --keep                keep the database schema / data directory afterwards
+  --out FILE            write the JSON result here (default bench/results/<date>-<mode>.json)
+  --list                print the route ids and exit
+`;
+
+export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      embedded: { type: "boolean", default: false },
+      "database-url": { type: "string" },
+      duration: { type: "string", default: "10" },
+      warmup: { type: "string", default: "3" },
+      connections: { type: "string", default: "10" },
+      posts: { type: "string", default: "10000" },
+      only: { type: "string" },
+      "no-baseline": { type: "boolean", default: false },
+      profile: { type: "boolean", default: false },
+      keep: { type: "boolean", default: false },
+      out: { type: "string" },
+      list: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    process.exit(0);
+  }
+  return {
+    embedded: values.embedded,
+    databaseUrl: values["database-url"] ?? env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test",
+    duration: positive("duration", values.duration),
+    warmup: nonNegative("warmup", values.warmup),
+    connections: positive("connections", values.connections),
+    posts: positive("posts", values.posts),
+    only: values.only ? values.only.split(",").map((s) => s.trim()).filter(Boolean) : [],
+    baseline: !values["no-baseline"],
+    profile: values.profile,
+    keep: values.keep,
+    out: values.out,
+    list: values.list,
+  };
+}
+
+function positive(name: string, raw: string): number {
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got "${raw}"`);
+  return n;
+}
+
+function nonNegative(name: string, raw: string): number {
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be 0 or more, got "${raw}"`);
+  return n;
+}

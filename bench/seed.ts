@@ -1,0 +1,98 @@
+// Seeds the bench dataset with the project's own batched seeder and reads back what the scenarios
+// need (keys, slugs, ids, custom field definitions).
+import { createWorkspace } from "../src/auth/workspaces.ts";
+import { openRuntime } from "../src/bootstrap.ts";
+import { loadConfig } from "../src/config.ts";
+import type { PrismaClient } from "../src/generated/prisma/client.ts";
+import { silentLogger } from "../src/logger.ts";
+import { type SeedSizes, seedWorkspace } from "../src/seed/seed-workspace.ts";
+
+export interface BenchFixtures {
+  workspaceId: string;
+  publicKey: string;
+  privateKey: string;
+  /** A published post about 500 posts deep, for the single-post routes. */
+  postSlug: string;
+  categorySlugs: string[];
+  tagSlugs: string[];
+  searchText: string;
+  categoryIds: string[];
+  tagIds: string[];
+  authorIds: string[];
+  fields: { key: string; type: string; options: string[] }[];
+}
+
+export interface SeedReport {
+  sizes: SeedSizes;
+  /** Time of `seedWorkspace` (batched createMany + tag connections). */
+  seedMs: number;
+  /** Time of ANALYZE afterwards, so the planner sees realistic statistics. */
+  analyzeMs: number;
+  fixtures: BenchFixtures;
+}
+
+/** 10,000 posts of ~3.5 KB HTML (8 paragraphs), 50 categories, 200 tags, 20 authors, 5 custom fields. */
+export function benchSizes(posts: number): SeedSizes {
+  return { posts, categories: 50, tags: 200, authors: 20, fields: 5, paragraphs: 8 };
+}
+
+export async function seedBenchDatabase(env: Record<string, string>, sizes: SeedSizes): Promise<SeedReport> {
+  const config = loadConfig({ ...env, LOG_LEVEL: "silent" });
+  const runtime = await openRuntime(config, silentLogger);
+  try {
+    const prisma = runtime.db.prisma;
+    const { workspace, publicKey, privateKey } = await createWorkspace(prisma, "Bench");
+    const seedStarted = performance.now();
+    await seedWorkspace(prisma, workspace.id, sizes);
+    const seedMs = performance.now() - seedStarted;
+    const analyzeStarted = performance.now();
+    await runtime.db.sql.exec("ANALYZE");
+    const analyzeMs = performance.now() - analyzeStarted;
+    const fixtures = await readFixtures(prisma, workspace.id, { publicKey, privateKey });
+    return { sizes, seedMs, analyzeMs, fixtures };
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function readFixtures(
+  prisma: PrismaClient,
+  workspaceId: string,
+  keys: { publicKey: string; privateKey: string },
+): Promise<BenchFixtures> {
+  const inWorkspace = { workspaceId };
+  const [post, categories, tags, authors, fields] = await Promise.all([
+    prisma.post.findFirst({
+      where: { ...inWorkspace, status: "published" },
+      orderBy: [{ publishedAt: "desc" }, { id: "asc" }],
+      skip: 500,
+      select: { slug: true },
+    }),
+    prisma.category.findMany({ where: inWorkspace, orderBy: { id: "asc" }, select: { id: true, slug: true } }),
+    prisma.tag.findMany({ where: inWorkspace, orderBy: { id: "asc" }, select: { id: true, slug: true } }),
+    prisma.author.findMany({ where: inWorkspace, orderBy: { id: "asc" }, select: { id: true } }),
+    prisma.field.findMany({
+      where: inWorkspace,
+      orderBy: { position: "asc" },
+      select: { key: true, type: true, options: { select: { value: true }, orderBy: { position: "asc" } } },
+    }),
+  ]);
+  const fallbackPost = await prisma.post.findFirst({ where: { ...inWorkspace, status: "published" }, select: { slug: true } });
+  const slug = post?.slug ?? fallbackPost?.slug;
+  if (!slug || categories.length < 2 || tags.length < 2 || authors.length < 1) {
+    throw new Error("Seeding produced too little data for the bench scenarios");
+  }
+  return {
+    workspaceId,
+    ...keys,
+    postSlug: slug,
+    categorySlugs: [categories[3 % categories.length]!.slug, categories[7 % categories.length]!.slug],
+    tagSlugs: [tags[5 % tags.length]!.slug, tags[11 % tags.length]!.slug],
+    // A subject of the demo titles and bodies: matches about one post in eight.
+    searchText: "webhooks",
+    categoryIds: categories.slice(0, 5).map((c) => c.id),
+    tagIds: tags.slice(0, 20).map((t) => t.id),
+    authorIds: authors.map((a) => a.id),
+    fields: fields.map((f) => ({ key: f.key, type: f.type, options: f.options.map((o) => o.value) })),
+  };
+}

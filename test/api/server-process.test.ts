@@ -1,0 +1,82 @@
+// `npm start` as a newcomer runs it: first start on an empty embedded database prints the default
+// workspace's keys once, the API answers with them, and SIGTERM drains and stops cleanly.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const dataDir = mkdtempSync(path.join(tmpdir(), "content-server-"));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+function startServer(port: number): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+    env: { ...process.env, DATABASE_URL: "", REDIS_URL: "", DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk) => (output += chunk));
+  child.stderr?.on("data", (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("timed out");
+}
+
+describe("server process (embedded default)", () => {
+  const port = 30_000 + Math.floor(Math.random() * 20_000);
+  const base = `http://127.0.0.1:${port}`;
+
+  it("prints the default keys on first start, serves the API, and stops cleanly on SIGTERM", async () => {
+    const first = startServer(port);
+    await waitFor(async () => (await fetch(`${base}/ready`)).ok);
+    const publicKey = /public key \(read\):\s+(pk_\S+)/.exec(first.output())?.[1];
+    const privateKey = /private key \(read \+ write\):\s+(sk_\S+)/.exec(first.output())?.[1];
+    expect(publicKey).toBeDefined();
+    expect(privateKey).toBeDefined();
+
+    expect(await (await fetch(`${base}/status`)).json()).toEqual({ status: "ok" });
+    expect(await (await fetch(`${base}/ready`)).json()).toEqual({ status: "ready", database: "ok" });
+    const posts = await fetch(`${base}/v1/posts`, { headers: { authorization: publicKey as string } });
+    expect(posts.status).toBe(200);
+    expect(await posts.json()).toEqual({
+      posts: [],
+      pagination: { limit: 10, currentPage: 1, nextPage: null, previousPage: null, totalPages: 0, totalItems: 0 },
+    });
+
+    // A request in flight when SIGTERM arrives still completes.
+    const inFlight = fetch(`${base}/v1/categories`, { headers: { authorization: `Bearer ${privateKey}` } });
+    first.child.kill("SIGTERM");
+    expect((await inFlight).status).toBe(200);
+    expect(await first.exited).toBe(0);
+    expect(first.output()).toContain('"msg":"stopped"');
+
+    // Second start: data kept, no new default workspace, keys not printed again, old key still works.
+    const second = startServer(port);
+    await waitFor(async () => (await fetch(`${base}/ready`)).ok);
+    expect(second.output()).not.toContain("public key");
+    expect((await fetch(`${base}/v1/posts`, { headers: { authorization: publicKey as string } })).status).toBe(200);
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+  }, 90_000);
+
+  it("refuses to start with a clear message for a bad configuration value", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+      env: { ...process.env, PORT: "not-a-port", DATA_DIR: dataDir },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const code = await new Promise((resolve) => child.on("exit", resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain("Invalid configuration:");
+    expect(stderr).toContain("PORT");
+  }, 30_000);
+});
