@@ -7,6 +7,14 @@ import { GraphQLError, Kind } from "graphql";
 import type PrismaTypes from "../generated/pothos-prisma-types.ts";
 import { getDatamodel } from "../generated/pothos-prisma-types.ts";
 import type { GraphQLContext } from "./context.ts";
+import { queryTooComplexError } from "./errors.ts";
+
+/**
+ * Limits that reject abusive queries before any resolver runs. Page lists cost their `limit` per
+ * item (see pageListComplexity), so the REST list of 100 posts with everything (about 12,000) fits,
+ * while nesting lists of posts inside lists of posts does not. Introspection is not counted.
+ */
+export const QUERY_LIMITS = { depth: 10, breadth: 400, complexity: 20_000 };
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -33,13 +41,13 @@ export const builder = new SchemaBuilder<{
   relay: { clientMutationId: "omit", cursorType: "String" },
   complexity: {
     defaultComplexity: 1,
-    defaultListMultiplier: 10,
+    // Lists without a `limit` argument (authors, tags, socials of one post) are short.
+    defaultListMultiplier: 5,
+    limit: QUERY_LIMITS,
     complexityError: (kind, result) => {
       const measure = kind.toLowerCase() as "complexity" | "depth" | "breadth";
-      const max = { complexity: result.maxComplexity, depth: result.maxDepth, breadth: result.maxBreadth }[measure];
-      return new GraphQLError(`Query ${measure} ${result[measure]} exceeds the limit of ${max}`, {
-        extensions: { code: "QUERY_TOO_COMPLEX", http: { status: 400 } },
-      });
+      const max = { complexity: result.maxComplexity, depth: result.maxDepth, breadth: result.maxBreadth }[measure] ?? 0;
+      return queryTooComplexError(measure, result[measure], max);
     },
   },
 });

@@ -10,7 +10,8 @@ export type ErrorCode =
   | "CONFLICT"
   | "RATE_LIMITED"
   | "PAGE_OUT_OF_RANGE"
-  | "PAYLOAD_TOO_LARGE";
+  | "PAYLOAD_TOO_LARGE"
+  | "QUERY_TOO_COMPLEX";
 
 export interface FieldProblem {
   field: string;
@@ -26,6 +27,7 @@ const httpStatus: Record<ErrorCode, number> = {
   RATE_LIMITED: 429,
   PAGE_OUT_OF_RANGE: 400,
   PAYLOAD_TOO_LARGE: 413,
+  QUERY_TOO_COMPLEX: 400,
 };
 
 function clientError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
@@ -61,6 +63,15 @@ export function pageOutOfRangeError(requestedPage: number, totalPages: number): 
 
 export function payloadTooLargeError(message: string): GraphQLError {
   return clientError("PAYLOAD_TOO_LARGE", message);
+}
+
+/** A query deeper, wider or costlier than the limits of the complexity plugin (see builder.ts). */
+export function queryTooComplexError(measure: "depth" | "breadth" | "complexity", actual: number, max: number): GraphQLError {
+  return clientError("QUERY_TOO_COMPLEX", `Query ${measure} ${actual} exceeds the limit of ${max}; ask for less in one request`, {
+    measure,
+    actual,
+    max,
+  });
 }
 
 export function rateLimitedError(retryAfterSeconds: number): GraphQLError {

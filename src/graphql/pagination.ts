@@ -36,6 +36,13 @@ export const pageArgs = (t: PothosArgBuilder) => ({
   limit: t.int({ description: `Items per page, 1-${MAX_PAGE_SIZE}`, defaultValue: DEFAULT_PAGE_SIZE }),
   page: t.int({ description: "Page number, starting at 1", defaultValue: 1 }),
 });
+/**
+ * Cost of a page list for the complexity limits: its selection counts once per item it may return,
+ * so `posts(limit: 100)` costs ten times `posts(limit: 10)`. The page's `items` field then counts 1.
+ */
+export const pageListComplexity = (args: PageArgs) => ({ field: 1, multiplier: args.limit ?? DEFAULT_PAGE_SIZE });
+export const PAGE_ITEMS_COMPLEXITY = { field: 1, multiplier: 1 };
+
 type PothosArgBuilder = Parameters<Parameters<typeof builder.queryField>[1]>[0]["arg"];
 
 /** Validates page arguments and returns Prisma's skip/take for them. */

@@ -1,9 +1,12 @@
 // The Yoga server over the Pothos schema. The HTTP layer has already resolved the caller (and refused
 // requests without a valid key), so the context only packages it.
+import { createFetch } from "@whatwg-node/fetch";
 import type { Request as ExpressRequest, Response as ExpressResponse } from "express";
-import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import { UploadTooLargeError } from "../media/upload-errors.ts";
 import { type AppServices, createGraphQLContext, type GraphQLContext, type RequestCaller } from "./context.ts";
+import { payloadTooLargeError } from "./errors.ts";
 import { schema } from "./schema/index.ts";
 import { useErrorMapping } from "./use-error-mapping.ts";
 
@@ -15,6 +18,7 @@ export interface ServerContext {
 export type ContentYoga = YogaServerInstance<ServerContext, GraphQLContext>;
 
 export function createContentYoga(prisma: PrismaClient, services: AppServices): ContentYoga {
+  const maxBytes = services.config.media.maxBytes;
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -24,7 +28,52 @@ export function createContentYoga(prisma: PrismaClient, services: AppServices): 
     // a second net for errors raised outside execution.
     maskedErrors: true,
     logging: false,
-    plugins: [useErrorMapping({ logger: services.logger })],
+    // Multipart uploads (uploadMedia): without limits the parser buffers a file of any size before a
+    // resolver could refuse it; with them it stops reading one byte past the media limit.
+    fetchAPI: createFetch({ formDataLimits: { fileSize: maxBytes, files: 1 } }),
+    plugins: [useErrorMapping({ logger: services.logger }), useMediaUploads(maxBytes)],
     context: ({ req }) => createGraphQLContext(prisma, services, req.caller),
   }) as ContentYoga;
+}
+
+/**
+ * GraphQL multipart requests: an oversized file is answered with the service's own PAYLOAD_TOO_LARGE
+ * error (as REST does), and files reach resolvers as the standard `File` the Upload scalar accepts —
+ * the fetch ponyfill's multipart parser makes its own File class, which is not one.
+ */
+function useMediaUploads(maxBytes: number): Plugin {
+  return {
+    onRequestParse({ request, requestParser, setRequestParser }) {
+      const isMultipart = /^multipart\/form-data/i.test(request.headers.get("content-type") ?? "");
+      if (!requestParser || !isMultipart) return;
+      setRequestParser(async (req) => {
+        let parsed: Awaited<ReturnType<typeof requestParser>>;
+        try {
+          parsed = await requestParser(req);
+        } catch (error) {
+          const code = (error as { extensions?: { code?: unknown } }).extensions?.code;
+          if (code === "REQUEST_ENTITY_TOO_LARGE") throw payloadTooLargeError(new UploadTooLargeError(maxBytes).message);
+          throw error;
+        }
+        if (!("variables" in parsed) && !Array.isArray(parsed)) return parsed;
+        for (const params of Array.isArray(parsed) ? parsed : [parsed]) {
+          if (params.variables) params.variables = (await toStandardFiles(params.variables)) as Record<string, unknown>;
+        }
+        return parsed;
+      });
+    },
+  };
+}
+
+async function toStandardFiles(value: unknown): Promise<unknown> {
+  if (value instanceof File || typeof value !== "object" || value === null) return value;
+  const candidate = value as { arrayBuffer?: unknown; name?: unknown; type?: unknown };
+  if (typeof candidate.arrayBuffer === "function" && typeof candidate.name === "string") {
+    const blob = value as Blob & { name: string };
+    return new File([await blob.arrayBuffer()], blob.name, { type: blob.type });
+  }
+  if (Array.isArray(value)) return Promise.all(value.map(toStandardFiles));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = await toStandardFiles(item);
+  return out;
 }

@@ -34,16 +34,21 @@ export function createRestRouter(deps: RestRouterDeps): Router {
 
   const json = express.json({ limit: deps.config.bodyLimitBytes });
   const methodsByPath = new Map<string, Set<string>>();
-  for (const route of routes) {
-    const operation = prepareOperation(deps.yoga, route.document, route.name);
-    const path = toExpressPath(route.path);
-    const handler = routeHandler(route, operation, deps);
+  const mounted = routes.map((route) => ({
+    route,
+    path: toExpressPath(route.path),
+    handler: routeHandler(route, prepareOperation(deps.yoga, route.document, route.name), deps),
+  }));
+  // Every keyed route first: `/v1/categories/posts` (the category "posts") must never be taken for the
+  // workspace path form `/v1/{workspace_id}/posts` of a workspace called "categories".
+  for (const { route, path, handler } of mounted) {
     router[route.method](path, ...deps.limited, requireKey(route), json, handler);
     remember(methodsByPath, path, route.method);
-    if (route.workspacePathForm) {
-      router.get(`/:workspaceId${path}`, ...deps.limited, allowWorkspacePath(deps.prisma), handler);
-      remember(methodsByPath, `/:workspaceId${path}`, "get");
-    }
+  }
+  for (const { route, path, handler } of mounted) {
+    if (!route.workspacePathForm) continue;
+    router.get(`/:workspaceId${path}`, ...deps.limited, allowWorkspacePath(deps.prisma), handler);
+    remember(methodsByPath, `/:workspaceId${path}`, "get");
   }
   for (const [path, methods] of methodsByPath) {
     router.all(path, (req, res) => {

@@ -1,5 +1,6 @@
 // A whole app over a test database, listening on an ephemeral loopback port for REST tests, plus an
 // in-process GraphQL executor (no port) for GraphQL tests.
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -53,7 +54,15 @@ export async function startTestApp(
     ...options.env,
   });
   const db = await openTestDatabase({ onQuery: options.onQuery });
-  const rateLimiter = options.rateLimiter ?? createRateLimiter({ windowMs: config.rateLimit.windowMs });
+  // In CI's PostgreSQL + Redis run the counters live in Redis too, under a prefix of this app's own.
+  const rateLimiter =
+    options.rateLimiter ??
+    createRateLimiter({
+      windowMs: config.rateLimit.windowMs,
+      redisUrl: process.env.REDIS_URL,
+      keyPrefix: `test:${randomBytes(6).toString("hex")}:`,
+      log: silentLogger,
+    });
   let server: Server | undefined;
   // Media URLs need an absolute base; tests read files back through the app itself.
   const mediaConfig = { ...config, publicUrl: config.publicUrl ?? "http://media.test" };

@@ -2,7 +2,7 @@
 import { builder } from "../builder.ts";
 import { assertCanWrite } from "../context.ts";
 import { listPage } from "../list-page.ts";
-import { PaginationRef, pageArgs } from "../pagination.ts";
+import { PAGE_ITEMS_COMPLEXITY, PaginationRef, pageArgs, pageListComplexity } from "../pagination.ts";
 import { createAuthor, deleteAuthor, findAuthorId, type Social, updateAuthor } from "../../content/authors.ts";
 import { DeleteResult } from "./enums.ts";
 import { PostCount } from "./taxonomy-fields.ts";
@@ -50,7 +50,7 @@ export const Author = builder.prismaObject("Author", {
 
 const AuthorPage = builder.objectRef<{ items: unknown[]; pagination: object }>("AuthorPage").implement({
   fields: (t) => ({
-    items: t.field({ type: [Author], resolve: (page) => page.items as never }),
+    items: t.field({ type: [Author], complexity: PAGE_ITEMS_COMPLEXITY, resolve: (page) => page.items as never }),
     pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination as never }),
   }),
 });
@@ -81,6 +81,7 @@ builder.queryFields((t) => ({
   authors: t.field({
     type: AuthorPage,
     args: pageArgs(t.arg),
+    complexity: pageListComplexity,
     resolve: (_root, args, ctx, info) =>
       listPage(ctx, info, ctx.prisma.author, {
         where: { workspaceId: ctx.caller.workspaceId },

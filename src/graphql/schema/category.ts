@@ -2,7 +2,7 @@
 import { builder } from "../builder.ts";
 import { assertCanWrite } from "../context.ts";
 import { listPage } from "../list-page.ts";
-import { PaginationRef, pageArgs } from "../pagination.ts";
+import { PAGE_ITEMS_COMPLEXITY, PaginationRef, pageArgs, pageListComplexity } from "../pagination.ts";
 import { createTaxonomy, deleteTaxonomy, findTaxonomyId, updateTaxonomy } from "../../content/taxonomy.ts";
 import { DeleteResult } from "./enums.ts";
 import { PostPage } from "./post.ts";
@@ -27,6 +27,7 @@ export const Category = builder.prismaObject("Category", {
       type: PostPage,
       description: "Published posts in this category, newest first",
       args: pageArgs(t.arg),
+      complexity: pageListComplexity,
       resolve: (category, args, ctx, info) => publishedPostsPage(ctx, info, { categoryId: category.id }, args),
     }),
   }),
@@ -34,7 +35,7 @@ export const Category = builder.prismaObject("Category", {
 
 const CategoryPage = builder.objectRef<{ items: unknown[]; pagination: object }>("CategoryPage").implement({
   fields: (t) => ({
-    items: t.field({ type: [Category], resolve: (page) => page.items as never }),
+    items: t.field({ type: [Category], complexity: PAGE_ITEMS_COMPLEXITY, resolve: (page) => page.items as never }),
     pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination as never }),
   }),
 });
@@ -52,6 +53,7 @@ builder.queryFields((t) => ({
   categories: t.field({
     type: CategoryPage,
     args: pageArgs(t.arg),
+    complexity: pageListComplexity,
     resolve: (_root, args, ctx, info) =>
       listPage(ctx, info, ctx.prisma.category, {
         where: { workspaceId: ctx.caller.workspaceId },

@@ -73,7 +73,7 @@ export const Post = builder.prismaObject("Post", {
 
 export const PostPage = builder.objectRef<{ items: unknown[]; pagination: ReturnType<typeof paginate> }>("PostPage").implement({
   fields: (t) => ({
-    items: t.field({ type: [Post], resolve: (page) => page.items as never }),
+    items: t.field({ type: [Post], complexity: PAGE_ITEMS_COMPLEXITY, resolve: (page) => page.items as never }),
     pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination }),
   }),
 });

@@ -1,0 +1,168 @@
+// The routes the bench measures, each as a list of steps. A read is one static request; the mixed
+// write is a POST that creates a post followed by a PATCH of that same post. The same steps drive the
+// load generator (autocannon `requests`) and the in-process statement count, so both see one request mix.
+import { POST_FRAGMENT } from "../src/rest/routes/post-body.ts";
+import { demoHtml } from "../src/seed/demo-text.ts";
+import type { BenchFixtures } from "./seed.ts";
+
+export type KeyKind = "public" | "private";
+
+/** Carried from one step to the next within a connection's sequence (the created post's id). */
+export interface StepContext {
+  postId?: string;
+}
+
+export interface Step {
+  /** Shown in statement counts, e.g. "POST /v1/posts". */
+  label: string;
+  method: "GET" | "POST" | "PATCH";
+  key: KeyKind;
+  /** Fixed path, or built from the context; null skips the step (its predecessor failed). */
+  path: string | ((ctx: StepContext) => string | null);
+  /** JSON body; a function gets a run-wide sequence number for unique slugs. */
+  body?: unknown | ((ctx: StepContext, n: number) => unknown);
+  expectStatus: number;
+  /** Reads the response to fill the context for the next step. */
+  capture?: (body: unknown, ctx: StepContext) => void;
+}
+
+export interface Scenario {
+  id: string;
+  /** Row title of the table. */
+  title: string;
+  /** Which server answers: the service, or the raw node:http + pg baseline. */
+  server: "service" | "baseline";
+  steps: Step[];
+}
+
+/** The GraphQL equivalent of GET /v1/posts?limit=10: the REST route's own selection (RestPost). */
+export const GRAPHQL_LIST_QUERY = `query ListPosts($limit: Int, $format: ContentFormat) {
+  posts(limit: $limit) {
+    items { ...RestPost }
+    pagination { limit currentPage nextPage previousPage totalPages totalItems }
+  }
+} ${POST_FRAGMENT}`;
+
+const get = (label: string, path: string): Step => ({ label, method: "GET", key: "public", path, expectStatus: 200 });
+
+export function benchScenarios(f: BenchFixtures): Scenario[] {
+  const runTag = Date.now().toString(36);
+  const filterPath = `/v1/posts?categories=${f.categorySlugs.join(",")}&tags=${f.tagSlugs.join(",")}`;
+  const searchPath = `/v1/posts?query=${encodeURIComponent(f.searchText)}`;
+  return [
+    { id: "baseline", title: "baseline GET /v1/posts?limit=10", server: "baseline", steps: [get("GET /v1/posts?limit=10", "/v1/posts?limit=10")] },
+    { id: "list10", title: "GET /v1/posts?limit=10", server: "service", steps: [get("GET /v1/posts?limit=10", "/v1/posts?limit=10")] },
+    { id: "list100", title: "GET /v1/posts?limit=100", server: "service", steps: [get("GET /v1/posts?limit=100", "/v1/posts?limit=100")] },
+    { id: "filter", title: "GET /v1/posts?categories=…&tags=…", server: "service", steps: [get("GET /v1/posts?categories&tags", filterPath)] },
+    { id: "search", title: `GET /v1/posts?query=${f.searchText}`, server: "service", steps: [get("GET /v1/posts?query", searchPath)] },
+    { id: "get", title: "GET /v1/posts/{slug}", server: "service", steps: [get("GET /v1/posts/{slug}", `/v1/posts/${f.postSlug}`)] },
+    {
+      id: "get-md",
+      title: "GET /v1/posts/{slug}?format=markdown",
+      server: "service",
+      steps: [get("GET /v1/posts/{slug}?format=markdown", `/v1/posts/${f.postSlug}?format=markdown`)],
+    },
+    { id: "categories", title: "GET /v1/categories", server: "service", steps: [get("GET /v1/categories", "/v1/categories")] },
+    {
+      id: "graphql",
+      title: "POST /graphql posts(limit: 10)",
+      server: "service",
+      steps: [
+        {
+          label: "POST /graphql posts(limit: 10)",
+          method: "POST",
+          key: "public",
+          path: "/graphql",
+          body: { query: GRAPHQL_LIST_QUERY, variables: { limit: 10 } },
+          expectStatus: 200,
+        },
+      ],
+    },
+    {
+      id: "writes",
+      title: "POST /v1/posts + PATCH (1:1)",
+      server: "service",
+      steps: [
+        {
+          label: "POST /v1/posts",
+          method: "POST",
+          key: "private",
+          path: "/v1/posts",
+          body: (_ctx, n) => createBody(f, `bench-${runTag}-${n}`, n),
+          expectStatus: 201,
+          capture: (body, ctx) => {
+            ctx.postId = (body as { post?: { id?: string } } | null)?.post?.id;
+          },
+        },
+        {
+          label: "PATCH /v1/posts/{id}",
+          method: "PATCH",
+          key: "private",
+          path: (ctx) => (ctx.postId ? `/v1/posts/${ctx.postId}` : null),
+          body: (_ctx, n) => updateBody(f, n),
+          expectStatus: 200,
+        },
+      ],
+    },
+  ];
+}
+
+function createBody(f: BenchFixtures, slug: string, n: number) {
+  return {
+    title: `Benchmark write ${n}`,
+    description: "Written by the benchmark.",
+    content: demoHtml(n, 8),
+    slug,
+    categoryId: f.categoryIds[n % f.categoryIds.length],
+    status: "published",
+    tags: pickIds(f.tagIds, n, 3),
+    authors: pickIds(f.authorIds, n, 2),
+    featured: n % 7 === 0,
+    fields: Object.fromEntries(f.fields.map((field) => [field.key, fieldValue(field, n)])),
+  };
+}
+
+function updateBody(f: BenchFixtures, n: number) {
+  const first = f.fields[0];
+  return {
+    title: `Benchmark write ${n} (edited)`,
+    featured: true,
+    tags: pickIds(f.tagIds, n + 7, 3),
+    ...(first ? { fields: { [first.key]: fieldValue(first, n + 1) } } : {}),
+  };
+}
+
+function pickIds(ids: string[], n: number, count: number): string[] {
+  return [...new Set(Array.from({ length: count }, (_, k) => ids[(n + k * 3) % ids.length] as string))];
+}
+
+function fieldValue(field: BenchFixtures["fields"][number], n: number): unknown {
+  switch (field.type) {
+    case "number":
+      return 3 + (n % 12);
+    case "boolean":
+      return n % 2 === 0;
+    case "select":
+      return field.options[n % field.options.length] ?? null;
+    case "multiselect":
+      return field.options.slice(0, 1 + (n % Math.max(1, field.options.length)));
+    case "date":
+      return "2024-05-01";
+    case "richtext":
+      return "<p>Benchmark</p>";
+    default:
+      return `https://example.com/bench/${n}`;
+  }
+}
+
+/** The step's request for sequence number `n`, or null when it has to be skipped. */
+export function renderStep(step: Step, ctx: StepContext, n: number): { path: string; body: string | undefined } | null {
+  const path = typeof step.path === "function" ? step.path(ctx) : step.path;
+  if (path === null) return null;
+  const body = typeof step.body === "function" ? (step.body as (c: StepContext, n: number) => unknown)(ctx, n) : step.body;
+  return { path, body: body === undefined ? undefined : JSON.stringify(body) };
+}
+
+export function isStatic(step: Step): boolean {
+  return typeof step.path === "string" && typeof step.body !== "function" && !step.capture;
+}
