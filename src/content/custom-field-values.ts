@@ -110,12 +110,17 @@ function optionValues(definition: FieldDefinitionForValues): string[] {
   return (definition.options ?? []).map((option) => option.value);
 }
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 export function isIsoDate(value: string): boolean {
-  if (!ISO_DATE.test(value)) return false;
-  const date = new Date(value.length === 10 ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(date.getTime())) return false;
-  // Reject dates that JavaScript silently rolls over (2024-02-31 → March 2).
-  return date.toISOString().slice(0, 10) === value.slice(0, 10) || value.length > 10;
+  const match = ISO_DATE.exec(value);
+  if (!match) return false;
+  // The calendar date as written must exist: JavaScript silently rolls 2024-02-31 over to March 2,
+  // also inside a date-time, so the day is checked against its month before the whole is parsed.
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const calendar = new Date(0);
+  calendar.setUTCFullYear(year, month - 1, day); // not Date.UTC, which reads years 0-99 as 19xx
+  if (calendar.getUTCFullYear() !== year || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return false;
+  // Then the time of day (hours, minutes, offset) must be one JavaScript accepts.
+  return match[4] === undefined || !Number.isNaN(new Date(value).getTime());
 }

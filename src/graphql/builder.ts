@@ -38,7 +38,12 @@ export const builder = new SchemaBuilder<{
     filterConnectionTotalCount: true,
     onUnusedQuery: null,
   },
-  relay: { clientMutationId: "omit", cursorType: "String" },
+  relay: {
+    clientMutationId: "omit",
+    cursorType: "String",
+    // A connection's cost is set by its `first`/`last` (see postsConnection); its edges count once.
+    edgesFieldOptions: { complexity: { field: 1, multiplier: 1 } },
+  },
   complexity: {
     defaultComplexity: 1,
     // Lists without a `limit` argument (authors, tags, socials of one post) are short.

@@ -1,11 +1,18 @@
 // Post: type, queries (by identifier, page-based list, cursor connection) and mutations.
-import { queryFromInfo } from "@pothos/plugin-prisma";
-import { assertCanReadDrafts, assertCanWrite, type GraphQLContext } from "../context.ts";
+import { assertCanReadDrafts, assertCanWrite } from "../context.ts";
 import { builder } from "../builder.ts";
 import { notFoundError } from "../errors.ts";
-import { paginate, pageArgs, pageWindow, PaginationRef } from "../pagination.ts";
-import { byIdentifier, type PostListFilter, postListWhere, type PostStatusFilter } from "../../content/post-filters.ts";
-import { searchPostIds } from "../../content/post-search.ts";
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  PAGE_ITEMS_COMPLEXITY,
+  type Pagination,
+  PaginationRef,
+  pageArgs,
+  pageListComplexity,
+} from "../pagination.ts";
+import { postListQuery, postPage, publishedAtOrder } from "../post-list.ts";
+import { byIdentifier } from "../../content/post-filters.ts";
 import { createPost, deletePost, updatePost } from "../../content/posts.ts";
 import { fieldValuesObject } from "../../content/custom-field-values.ts";
 import {
@@ -16,7 +23,6 @@ import {
   SortOrderEnum,
 } from "./enums.ts";
 import { CreatePostInput, UpdatePostInput } from "./post-inputs.ts";
-import type { Prisma } from "../../generated/prisma/client.ts";
 import { Author } from "./author.ts";
 import { PostFieldEntry } from "./field.ts";
 
@@ -71,7 +77,7 @@ export const Post = builder.prismaObject("Post", {
   }),
 });
 
-export const PostPage = builder.objectRef<{ items: unknown[]; pagination: ReturnType<typeof paginate> }>("PostPage").implement({
+export const PostPage = builder.objectRef<{ items: unknown[]; pagination: Pagination }>("PostPage").implement({
   fields: (t) => ({
     items: t.field({ type: [Post], complexity: PAGE_ITEMS_COMPLEXITY, resolve: (page) => page.items as never }),
     pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination }),
@@ -83,23 +89,10 @@ const listFilterArgs = (arg: Parameters<Parameters<typeof builder.queryField>[1]
   excludeCategories: arg.stringList({ required: false, description: "Category slugs to exclude" }),
   tags: arg.stringList({ required: false, description: "Tag slugs to include (posts with any of them)" }),
   excludeTags: arg.stringList({ required: false, description: "Tag slugs to exclude" }),
-  query: arg.string({ required: false, description: "Full-text search over title and content" }),
+  query: arg.string({ required: false, description: "Full-text search over title (weighted higher) and content" }),
   featured: arg.boolean({ required: false }),
   status: arg({ type: PostStatusFilterEnum, defaultValue: "published" }),
 });
-
-interface ListArgs extends Omit<PostListFilter, "matchingIds" | "status"> {
-  status?: PostStatusFilter | null;
-  query?: string | null;
-}
-
-async function listWhere(ctx: GraphQLContext, args: ListArgs): Promise<Prisma.PostWhereInput> {
-  const status = args.status ?? "published";
-  if (status !== "published") assertCanReadDrafts(ctx);
-  const text = args.query?.trim();
-  const matchingIds = text ? await searchPostIds(ctx.services.sql, ctx.caller.workspaceId, text) : null;
-  return postListWhere(ctx.caller.workspaceId, { ...args, status, matchingIds });
-}
 
 builder.queryFields((t) => ({
   post: t.prismaField({
@@ -122,37 +115,37 @@ builder.queryFields((t) => ({
   }),
   posts: t.field({
     type: PostPage,
-    description: "Posts, page by page, newest first unless `order` says otherwise",
-    args: { ...pageArgs(t.arg), ...listFilterArgs(t.arg), order: t.arg({ type: SortOrderEnum, defaultValue: "desc" }) },
-    resolve: async (_root, args, ctx, info) => {
-      const window = pageWindow(args);
-      const where = await listWhere(ctx, args);
-      const [totalItems, items] = await Promise.all([
-        ctx.prisma.post.count({ where }),
-        ctx.prisma.post.findMany({
-          ...queryFromInfo({ context: ctx, info, path: ["items"] }),
-          where,
-          orderBy: [{ publishedAt: args.order ?? "desc" }, { id: "asc" }],
-          skip: window.skip,
-          take: window.take,
-        }),
-      ]);
-      return { items, pagination: paginate(totalItems, window) };
-    },
-  }),
-  postsConnection: t.prismaConnection({
-    type: "Post",
-    cursor: "id",
-    description: "Posts as a Relay connection (cursor-based), for infinite scrolling",
-    args: { ...listFilterArgs(t.arg), order: t.arg({ type: SortOrderEnum, defaultValue: "desc" }) },
-    totalCount: async (_parent, args, ctx) => ctx.prisma.post.count({ where: await listWhere(ctx, args as ListArgs) }),
-    resolve: async (query, _root, args, ctx) =>
-      ctx.prisma.post.findMany({
-        ...query,
-        where: await listWhere(ctx, args as ListArgs),
-        orderBy: [{ publishedAt: args.order ?? "desc" }, { id: "asc" }],
+    description: "Posts, page by page: newest first, or best match first when searching with `query`",
+    args: {
+      ...pageArgs(t.arg),
+      ...listFilterArgs(t.arg),
+      order: t.arg({
+        type: SortOrderEnum,
+        required: false,
+        description: "Sort by publishedAt. Default: DESC, or best match first when `query` is given",
       }),
+    },
+    complexity: pageListComplexity,
+    resolve: (_root, args, ctx, info) => postPage(ctx, info, args),
   }),
+  postsConnection: t.prismaConnection(
+    {
+      type: "Post",
+      cursor: "id",
+      description: "Posts as a Relay connection (cursor-based), for infinite scrolling; sorted by publishedAt",
+      args: { ...listFilterArgs(t.arg), order: t.arg({ type: SortOrderEnum, defaultValue: "desc" }) },
+      defaultSize: DEFAULT_PAGE_SIZE,
+      maxSize: MAX_PAGE_SIZE,
+      complexity: (args) => ({ field: 1, multiplier: args.first ?? args.last ?? DEFAULT_PAGE_SIZE }),
+      totalCount: async (_parent, args, ctx) => ctx.prisma.post.count({ where: (await postListQuery(ctx, args)).where }),
+      resolve: async (query, _root, args, ctx) =>
+        ctx.prisma.post.findMany({
+          ...query,
+          where: (await postListQuery(ctx, args)).where,
+          orderBy: publishedAtOrder(args.order),
+        }),
+    },
+  ),
 }));
 
 builder.mutationFields((t) => ({

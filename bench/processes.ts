@@ -1,0 +1,107 @@
+// The servers under test run as child processes of the bench, so the load generator never shares
+// their event loop: the service (`node --import tsx src/server.ts`, i.e. `tsx src/server.ts` without
+// tsx's extra watcher process) and the baseline (`bench/baseline-server.ts`).
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+export const PROJECT_ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+export interface ChildServer {
+  name: string;
+  url: string;
+  pid: number;
+  /** Last lines the process wrote to stderr (warnings, errors). */
+  stderrTail(): string;
+  /** SIGTERM, wait for a clean exit (the service drains, closes the database, writes its profile). */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  name: string;
+  script: string;
+  env: Record<string, string>;
+  /** Extra node flags before `--import tsx`, e.g. `--cpu-prof`. */
+  nodeArgs?: string[];
+  readyPath?: string;
+  readyTimeoutMs?: number;
+}
+
+/** Variables the bench decides itself; inherited values would point the children elsewhere. */
+const CONTROLLED = ["DATABASE_URL", "DATABASE_SCHEMA", "DATA_DIR", "REDIS_URL", "PORT", "HOST", "ADMIN_TOKEN"];
+
+export async function startServer(options: StartOptions): Promise<ChildServer> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of CONTROLLED) delete env[name];
+  Object.assign(env, options.env, { PORT: String(port), HOST: "127.0.0.1" });
+
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", options.script], {
+    cwd: PROJECT_ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let tail = "";
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString("utf8")).slice(-8_000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+
+  const url = `http://127.0.0.1:${port}`;
+  const server: ChildServer = {
+    name: options.name,
+    url,
+    pid: child.pid ?? -1,
+    stderrTail: () => tail,
+    stop: () => stopChild(child, exited),
+  };
+  try {
+    await waitUntilReady(`${url}${options.readyPath ?? "/ready"}`, exited, options.readyTimeoutMs ?? 120_000);
+  } catch (error) {
+    await server.stop();
+    throw new Error(`${options.name} did not become ready: ${(error as Error).message}\n--- output ---\n${tail}`);
+  }
+  return server;
+}
+
+async function waitUntilReady(url: string, exited: Promise<number | null>, timeoutMs: number): Promise<void> {
+  let exitCode: number | null | undefined;
+  void exited.then((code) => {
+    exitCode = code;
+  });
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (exitCode !== undefined) throw new Error(`process exited with code ${exitCode}`);
+    try {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`no 200 from ${url} within ${timeoutMs} ms`);
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
