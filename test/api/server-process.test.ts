@@ -24,7 +24,7 @@ function startServer(port: number): { child: ChildProcess; output: () => string;
 async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
+    if (await Promise.resolve().then(check).catch(() => false)) return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error("timed out");
