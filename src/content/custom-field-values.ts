@@ -50,7 +50,8 @@ export function validateFieldValues(
   const given = input as Record<string, unknown>;
   const byKey = new Map(definitions.map((d) => [d.key, d]));
   for (const key of Object.keys(given)) {
-    if (!byKey.has(key)) changes.problems.push({ field: `fields.${key}`, message: `Unknown custom field "${key}"` });
+    if (!byKey.has(key))
+      changes.problems.push({ field: `fields.${key}`, message: `Unknown custom field "${key}"` });
   }
   for (const definition of definitions) {
     const path = `fields.${definition.key}`;
@@ -79,7 +80,9 @@ function checkValue(definition: FieldDefinitionForValues, value: unknown): Check
     case "richtext":
       return typeof value === "string" ? sanitizeHtml(value) : { problem: "Must be a string of HTML" };
     case "number":
-      return typeof value === "number" && Number.isFinite(value) ? value : { problem: "Must be a finite number" };
+      return typeof value === "number" && Number.isFinite(value)
+        ? value
+        : { problem: "Must be a finite number" };
     case "boolean":
       return typeof value === "boolean" ? value : { problem: "Must be true or false" };
     case "date":
@@ -120,7 +123,12 @@ export function isIsoDate(value: string): boolean {
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   const calendar = new Date(0);
   calendar.setUTCFullYear(year, month - 1, day); // not Date.UTC, which reads years 0-99 as 19xx
-  if (calendar.getUTCFullYear() !== year || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return false;
+  if (
+    calendar.getUTCFullYear() !== year ||
+    calendar.getUTCMonth() !== month - 1 ||
+    calendar.getUTCDate() !== day
+  )
+    return false;
   // Then the time of day (hours, minutes, offset) must be one JavaScript accepts.
   return match[4] === undefined || !Number.isNaN(new Date(value).getTime());
 }

@@ -4,17 +4,25 @@ import ComplexityPlugin from "@pothos/plugin-complexity";
 import PrismaPlugin from "@pothos/plugin-prisma";
 import RelayPlugin from "@pothos/plugin-relay";
 import { GraphQLError, Kind } from "graphql";
+import type { Config } from "../config.ts";
 import type PrismaTypes from "../generated/pothos-prisma-types.ts";
 import { getDatamodel } from "../generated/pothos-prisma-types.ts";
 import type { GraphQLContext } from "./context.ts";
 import { queryTooComplexError } from "./errors.ts";
 
+/** Most fields one operation may select (aliases included); not configurable. */
+export const MAX_QUERY_BREADTH = 400;
+
 /**
- * Limits that reject abusive queries before any resolver runs. Page lists cost their `limit` per
- * item (see pageListComplexity), so the REST list of 100 posts with everything (about 12,000) fits,
- * while nesting lists of posts inside lists of posts does not. Introspection is not counted.
+ * Limits that reject abusive queries before any resolver runs (GRAPHQL_MAX_DEPTH and
+ * GRAPHQL_MAX_COMPLEXITY). A field costs 1; page lists and connections count their selection once
+ * per item their `limit`/`first` allows (see pageListComplexity), so the REST list of 100 posts
+ * with everything costs about 3,400, while lists of posts nested in lists of posts cost tens of
+ * thousands. Introspection is not counted.
  */
-export const QUERY_LIMITS = { depth: 10, breadth: 400, complexity: 20_000 };
+export function queryLimits(config: Pick<Config, "graphql">) {
+  return { depth: config.graphql.maxDepth, complexity: config.graphql.maxComplexity, breadth: MAX_QUERY_BREADTH };
+}
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -46,9 +54,10 @@ export const builder = new SchemaBuilder<{
   },
   complexity: {
     defaultComplexity: 1,
-    // Lists without a `limit` argument (authors, tags, socials of one post) are short.
-    defaultListMultiplier: 5,
-    limit: QUERY_LIMITS,
+    // Lists without a size argument are one record's own small sets (a post's authors and tags, an
+    // author's socials): what makes a query expensive is the page size, counted by page lists.
+    defaultListMultiplier: 1,
+    limit: (ctx) => queryLimits(ctx.services.config),
     complexityError: (kind, result) => {
       const measure = kind.toLowerCase() as "complexity" | "depth" | "breadth";
       const max = { complexity: result.maxComplexity, depth: result.maxDepth, breadth: result.maxBreadth }[measure] ?? 0;

@@ -2,11 +2,11 @@
 // publishedAt, or by search rank when a `query` is given without an explicit `order`).
 import { queryFromInfo } from "@pothos/plugin-prisma";
 import type { GraphQLResolveInfo } from "graphql";
-import { type PostListFilter, postListWhere, type PostStatusFilter } from "../content/post-filters.ts";
+import { type PostListFilter, type PostStatusFilter, postListWhere } from "../content/post-filters.ts";
 import { searchPostIds } from "../content/post-search.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { assertCanReadDrafts, type GraphQLContext } from "./context.ts";
-import { type PageArgs, type Pagination, paginate, pageWindow } from "./pagination.ts";
+import { type PageArgs, type Pagination, pageWindow, paginate } from "./pagination.ts";
 
 export interface PostListArgs extends Omit<PostListFilter, "matchingIds" | "status"> {
   status?: PostStatusFilter | null;
@@ -26,10 +26,15 @@ export async function postListQuery(ctx: GraphQLContext, args: PostListArgs): Pr
   if (status !== "published") assertCanReadDrafts(ctx);
   const text = args.query?.trim();
   const rankedIds = text ? await searchPostIds(ctx.services.sql, ctx.caller.workspaceId, text) : null;
-  return { where: postListWhere(ctx.caller.workspaceId, { ...args, status, matchingIds: rankedIds }), rankedIds };
+  return {
+    where: postListWhere(ctx.caller.workspaceId, { ...args, status, matchingIds: rankedIds }),
+    rankedIds,
+  };
 }
 
-export function publishedAtOrder(order: "asc" | "desc" | null | undefined): Prisma.PostOrderByWithRelationInput[] {
+export function publishedAtOrder(
+  order: "asc" | "desc" | null | undefined,
+): Prisma.PostOrderByWithRelationInput[] {
   return [{ publishedAt: order ?? "desc" }, { id: "asc" }];
 }
 
@@ -45,7 +50,13 @@ export async function postPage(
   if (rankedIds && !args.order) return rankedPage(ctx, select, where, rankedIds, window);
   const [totalItems, items] = await Promise.all([
     ctx.prisma.post.count({ where }),
-    ctx.prisma.post.findMany({ ...select, where, orderBy: publishedAtOrder(args.order), skip: window.skip, take: window.take }),
+    ctx.prisma.post.findMany({
+      ...select,
+      where,
+      orderBy: publishedAtOrder(args.order),
+      skip: window.skip,
+      take: window.take,
+    }),
   ]);
   return { items, pagination: paginate(totalItems, window) };
 }
@@ -67,6 +78,8 @@ async function rankedPage(
   const ordered = matching.map((row) => row.id).sort(byRank);
   const pagination = paginate(ordered.length, window);
   const pageIds = ordered.slice(window.skip, window.skip + window.take);
-  const items = pageIds.length ? await ctx.prisma.post.findMany({ ...select, where: { id: { in: pageIds } } }) : [];
+  const items = pageIds.length
+    ? await ctx.prisma.post.findMany({ ...select, where: { id: { in: pageIds } } })
+    : [];
   return { items: items.sort((a, b) => byRank(a.id, b.id)), pagination };
 }

@@ -2,8 +2,10 @@
 // errors: client errors pass through, Prisma errors a client can cause are mapped, everything else is
 // logged and masked so nothing internal leaks.
 import type { Plugin } from "@envelop/core";
+import { PothosValidationError } from "@pothos/core";
 import { GraphQLError } from "graphql";
 import type { Logger } from "../logger.ts";
+import { userInputError } from "./errors.ts";
 import { mapPrismaError } from "./prisma-errors.ts";
 
 export const INTERNAL_ERROR_MESSAGE = "Unexpected error.";
@@ -12,10 +14,18 @@ export function useErrorMapping(options: { logger: Logger }): Plugin {
   const mapError = (error: GraphQLError): GraphQLError => {
     if (error.extensions?.code || !error.originalError) return error;
     const original = error.originalError;
-    if (original instanceof GraphQLError && original.extensions?.code) {
-      return new GraphQLError(original.message, { ...error, extensions: original.extensions });
+    if (original instanceof GraphQLError) {
+      if (original.extensions?.code) return new GraphQLError(original.message, { ...error, extensions: original.extensions });
+      // graphql-js itself raised it while coercing variables (a bad enum value, a missing input field,
+      // an integer beyond 32 bits): always the client's input, never a 500.
+      return new GraphQLError(error.message, {
+        nodes: error.nodes,
+        path: error.path,
+        extensions: { code: "BAD_USER_INPUT", http: { status: 400 }, details: [variableProblem(error.message)] },
+      });
     }
-    const mapped = mapPrismaError(original);
+    // Pothos rejects arguments it validates itself (connection cursors and sizes) with these.
+    const mapped = original instanceof PothosValidationError ? userInputError(original.message) : mapPrismaError(original);
     if (mapped) return new GraphQLError(mapped.message, { nodes: error.nodes, path: error.path, extensions: mapped.extensions });
     options.logger.error("unexpected error in resolver", {
       path: error.path?.join("."),
@@ -35,4 +45,12 @@ export function useErrorMapping(options: { logger: Logger }): Plugin {
       },
     }),
   };
+}
+
+/** `Variable "$input" got invalid value 1 at "input.title"; <reason>` → { field: "title", message: reason }. */
+function variableProblem(message: string): { field: string; message: string } {
+  const match = /^Variable "\$(\w+)" got invalid value .*?(?: at "([\w.[\]]+)")?;\s*(.*)$/s.exec(message);
+  if (!match) return { field: "variables", message };
+  const field = (match[2] ?? match[1] ?? "variables").replace(/^input\./, "");
+  return { field, message: match[3] || message };
 }

@@ -3,7 +3,13 @@
 import type { ErrorRequestHandler, Response } from "express";
 import type { Logger } from "../logger.ts";
 
-export function sendError(res: Response, status: number, error: string, message: string, extra: object = {}): void {
+export function sendError(
+  res: Response,
+  status: number,
+  error: string,
+  message: string,
+  extra: object = {},
+): void {
   res.status(status).json({ error, message, ...extra });
 }
 
@@ -29,9 +35,27 @@ export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
       sendError(res, 413, "Payload too large", "The request body exceeds the size limit");
     } else if (type === "encoding.unsupported" || type === "charset.unsupported") {
       sendError(res, 415, "Unsupported encoding", "The request body encoding is not supported");
+    } else if (isClientErrorStatus(error)) {
+      // Express and its body parsers mark the client's mistakes (e.g. a path segment that is not valid
+      // percent-encoding) with a 4xx status; their messages are safe to show but say little.
+      sendError(res, error.status, "Bad request", `The request could not be understood (${error.status})`);
     } else {
-      logger.error("unhandled error", { method: req.method, path: req.path, error: (error as Error)?.stack ?? String(error) });
-      sendError(res, 500, "Internal server error", "Something went wrong on our side; the error has been logged");
+      logger.error("unhandled error", {
+        method: req.method,
+        path: req.path,
+        error: (error as Error)?.stack ?? String(error),
+      });
+      sendError(
+        res,
+        500,
+        "Internal server error",
+        "Something went wrong on our side; the error has been logged",
+      );
     }
   };
+}
+
+function isClientErrorStatus(error: unknown): error is { status: number } {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === "number" && status >= 400 && status < 500;
 }

@@ -22,7 +22,10 @@ export function restErrorFromGraphQL(errors: readonly AnyGraphQLError[]): RestEr
       return { status: 404, body: { error: `${String(ext.resource ?? "Resource")} not found`, message } };
     case "CONFLICT": {
       const field = (ext.details as FieldProblem[] | undefined)?.[0]?.field ?? "slug";
-      return { status: 409, body: { error: field === "key" ? "Key already in use" : "Slug already in use", message } };
+      return {
+        status: 409,
+        body: { error: field === "key" ? "Key already in use" : "Slug already in use", message },
+      };
     }
     case "BAD_USER_INPUT":
       return validationError(message, (ext.details as FieldProblem[] | undefined) ?? []);
@@ -38,6 +41,8 @@ export function restErrorFromGraphQL(errors: readonly AnyGraphQLError[]): RestEr
       return { status: 413, body: { error: "Payload too large", message } };
     case "RATE_LIMITED":
       return { status: 429, body: { error: "Too many requests", details: { message, statusCode: 429 } } };
+    case "QUERY_TOO_COMPLEX":
+      return { status: 400, body: { error: "Query too complex", message } };
     default:
       return internalError();
   }
@@ -50,6 +55,9 @@ export function validationError(message: string, details: FieldProblem[]): RestE
 export function internalError(): RestError {
   return {
     status: 500,
-    body: { error: "Internal server error", message: "Something went wrong on our side; the error has been logged" },
+    body: {
+      error: "Internal server error",
+      message: "Something went wrong on our side; the error has been logged",
+    },
   };
 }

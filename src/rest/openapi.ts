@@ -2,7 +2,7 @@
 // response schemas all come from the same declarations that parse requests and shape responses.
 import { z } from "zod";
 import type { Config } from "../config.ts";
-import type { QueryParam } from "./query-params.ts";
+import { MAX_INTEGER, type QueryParam } from "./query-params.ts";
 import type { RestRoute } from "./route.ts";
 
 type JsonSchema = Record<string, unknown>;
@@ -22,16 +22,29 @@ const RateLimitBody = z.object({
 });
 
 function schemaOf(type: z.ZodType, io: "input" | "output"): JsonSchema {
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(type, { target: "draft-2020-12", io, unrepresentable: "any" }) as JsonSchema;
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(type, {
+    target: "draft-2020-12",
+    io,
+    unrepresentable: "any",
+  }) as JsonSchema;
   return schema;
 }
 
 function parameterSchema(param: QueryParam): JsonSchema {
   switch (param.kind) {
     case "integer":
-      return { type: "integer", minimum: param.min, ...(param.max ? { maximum: param.max } : {}), ...(param.default ? { default: param.default } : {}) };
+      return {
+        type: "integer",
+        minimum: param.min,
+        maximum: param.max ?? MAX_INTEGER,
+        ...(param.default ? { default: param.default } : {}),
+      };
     case "enum":
-      return { type: "string", enum: [...param.values], ...(param.default ? { default: param.default } : {}) };
+      return {
+        type: "string",
+        enum: [...param.values],
+        ...(param.default ? { default: param.default } : {}),
+      };
     case "list":
       return { type: "array", items: { type: "string" } };
     case "string":
@@ -48,7 +61,9 @@ const errorResponse = (description: string, schema: JsonSchema = { $ref: "#/comp
 function operation(route: RestRoute, workspaceForm: boolean): JsonSchema {
   const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
   const parameters = [
-    ...(workspaceForm ? ["workspace_id"] : []).concat(pathParams).map((name) => ({ name, in: "path", required: true, schema: { type: "string" } })),
+    ...(workspaceForm ? ["workspace_id"] : [])
+      .concat(pathParams)
+      .map((name) => ({ name, in: "path", required: true, schema: { type: "string" } })),
     ...(route.query ?? []).map((param) => ({
       name: param.name,
       in: "query",
@@ -60,30 +75,48 @@ function operation(route: RestRoute, workspaceForm: boolean): JsonSchema {
   ];
   const responses: Record<string, unknown> = {
     [route.status]: { description: "Success", content: jsonContent(schemaOf(route.response, "output")) },
-    400: errorResponse("Invalid parameters or body", route.query?.some((q) => q.name === "page")
-      ? { oneOf: [{ $ref: "#/components/schemas/Error" }, { $ref: "#/components/schemas/PageError" }] }
-      : { $ref: "#/components/schemas/Error" }),
+    400: errorResponse(
+      "Invalid parameters or body",
+      route.query?.some((q) => q.name === "page")
+        ? { oneOf: [{ $ref: "#/components/schemas/Error" }, { $ref: "#/components/schemas/PageError" }] }
+        : { $ref: "#/components/schemas/Error" },
+    ),
     401: errorResponse("Missing or invalid API key"),
     429: errorResponse("Rate limit exceeded", { $ref: "#/components/schemas/RateLimitError" }),
     500: errorResponse("Server failure"),
   };
-  if (route.access === "write") responses[403] = errorResponse("Writes need a private key");
+  const forbidden = forbiddenWhen(route, workspaceForm);
+  if (forbidden) responses[403] = errorResponse(forbidden);
   if (pathParams.length || workspaceForm) responses[404] = errorResponse("Not found");
-  if (route.method === "post" || route.method === "patch") responses[409] = errorResponse("Slug (or key) already in use");
+  if (route.method === "post" || route.method === "patch")
+    responses[409] = errorResponse("Slug (or key) already in use");
   if (route.multipart) responses[413] = errorResponse("File too large");
-  if (route.body) responses[413] = errorResponse("Body too large");
+  if (route.body) {
+    responses[413] = errorResponse("Body too large");
+    responses[415] = errorResponse("Body encoding not supported");
+  }
   return {
     operationId: workspaceForm ? `${route.name}ByWorkspace` : route.name,
     summary: workspaceForm ? `${route.summary} (workspace path form: no key needed)` : route.summary,
     tags: [route.tag],
     ...(workspaceForm ? { security: [{}, { apiKey: [] }] } : {}),
     parameters,
-    ...(route.body ? { requestBody: { required: true, content: jsonContent(schemaOf(route.body, "input")) } } : {}),
+    ...(route.body
+      ? { requestBody: { required: true, content: jsonContent(schemaOf(route.body, "input")) } }
+      : {}),
     ...(route.multipart
       ? {
           requestBody: {
             required: true,
-            content: { "multipart/form-data": { schema: { type: "object", properties: route.multipart.schema, required: route.multipart.required } } },
+            content: {
+              "multipart/form-data": {
+                schema: {
+                  type: "object",
+                  properties: route.multipart.schema,
+                  required: route.multipart.required,
+                },
+              },
+            },
           },
         }
       : {}),
@@ -91,7 +124,22 @@ function operation(route: RestRoute, workspaceForm: boolean): JsonSchema {
   };
 }
 
-export function buildOpenApiDocument(routes: readonly RestRoute[], config: Pick<Config, "publicUrl">): JsonSchema {
+/** Why an operation can answer 403, or null when it cannot. */
+function forbiddenWhen(route: RestRoute, workspaceForm: boolean): string | null {
+  const reasons = [
+    route.access === "write" ? "writes need a private key" : null,
+    route.query?.some((param) => param.name === "status")
+      ? "drafts (`status=draft|all`) need a private key"
+      : null,
+    workspaceForm ? "the key belongs to another workspace" : null,
+  ].filter((reason): reason is string => reason !== null);
+  return reasons.length ? `Forbidden: ${reasons.join("; ")}` : null;
+}
+
+export function buildOpenApiDocument(
+  routes: readonly RestRoute[],
+  config: Pick<Config, "publicUrl">,
+): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   const add = (path: string, method: string, op: JsonSchema) => {
     paths[path] = { ...(paths[path] ?? {}), [method]: op };
@@ -105,14 +153,20 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Pick<
     info: {
       title: "Headless Content Service API",
       version: "1.0.0",
-      description: "REST contract of the content service. The same data is available through GraphQL at /graphql.",
+      description:
+        "REST contract of the content service. The same data is available through GraphQL at /graphql.",
     },
     servers: [{ url: config.publicUrl ?? "/" }],
     security: [{ apiKey: [] }],
     paths,
     components: {
       securitySchemes: {
-        apiKey: { type: "apiKey", in: "header", name: "Authorization", description: "`<key>` or `Bearer <key>`" },
+        apiKey: {
+          type: "apiKey",
+          in: "header",
+          name: "Authorization",
+          description: "`<key>` or `Bearer <key>`",
+        },
       },
       schemas: {
         Error: schemaOf(ErrorBody, "output"),

@@ -8,6 +8,9 @@ export type QueryParam =
   | { name: string; kind: "list"; description: string }
   | { name: string; kind: "string"; maxLength?: number; description: string };
 
+/** Largest integer parameter: GraphQL's Int is a signed 32-bit integer. */
+export const MAX_INTEGER = 2_147_483_647;
+
 export function parseQuery(
   declared: readonly QueryParam[],
   raw: Record<string, unknown>,
@@ -34,13 +37,18 @@ export function parseQuery(
   return { values, problems };
 }
 
-function parseScalar(param: Exclude<QueryParam, { kind: "list" }>, value: string, values: Record<string, unknown>) {
+function parseScalar(
+  param: Exclude<QueryParam, { kind: "list" }>,
+  value: string,
+  values: Record<string, unknown>,
+) {
   switch (param.kind) {
     case "integer": {
       if (!/^-?\d+$/.test(value)) return "Expected number, received string";
       const number = Number(value);
+      const max = param.max ?? MAX_INTEGER;
       if (number < param.min) return `Must be at least ${param.min}`;
-      if (param.max !== undefined && number > param.max) return `Must be at most ${param.max}`;
+      if (number > max) return `Must be at most ${max}`;
       values[param.name] = number;
       return null;
     }
@@ -49,7 +57,8 @@ function parseScalar(param: Exclude<QueryParam, { kind: "list" }>, value: string
       values[param.name] = value;
       return null;
     case "string":
-      if (param.maxLength && value.length > param.maxLength) return `Must be at most ${param.maxLength} characters`;
+      if (param.maxLength && value.length > param.maxLength)
+        return `Must be at most ${param.maxLength} characters`;
       values[param.name] = value;
       return null;
   }
@@ -57,7 +66,9 @@ function parseScalar(param: Exclude<QueryParam, { kind: "list" }>, value: string
 
 /** `a,b` and `x=a&x=b` (and `x[]=a`) alike. */
 function toList(value: unknown): string[] {
-  const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => (typeof v === "string" ? v.split(",") : []));
+  const parts = (Array.isArray(value) ? value : [value]).flatMap((v) =>
+    typeof v === "string" ? v.split(",") : [],
+  );
   return [...new Set(parts.map((p) => p.trim()).filter(Boolean))];
 }
 
@@ -69,4 +80,10 @@ export const LIMIT_PARAM: QueryParam = {
   default: 10,
   description: "Items per page, 1 to 100",
 };
-export const PAGE_PARAM: QueryParam = { name: "page", kind: "integer", min: 1, default: 1, description: "Page number, starting at 1" };
+export const PAGE_PARAM: QueryParam = {
+  name: "page",
+  kind: "integer",
+  min: 1,
+  default: 1,
+  description: "Page number, starting at 1",
+};

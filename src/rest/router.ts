@@ -11,9 +11,9 @@ import { internalError, type RestError, restErrorFromGraphQL, validationError } 
 import { executeOperation, type PreparedOperation, prepareOperation } from "./execute.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { parseQuery } from "./query-params.ts";
+import { RestInputError } from "./rest-input-error.ts";
 import type { RestRoute, RouteInput } from "./route.ts";
 import { restRoutes } from "./routes/index.ts";
-import { RestInputError } from "./rest-input-error.ts";
 
 export interface RestRouterDeps {
   yoga: ContentYoga;
@@ -33,7 +33,7 @@ export function createRestRouter(deps: RestRouterDeps): Router {
   });
 
   const json = express.json({ limit: deps.config.bodyLimitBytes });
-  const methodsByPath = new Map<string, Set<string>>();
+  const methodsByPath = new Map<string, Set<string>>([["/openapi.json", new Set(["get"])]]);
   const mounted = routes.map((route) => ({
     route,
     path: toExpressPath(route.path),
@@ -85,7 +85,10 @@ async function runRoute(
     if (!parsed.success) {
       return validationError(
         "Invalid request body",
-        parsed.error.issues.map((issue) => ({ field: issue.path.join(".") || "body", message: issue.message })),
+        parsed.error.issues.map((issue) => ({
+          field: issue.path.join(".") || "body",
+          message: issue.message,
+        })),
       );
     }
     body = parsed.data;
@@ -101,11 +104,18 @@ async function runRoute(
   const result = await executeOperation(deps.yoga, operation, variables, req, res);
   if (result.errors?.length) {
     const mapped = restErrorFromGraphQL(result.errors);
-    if (mapped.status === 500) deps.logger.error("REST operation failed", { route: route.name, errors: result.errors.map((e) => e.message) });
+    if (mapped.status === 500)
+      deps.logger.error("REST operation failed", {
+        route: route.name,
+        errors: result.errors.map((e) => e.message),
+      });
     return mapped;
   }
   if (!result.data) return internalError();
-  return { status: route.status, body: route.reshape(result.data as Record<string, unknown>, input) as Record<string, unknown> };
+  return {
+    status: route.status,
+    body: route.reshape(result.data as Record<string, unknown>, input) as Record<string, unknown>,
+  };
 }
 
 function requireKey(route: RestRoute): RequestHandler {

@@ -30,7 +30,8 @@ export function restFixtures(app: TestApp, privateKey: string) {
   return {
     category: (slug: string, extra: Record<string, unknown> = {}) =>
       create("/v1/categories", { name: title(slug), slug, ...extra }, "category"),
-    tag: (slug: string, extra: Record<string, unknown> = {}) => create("/v1/tags", { name: title(slug), slug, ...extra }, "tag"),
+    tag: (slug: string, extra: Record<string, unknown> = {}) =>
+      create("/v1/tags", { name: title(slug), slug, ...extra }, "tag"),
     author: (slug: string, extra: Record<string, unknown> = {}) =>
       create("/v1/authors", { name: title(slug), slug, ...extra }, "author"),
     post: (input: PostInput) =>

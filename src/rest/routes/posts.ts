@@ -5,7 +5,13 @@ import type { RestRoute } from "../route.ts";
 import { DeleteResultShape, PaginationShape, PostShape, PostWriteResultShape } from "../shapes.ts";
 import { graphqlEnum, POST_FRAGMENT, toPostBody } from "./post-body.ts";
 
-const FORMAT_PARAM: QueryParam = { name: "format", kind: "enum", values: ["html", "markdown"], default: "html", description: "Body format of `content`" };
+const FORMAT_PARAM: QueryParam = {
+  name: "format",
+  kind: "enum",
+  values: ["html", "markdown"],
+  default: "html",
+  description: "Body format of `content`",
+};
 const STATUS_PARAM: QueryParam = {
   name: "status",
   kind: "enum",
@@ -17,14 +23,25 @@ const STATUS_PARAM: QueryParam = {
 const listQuery: QueryParam[] = [
   LIMIT_PARAM,
   PAGE_PARAM,
-  { name: "order", kind: "enum", values: ["asc", "desc"], default: "desc", description: "Sort by publishedAt" },
+  // No default here: without `order`, a search (`query`) lists the best match first, anything else newest first.
+  {
+    name: "order",
+    kind: "enum",
+    values: ["asc", "desc"],
+    description: "Sort by publishedAt. Default: desc, or best match first when `query` is given",
+  },
   { name: "categories", kind: "list", description: "Category slugs to include, comma separated" },
   { name: "excludeCategories", kind: "list", description: "Category slugs to exclude, comma separated" },
   { name: "tags", kind: "list", description: "Tag slugs to include, comma separated" },
   { name: "excludeTags", kind: "list", description: "Tag slugs to exclude, comma separated" },
   { name: "query", kind: "string", maxLength: 500, description: "Full-text search over title and content" },
   FORMAT_PARAM,
-  { name: "featured", kind: "enum", values: ["true", "false"], description: "Only featured (true) or non-featured (false) posts" },
+  {
+    name: "featured",
+    kind: "enum",
+    values: ["true", "false"],
+    description: "Only featured (true) or non-featured (false) posts",
+  },
   STATUS_PARAM,
 ];
 
@@ -32,7 +49,10 @@ const nonEmpty = z.string().min(1);
 const postWriteFields = {
   title: nonEmpty,
   content: nonEmpty,
-  contentFormat: z.enum(["html", "markdown"]).optional().describe("Format of `content` in this request; stored as HTML"),
+  contentFormat: z
+    .enum(["html", "markdown"])
+    .optional()
+    .describe("Format of `content` in this request; stored as HTML"),
   description: nonEmpty,
   slug: nonEmpty,
   categoryId: nonEmpty,
@@ -132,7 +152,9 @@ export const postRoutes: RestRoute[] = [
     variables: ({ body }) => ({ input: writeInput(body as z.infer<typeof CreatePostBody>) }),
     reshape: (data) => ({ post: writeResult(data.createPost as Record<string, unknown>, "createdAt") }),
     status: 201,
-    response: z.object({ post: PostWriteResultShape.extend({ createdAt: z.string().datetime({ offset: true }) }) }),
+    response: z.object({
+      post: PostWriteResultShape.extend({ createdAt: z.string().datetime({ offset: true }) }),
+    }),
   },
   {
     name: "updatePost",
@@ -145,10 +167,15 @@ export const postRoutes: RestRoute[] = [
     document: `mutation UpdatePost($identifier: String!, $input: UpdatePostInput!) {
       updatePost(identifier: $identifier, input: $input) { ${WRITE_RESULT} }
     }`,
-    variables: ({ params, body }) => ({ identifier: params.identifier, input: writeInput(body as z.infer<typeof UpdatePostBody>) }),
+    variables: ({ params, body }) => ({
+      identifier: params.identifier,
+      input: writeInput(body as z.infer<typeof UpdatePostBody>),
+    }),
     reshape: (data) => ({ post: writeResult(data.updatePost as Record<string, unknown>, "updatedAt") }),
     status: 200,
-    response: z.object({ post: PostWriteResultShape.extend({ updatedAt: z.string().datetime({ offset: true }) }) }),
+    response: z.object({
+      post: PostWriteResultShape.extend({ updatedAt: z.string().datetime({ offset: true }) }),
+    }),
   },
   {
     name: "deletePost",

@@ -1,0 +1,214 @@
+// Operating /graphql: depth and cost limits reject abusive queries with a clear error (while every
+// REST operation fits), GraphiQL for browsers, and introspection with a key.
+import { complexityFromQuery } from "@pothos/plugin-complexity";
+import {
+  buildClientSchema,
+  getIntrospectionQuery,
+  lexicographicSortSchema,
+  parse,
+  printSchema,
+} from "graphql";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveApiKey } from "../../src/auth/resolve-api-key.ts";
+import { MAX_QUERY_BREADTH, queryLimits } from "../../src/graphql/builder.ts";
+import { schema } from "../../src/graphql/schema/index.ts";
+import { createContentYoga } from "../../src/graphql/yoga.ts";
+import { silentLogger } from "../../src/logger.ts";
+import { restRoutes } from "../../src/rest/routes/index.ts";
+import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
+import { type GraphQLClient, graphqlClient, graphqlFixtures } from "./support/graphql.ts";
+
+let app: TestApp;
+let ws: TestWorkspace;
+let reader: GraphQLClient;
+/** The defaults of GRAPHQL_MAX_DEPTH and GRAPHQL_MAX_COMPLEXITY. */
+const LIMITS = { depth: 10, complexity: 5_000, breadth: MAX_QUERY_BREADTH };
+
+beforeAll(async () => {
+  app = await startTestApp();
+  ws = await app.workspace("Ops");
+  reader = graphqlClient(app, ws.publicKey);
+  const f = graphqlFixtures(graphqlClient(app, ws.privateKey));
+  const category = await f.category("news");
+  await f.post({ slug: "one", categoryId: category.id });
+});
+afterAll(async () => app?.close());
+
+const DEEP = `{ posts { items { category { posts { items { category { posts { items { category {
+  posts { items { id } } } } } } } } } } } }`;
+const WIDE = "{ posts(limit: 100) { items { category { posts(limit: 100) { items { id title } } } } } }";
+
+describe("depth and complexity limits", () => {
+  it("rejects a query nested deeper than the limit, before reading anything", async () => {
+    const error = await reader.fails(DEEP);
+    expect(error).toEqual({
+      message: `Query depth 12 exceeds the limit of ${LIMITS.depth}; ask for less in one request`,
+      locations: [{ line: 1, column: 3 }],
+      path: ["posts"],
+      extensions: {
+        code: "QUERY_TOO_COMPLEX",
+        http: { status: 400 },
+        measure: "depth",
+        actual: 12,
+        max: LIMITS.depth,
+      },
+    });
+  });
+
+  it("rejects lists of posts nested in lists of posts as too costly", async () => {
+    const error = await reader.fails(WIDE);
+    expect(error.message).toBe(
+      `Query complexity 30301 exceeds the limit of ${LIMITS.complexity}; ask for less in one request`,
+    );
+    expect(error.extensions).toEqual({
+      code: "QUERY_TOO_COMPLEX",
+      http: { status: 400 },
+      measure: "complexity",
+      actual: 30301,
+      max: LIMITS.complexity,
+    });
+  });
+
+  it("counts a page list's selection once per item its limit allows", () => {
+    const cost = (limit: number) =>
+      complexityFromQuery(`{ posts(limit: ${limit}) { items { id title } } }`, { schema }).complexity;
+    expect(cost(10)).toBe(1 + 10 * (1 + 2));
+    expect(cost(100)).toBe(1 + 100 * (1 + 2));
+    const connection = complexityFromQuery("{ postsConnection(first: 50) { edges { node { id } } } }", {
+      schema,
+    });
+    expect(connection.complexity).toBe(1 + 50 * (1 + 1 + 1));
+  });
+
+  it("takes the limits from GRAPHQL_MAX_DEPTH and GRAPHQL_MAX_COMPLEXITY", async () => {
+    expect(queryLimits(app.config)).toEqual(LIMITS);
+    const config = { ...app.config, graphql: { maxDepth: 3, maxComplexity: 20 } };
+    const yoga = createContentYoga(app.db.prisma, {
+      config,
+      logger: silentLogger,
+      sql: app.db.sql,
+      mediaStorage: app.mediaStorage,
+    });
+    const run = async (query: string) => {
+      const caller = await resolveApiKey(app.db.prisma, ws.publicKey);
+      const { contextFactory, execute, schema: executable } = yoga.getEnveloped({ req: { caller } } as never);
+      const result = await execute({
+        schema: executable,
+        document: parse(query),
+        contextValue: await contextFactory(),
+      });
+      return JSON.parse(JSON.stringify(result));
+    };
+    expect(await run("{ posts(limit: 2) { items { slug } } }")).toEqual({
+      data: { posts: { items: [{ slug: "one" }] } },
+    });
+    const deep = await run("{ posts { items { category { slug } } } }");
+    expect(deep.errors[0].extensions).toEqual({
+      code: "QUERY_TOO_COMPLEX",
+      http: { status: 400 },
+      measure: "depth",
+      actual: 4,
+      max: 3,
+    });
+    const costly = await run("{ posts(limit: 10) { items { slug } } }");
+    expect(costly.errors[0].extensions).toEqual({
+      code: "QUERY_TOO_COMPLEX",
+      http: { status: 400 },
+      measure: "complexity",
+      actual: 21,
+      max: 20,
+    });
+  });
+
+  it("answers 400 with the error over HTTP", async () => {
+    const response = await fetch(`${app.url}/graphql`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json",
+        authorization: ws.publicKey,
+      },
+      body: JSON.stringify({ query: DEEP }),
+    });
+    expect(response.status).toBe(400);
+    const body = await response.json();
+    expect(body.errors[0]).toMatchObject({
+      message: expect.stringContaining("Query depth 12"),
+      extensions: { code: "QUERY_TOO_COMPLEX" },
+    });
+  });
+
+  it("lets every REST read through at its largest page size", () => {
+    const variables = {
+      withPosts: true,
+      limit: 100,
+      page: 1,
+      identifier: "x",
+      id: "x",
+      format: "HTML",
+      status: "ALL",
+    };
+    const reads = restRoutes(app.config).filter((route) => route.method === "get");
+    expect(reads.map((route) => route.name)).toContain("listPosts");
+    for (const route of reads) {
+      const result = complexityFromQuery(route.document, { schema, variables });
+      expect(result.depth, route.name).toBeLessThanOrEqual(LIMITS.depth);
+      expect(result.breadth, route.name).toBeLessThanOrEqual(LIMITS.breadth);
+      expect(result.complexity, route.name).toBeLessThanOrEqual(LIMITS.complexity);
+    }
+  });
+
+  it("serves an ordinary frontend query", async () => {
+    const data =
+      await reader.ok(`{ posts(limit: 100) { items { id title content authors { name socials { url } }
+      category { name count { posts } } tags { name count { posts } } fields } pagination { totalItems } } }`);
+    expect(data.posts.pagination).toEqual({ totalItems: 1 });
+  });
+});
+
+describe("GraphiQL", () => {
+  it("serves the GraphiQL page to a browser (Accept: text/html) without a key", async () => {
+    const response = await fetch(`${app.url}/graphql`, {
+      headers: { accept: "text/html,application/xhtml+xml" },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+    const html = await response.text();
+    expect(html).toContain("<title>Content service GraphQL</title>");
+    expect(html.toLowerCase()).toContain("graphiql");
+  });
+
+  it("does not answer a GET query from the page's URL without a key", async () => {
+    const response = await fetch(
+      `${app.url}/graphql?query=${encodeURIComponent("{ posts { items { id } } }")}`,
+      {
+        headers: { accept: "text/html" },
+      },
+    );
+    expect(response.status).toBe(401);
+  });
+});
+
+describe("introspection", () => {
+  it("works with a key and describes the whole schema", async () => {
+    const response = await fetch(`${app.url}/graphql`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json",
+        authorization: `Bearer ${ws.publicKey}`,
+      },
+      body: JSON.stringify({ query: getIntrospectionQuery() }),
+    });
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    expect(body.errors).toBeUndefined();
+    const fromIntrospection = printSchema(lexicographicSortSchema(buildClientSchema(body.data)));
+    expect(fromIntrospection).toBe(printSchema(lexicographicSortSchema(schema)));
+  });
+
+  it("works in-process with a public key", async () => {
+    const data = await reader.ok("{ __schema { queryType { name } mutationType { name } } }");
+    expect(data).toEqual({ __schema: { queryType: { name: "Query" }, mutationType: { name: "Mutation" } } });
+  });
+});
