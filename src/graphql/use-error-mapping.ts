@@ -14,6 +14,11 @@ export function useErrorMapping(options: { logger: Logger }): Plugin {
   const mapError = (error: GraphQLError): GraphQLError => {
     if (error.extensions?.code || !error.originalError) return error;
     const original = error.originalError;
+    // Pothos rejects arguments it validates itself (connection cursors and sizes) with these.
+    if (original instanceof PothosValidationError) {
+      const mapped = userInputError(original.message);
+      return new GraphQLError(mapped.message, { nodes: error.nodes, path: error.path, extensions: mapped.extensions });
+    }
     if (original instanceof GraphQLError) {
       if (original.extensions?.code) return new GraphQLError(original.message, { ...error, extensions: original.extensions });
       // graphql-js itself raised it while coercing variables (a bad enum value, a missing input field,
@@ -24,8 +29,7 @@ export function useErrorMapping(options: { logger: Logger }): Plugin {
         extensions: { code: "BAD_USER_INPUT", http: { status: 400 }, details: [variableProblem(error.message)] },
       });
     }
-    // Pothos rejects arguments it validates itself (connection cursors and sizes) with these.
-    const mapped = original instanceof PothosValidationError ? userInputError(original.message) : mapPrismaError(original);
+    const mapped = mapPrismaError(original);
     if (mapped) return new GraphQLError(mapped.message, { nodes: error.nodes, path: error.path, extensions: mapped.extensions });
     options.logger.error("unexpected error in resolver", {
       path: error.path?.join("."),
