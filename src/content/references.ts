@@ -1,9 +1,7 @@
 // Posts point at a category, tags and authors by id. Every missing one is named in the error, so a
 // client can fix all of them in one go.
-import type { PrismaClient } from "../generated/prisma/client.ts";
 import { type FieldProblem, userInputError } from "../graphql/errors.ts";
-
-type Db = Pick<PrismaClient, "category" | "tag" | "author">;
+import type { PostWriteContext } from "./post-write-context.ts";
 
 export interface PostReferences {
   categoryId?: string | null;
@@ -11,24 +9,16 @@ export interface PostReferences {
   authors?: readonly string[] | null;
 }
 
-export async function assertReferencesExist(db: Db, workspaceId: string, refs: PostReferences): Promise<void> {
-  const [categories, tags, authors] = await Promise.all([
-    refs.categoryId ? db.category.findMany({ where: { workspaceId, id: refs.categoryId }, select: { id: true } }) : [],
-    refs.tags?.length ? db.tag.findMany({ where: { workspaceId, id: { in: [...refs.tags] } }, select: { id: true } }) : [],
-    refs.authors?.length
-      ? db.author.findMany({ where: { workspaceId, id: { in: [...refs.authors] } }, select: { id: true } })
-      : [],
-  ]);
+export function assertReferencesExist(context: PostWriteContext, refs: PostReferences): void {
   const problems: FieldProblem[] = [];
-  if (refs.categoryId && categories.length === 0) {
+  if (refs.categoryId && !context.categoryExists) {
     problems.push({ field: "categoryId", message: `Category "${refs.categoryId}" does not exist` });
   }
-  problems.push(...missing("tags", "Tag", refs.tags, tags), ...missing("authors", "Author", refs.authors, authors));
+  problems.push(...missing("tags", "Tag", refs.tags, context.existingTags), ...missing("authors", "Author", refs.authors, context.existingAuthors));
   if (problems.length > 0) throw userInputError("Referenced records do not exist", problems);
 }
 
-function missing(field: string, label: string, wanted: readonly string[] | null | undefined, found: { id: string }[]) {
-  const present = new Set(found.map((row) => row.id));
+function missing(field: string, label: string, wanted: readonly string[] | null | undefined, present: Set<string>): FieldProblem[] {
   return [...new Set(wanted ?? [])]
     .filter((id) => !present.has(id))
     .map((id) => ({ field, message: `${label} "${id}" does not exist` }));

@@ -20,7 +20,7 @@ function isKnownPrismaError(error: unknown): error is KnownPrismaError {
 /** Returns the client error for a Prisma error a client can cause, or null. */
 export function mapPrismaError(error: unknown): GraphQLError | null {
   if (!isKnownPrismaError(error)) return null;
-  switch (error.code) {
+  switch (rawQueryEquivalent(error) ?? error.code) {
     case "P2002": {
       const columns = uniqueViolationColumns(error.meta ?? {});
       if (columns.includes("key")) return conflictError("A field with this key already exists in the workspace", "key");
@@ -32,6 +32,15 @@ export function mapPrismaError(error: unknown): GraphQLError | null {
     default:
       return null;
   }
+}
+
+/** Raw SQL writes fail as P2010 with the driver's error kind; treat them like the query API's codes. */
+function rawQueryEquivalent(error: KnownPrismaError): string | null {
+  if (error.code !== "P2010") return null;
+  const kind = (error.meta?.driverAdapterError as { cause?: { kind?: string } } | undefined)?.cause?.kind;
+  if (kind === "UniqueConstraintViolation") return "P2002";
+  if (kind === "ForeignKeyConstraintViolation") return "P2003";
+  return null;
 }
 
 /**

@@ -1,0 +1,69 @@
+// Everything a post write must check, read in ONE statement: the post (for updates), whether the
+// category, tags and authors exist in the workspace, the default author, and the custom field
+// definitions. Keeps a write at three statements: this, the write, and reading the result back.
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { FieldDefinitionForValues } from "./custom-field-values.ts";
+
+export interface PostWriteContext {
+  /** The post the identifier names (updates), or null. */
+  postId: string | null;
+  categoryExists: boolean;
+  existingTags: Set<string>;
+  existingAuthors: Set<string>;
+  /** The workspace's first author (oldest), the default when a create names none. */
+  firstAuthorId: string | null;
+  fields: FieldDefinitionForValues[];
+}
+
+const CONTEXT_SQL = `
+SELECT
+  (SELECT id FROM "Post" WHERE "workspaceId" = $1 AND (id = $2 OR slug = $2) ORDER BY (id = $2) DESC LIMIT 1) AS "postId",
+  EXISTS (SELECT 1 FROM "Category" WHERE "workspaceId" = $1 AND id = $3) AS "categoryExists",
+  ARRAY(SELECT id FROM "Tag" WHERE "workspaceId" = $1 AND id = ANY($4::text[])) AS tags,
+  ARRAY(SELECT id FROM "Author" WHERE "workspaceId" = $1 AND id = ANY($5::text[])) AS authors,
+  (SELECT id FROM "Author" WHERE "workspaceId" = $1 ORDER BY "createdAt", id LIMIT 1) AS "firstAuthorId",
+  (SELECT coalesce(json_agg(json_build_object(
+      'id', f.id, 'key', f.key, 'type', f.type, 'required', f.required,
+      'options', (SELECT coalesce(json_agg(json_build_object('value', o.value)), '[]'::json) FROM "FieldOption" o WHERE o."fieldId" = f.id)
+    ) ORDER BY f.position, f."createdAt"), '[]'::json)
+   FROM "Field" f WHERE f."workspaceId" = $1) AS fields`;
+
+interface ContextRow {
+  postId: string | null;
+  categoryExists: boolean;
+  tags: string[] | string;
+  authors: string[] | string;
+  firstAuthorId: string | null;
+  fields: FieldDefinitionForValues[] | string;
+}
+
+export async function loadPostWriteContext(
+  prisma: PrismaClient,
+  workspaceId: string,
+  refs: { identifier?: string | null; categoryId?: string | null; tags?: readonly string[] | null; authors?: readonly string[] | null },
+): Promise<PostWriteContext> {
+  const [row] = await prisma.$queryRawUnsafe<ContextRow[]>(
+    CONTEXT_SQL,
+    workspaceId,
+    refs.identifier ?? "",
+    refs.categoryId ?? "",
+    [...(refs.tags ?? [])],
+    [...(refs.authors ?? [])],
+  );
+  if (!row) throw new Error("post write context query returned no row");
+  return {
+    postId: row.postId,
+    categoryExists: row.categoryExists,
+    existingTags: new Set(asArray(row.tags)),
+    existingAuthors: new Set(asArray(row.authors)),
+    firstAuthorId: row.firstAuthorId,
+    fields: typeof row.fields === "string" ? JSON.parse(row.fields) : row.fields,
+  };
+}
+
+/** Drivers differ in how they hand back a text[]: an array, or its literal `{a,b}`. */
+function asArray(value: string[] | string): string[] {
+  if (Array.isArray(value)) return value;
+  const inner = value.replace(/^\{|\}$/g, "");
+  return inner ? inner.split(",").map((item) => item.replace(/^"|"$/g, "")) : [];
+}

@@ -1,0 +1,149 @@
+// A post and everything attached to it (authors in order, tags, custom field values) written in ONE
+// statement: data-modifying CTEs run atomically, so no transaction round trips are needed either.
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { FieldValueChanges } from "./custom-field-values.ts";
+
+export interface PostRowInsert {
+  id: string;
+  workspaceId: string;
+  slug: string;
+  title: string;
+  status: "published" | "draft";
+  featured: boolean;
+  coverImage: string | null;
+  description: string;
+  content: string;
+  attribution: string | null;
+  publishedAt: Date;
+  categoryId: string;
+  tagIds: string[];
+  authorIds: string[];
+  fieldValues: FieldValueChanges;
+}
+
+const INSERT_SQL = `
+WITH post AS (
+  INSERT INTO "Post" (id, "workspaceId", slug, title, status, featured, "coverImage", description, content, attribution,
+                      "publishedAt", "createdAt", "updatedAt", "categoryId")
+  VALUES ($1, $2, $3, $4, $5::"PostStatus", $6, $7, $8, $9, $10, $11::timestamp(3), $12::timestamp(3), $12::timestamp(3), $13)
+  RETURNING id
+), authors AS (
+  INSERT INTO "PostAuthor" ("postId", "authorId", position)
+  SELECT post.id, a.id, a.ord - 1 FROM post, unnest($14::text[]) WITH ORDINALITY AS a(id, ord)
+), tags AS (
+  INSERT INTO "_PostToTag" ("A", "B") SELECT post.id, t.id FROM post, unnest($15::text[]) AS t(id)
+), field_values AS (
+  INSERT INTO "PostFieldValue" ("postId", "fieldId", value)
+  SELECT post.id, v.key, v.value FROM post, jsonb_each($16::jsonb) AS v(key, value)
+)
+SELECT id FROM post`;
+
+export async function insertPostRow(prisma: PrismaClient, row: PostRowInsert): Promise<void> {
+  await prisma.$queryRawUnsafe(
+    INSERT_SQL,
+    row.id,
+    row.workspaceId,
+    row.slug,
+    row.title,
+    row.status,
+    row.featured,
+    row.coverImage,
+    row.description,
+    row.content,
+    row.attribution,
+    utc(row.publishedAt),
+    utc(new Date()),
+    row.categoryId,
+    row.authorIds,
+    row.tagIds,
+    JSON.stringify(Object.fromEntries(row.fieldValues.set)),
+  );
+}
+
+export interface PostRowUpdate {
+  id: string;
+  title?: string;
+  slug?: string;
+  description?: string;
+  content?: string;
+  status?: "published" | "draft";
+  featured?: boolean;
+  /** undefined = keep; null = clear. */
+  coverImage?: string | null;
+  attribution?: string | null;
+  publishedAt?: Date;
+  categoryId?: string;
+  /** When given, the whole set is replaced (authors keep the given order). */
+  tagIds?: string[];
+  authorIds?: string[];
+  fieldValues?: FieldValueChanges;
+}
+
+// Replacing a set removes what is no longer in it and upserts the rest, so no statement ever deletes
+// and re-inserts the same row (CTEs share one snapshot and could not see each other's changes).
+const UPDATE_SQL = `
+WITH post AS (
+  UPDATE "Post" SET
+    title = COALESCE($2, title),
+    slug = COALESCE($3, slug),
+    description = COALESCE($4, description),
+    content = COALESCE($5, content),
+    status = COALESCE($6::"PostStatus", status),
+    featured = COALESCE($7, featured),
+    "coverImage" = CASE WHEN $8 THEN $9 ELSE "coverImage" END,
+    attribution = CASE WHEN $10 THEN $11 ELSE attribution END,
+    "publishedAt" = COALESCE($12::timestamp(3), "publishedAt"),
+    "categoryId" = COALESCE($13, "categoryId"),
+    "updatedAt" = $14::timestamp(3)
+  WHERE id = $1
+  RETURNING id
+), drop_authors AS (
+  DELETE FROM "PostAuthor" WHERE $15 AND "postId" = $1 AND NOT ("authorId" = ANY($16::text[]))
+), put_authors AS (
+  INSERT INTO "PostAuthor" ("postId", "authorId", position)
+  SELECT $1, a.id, a.ord - 1 FROM unnest($16::text[]) WITH ORDINALITY AS a(id, ord) WHERE $15
+  ON CONFLICT ("postId", "authorId") DO UPDATE SET position = EXCLUDED.position
+), drop_tags AS (
+  DELETE FROM "_PostToTag" WHERE $17 AND "A" = $1 AND NOT ("B" = ANY($18::text[]))
+), put_tags AS (
+  INSERT INTO "_PostToTag" ("A", "B") SELECT $1, t.id FROM unnest($18::text[]) AS t(id) WHERE $17
+  ON CONFLICT DO NOTHING
+), clear_fields AS (
+  DELETE FROM "PostFieldValue" WHERE "postId" = $1 AND "fieldId" = ANY($19::text[])
+), put_fields AS (
+  INSERT INTO "PostFieldValue" ("postId", "fieldId", value)
+  SELECT $1, v.key, v.value FROM jsonb_each($20::jsonb) AS v(key, value)
+  ON CONFLICT ("postId", "fieldId") DO UPDATE SET value = EXCLUDED.value
+)
+SELECT id FROM post`;
+
+export async function updatePostRow(prisma: PrismaClient, row: PostRowUpdate): Promise<void> {
+  await prisma.$queryRawUnsafe(
+    UPDATE_SQL,
+    row.id,
+    row.title ?? null,
+    row.slug ?? null,
+    row.description ?? null,
+    row.content ?? null,
+    row.status ?? null,
+    row.featured ?? null,
+    row.coverImage !== undefined,
+    row.coverImage ?? null,
+    row.attribution !== undefined,
+    row.attribution ?? null,
+    row.publishedAt ? utc(row.publishedAt) : null,
+    row.categoryId ?? null,
+    utc(new Date()),
+    row.authorIds !== undefined,
+    row.authorIds ?? [],
+    row.tagIds !== undefined,
+    row.tagIds ?? [],
+    row.fieldValues?.clear ?? [],
+    JSON.stringify(Object.fromEntries(row.fieldValues?.set ?? [])),
+  );
+}
+
+/** Prisma keeps DateTime as UTC in `timestamp(3)` columns; send the same text it would. */
+function utc(date: Date): string {
+  return date.toISOString().replace("T", " ").replace("Z", "");
+}
