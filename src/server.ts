@@ -22,21 +22,29 @@ async function main(): Promise<void> {
     logger.info("listening", { url: `http://${config.host}:${config.port}`, database: runtime.db.kind });
   });
 
+  // Handlers can outlive their connection (a client that gave up): count requests, not sockets, so
+  // the database is closed only when no handler can still use it.
+  let inFlight = 0;
+  server.on("request", (_req, res) => {
+    inFlight++;
+    res.once("close", () => inFlight--);
+  });
+
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
     shuttingDown = true;
     logger.info("shutting down", { signal });
-    const forced = setTimeout(() => {
-      logger.warn("in-flight requests did not finish in time; closing connections");
-      server.closeAllConnections();
-    }, config.shutdownTimeoutMs);
-    forced.unref();
-    server.close(async () => {
-      await runtime.close();
-      logger.info("stopped");
-      process.exit(0);
-    });
+    const deadline = Date.now() + config.shutdownTimeoutMs;
+    server.close();
     server.closeIdleConnections();
+    while (inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    if (inFlight > 0) {
+      logger.warn("in-flight requests did not finish in time; closing anyway", { inFlight });
+      server.closeAllConnections();
+    }
+    await runtime.close();
+    logger.info("stopped");
+    process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -105,8 +105,10 @@ export async function openDatabase(config: DatabaseConfig, options: OpenDatabase
 }
 
 function createPrisma(adapter: SqlDriverAdapterFactory, onQuery?: (sql: string) => void): PrismaClient {
-  if (!onQuery) return new PrismaClient({ adapter });
-  const prisma = new PrismaClient({ adapter, log: [{ emit: "event", level: "query" }] });
+  // Interactive transactions wait for a free connection; under load the 2 s default is too short.
+  const transactionOptions = { maxWait: 10_000, timeout: 15_000 };
+  if (!onQuery) return new PrismaClient({ adapter, transactionOptions });
+  const prisma = new PrismaClient({ adapter, transactionOptions, log: [{ emit: "event", level: "query" }] });
   prisma.$on("query", (event: { query: string }) => onQuery(event.query));
   return prisma as unknown as PrismaClient;
 }

@@ -172,3 +172,41 @@ describe("statements per post list request", () => {
     expect(counts[0]).toBeLessThanOrEqual(MAX_STATEMENTS);
   });
 });
+
+describe("statements per write request (REST)", () => {
+  it("create, update and delete a post each stay within the limit, whatever the post carries", async () => {
+    await app.request("GET", "/v1/posts?limit=1", { key: ws.privateKey });
+    const body = {
+      title: "Counted",
+      slug: "counted",
+      description: "A post whose write is counted",
+      content: "<p>Counted body</p>",
+      categoryId: "cat-1",
+      status: "draft",
+      tags: ["tag-0", "tag-1", "tag-2", "tag-3", "tag-4"],
+      authors: ["author-2", "author-1", "author-0"],
+      fields: { subtitle: "Counted subtitle", rating: 3 },
+    };
+    const create = await measure(() => app.request("POST", "/v1/posts", { key: ws.privateKey, body }));
+    expect(create.result.status).toBe(201);
+    const update = await measure(() =>
+      app.request("PATCH", "/v1/posts/counted", {
+        key: ws.privateKey,
+        body: { status: "published", tags: ["tag-5"], authors: ["author-3", "author-2"], fields: { rating: null } },
+      }),
+    );
+    expect(update.result.status).toBe(200);
+    const read = await app.request("GET", "/v1/posts/counted", { key: ws.privateKey });
+    expect(read.body.post).toMatchObject({
+      status: "published",
+      tags: [{ id: "tag-5" }],
+      authors: [{ id: "author-3" }, { id: "author-2" }],
+      fields: { subtitle: "Counted subtitle", rating: null },
+    });
+    const remove = await measure(() => app.request("DELETE", "/v1/posts/counted", { key: ws.privateKey }));
+    expect(remove.result.status).toBe(200);
+    const counts = [create, update, remove].map((m) => m.statements.length);
+    console.log(`REST POST / PATCH / DELETE /v1/posts: ${counts.join(" / ")} SQL statements`);
+    for (const count of counts) expect(count).toBeLessThanOrEqual(MAX_STATEMENTS);
+  });
+});
