@@ -8,8 +8,16 @@ declare module "autocannon" {
     headers?: Record<string, string>;
     body?: string | Buffer;
     /** Returning a falsy value skips the rest of the sequence for this round. */
-    setupRequest?: (request: AutocannonRequest, context: Record<string, unknown>) => AutocannonRequest | null | undefined;
-    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
+    setupRequest?: (
+      request: AutocannonRequest,
+      context: Record<string, unknown>,
+    ) => AutocannonRequest | null | undefined;
+    onResponse?: (
+      status: number,
+      body: string,
+      context: Record<string, unknown>,
+      headers: Record<string, string>,
+    ) => void;
   }
 
   export interface AutocannonOptions {

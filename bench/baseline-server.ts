@@ -86,7 +86,10 @@ async function workspaceOf(authorization: string | undefined): Promise<string | 
 
 function send(res: http.ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text) });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -96,7 +99,11 @@ async function listPosts(req: http.IncomingMessage, res: http.ServerResponse, ur
   const limit = Number(url.searchParams.get("limit") ?? 10);
   const page = Number(url.searchParams.get("page") ?? 1);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100 || !Number.isInteger(page) || page < 1) {
-    return send(res, 400, { error: "Invalid query parameters", details: [], message: "limit 1-100, page ≥ 1" });
+    return send(res, 400, {
+      error: "Invalid query parameters",
+      details: [],
+      message: "limit 1-100, page ≥ 1",
+    });
   }
   const [counted, posts] = await Promise.all([
     sql.query<{ total: number }>(COUNT_SQL, [workspaceId]),

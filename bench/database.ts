@@ -15,11 +15,19 @@ export interface BenchDatabase {
   drop(): Promise<void>;
 }
 
-export async function createBenchDatabase(options: { embedded: boolean; databaseUrl: string }): Promise<BenchDatabase> {
+export async function createBenchDatabase(options: {
+  embedded: boolean;
+  databaseUrl: string;
+}): Promise<BenchDatabase> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "content-bench-"));
   const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
   if (options.embedded) {
-    return { mode: "embedded", location: dataDir, env: { DATA_DIR: dataDir }, drop: async () => removeDataDir() };
+    return {
+      mode: "embedded",
+      location: dataDir,
+      env: { DATA_DIR: dataDir },
+      drop: async () => removeDataDir(),
+    };
   }
   const schema = `bench_${new Date().toISOString().replace(/\D/g, "").slice(0, 14)}_${process.pid}`;
   const client = new pg.Client({ connectionString: options.databaseUrl });
@@ -28,7 +36,9 @@ export async function createBenchDatabase(options: { embedded: boolean; database
     await client.query(`CREATE SCHEMA "${schema}"`);
   } catch (error) {
     removeDataDir();
-    throw new Error(`Cannot prepare PostgreSQL at ${redact(options.databaseUrl)}: ${(error as Error).message}`);
+    throw new Error(
+      `Cannot prepare PostgreSQL at ${redact(options.databaseUrl)}: ${(error as Error).message}`,
+    );
   } finally {
     await client.end().catch(() => {});
   }

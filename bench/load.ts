@@ -15,6 +15,11 @@ export interface LoadResult {
   /** Completed responses per second over the measured run (all statuses). */
   rps: number;
   latencyMs: { p50: number; p97_5: number; p99: number; mean: number; max: number };
+  /**
+   * CPU time the server process used per response during the measured run (user + system, all its
+   * threads). Far less sensitive to a busy machine than req/s; null where it cannot be read.
+   */
+  cpuMsPerRequest: number | null;
   bytesPerResponse: number;
   non2xx: number;
   errors: number;
@@ -29,17 +34,24 @@ export async function runLoad(
   scenario: Scenario,
   keys: Record<Step["key"], string>,
   settings: LoadSettings,
+  serverCpuMs: () => number | null = () => null,
 ): Promise<LoadResult> {
   const requests = scenario.steps.map((step) => toAutocannonRequest(step, keys[step.key]));
-  const result: AutocannonResult = await autocannon({
-    url: baseUrl,
-    connections: settings.connections,
-    duration: settings.duration,
-    timeout: 30,
-    title: scenario.id,
-    requests,
-    ...(settings.warmup > 0 ? { warmup: { connections: settings.connections, duration: settings.warmup } } : {}),
-  });
+  const run = (duration: number) =>
+    autocannon({
+      url: baseUrl,
+      connections: settings.connections,
+      duration,
+      timeout: 30,
+      title: scenario.id,
+      requests,
+    });
+  // The warm-up is a run of its own (as autocannon's `warmup` option does it), so the server's CPU
+  // time can be read between the two.
+  if (settings.warmup > 0) await run(settings.warmup);
+  const cpuBefore = serverCpuMs();
+  const result: AutocannonResult = await run(settings.duration);
+  const cpuAfter = serverCpuMs();
   const total = result.requests.total;
   const seconds = result.duration;
   return {
@@ -53,20 +65,29 @@ export async function runLoad(
       mean: result.latency.mean,
       max: result.latency.max,
     },
+    cpuMsPerRequest:
+      cpuBefore !== null && cpuAfter !== null && total > 0 ? (cpuAfter - cpuBefore) / total : null,
     bytesPerResponse: total > 0 ? Math.round(result.throughput.total / total) : 0,
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
-    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count])),
+    statusCodes: Object.fromEntries(
+      Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]),
+    ),
   };
 }
 
 function toAutocannonRequest(step: Step, key: string): AutocannonRequest {
   const headers: Record<string, string> = { authorization: key, accept: "application/json" };
-  if (step.body !== undefined) headers["content-type"] = "application/json";
+  if (step.body !== undefined || step.makeBody) headers["content-type"] = "application/json";
   if (isStatic(step)) {
     const rendered = renderStep(step, {}, 0)!;
-    return { method: step.method, path: rendered.path, headers, ...(rendered.body ? { body: rendered.body } : {}) };
+    return {
+      method: step.method,
+      path: rendered.path,
+      headers,
+      ...(rendered.body ? { body: rendered.body } : {}),
+    };
   }
   const request: AutocannonRequest = {
     method: step.method,

@@ -34,7 +34,7 @@ const HELP = `Usage: npm run bench -- [flags]
   --warmup SEC          warm-up seconds per route (default 3)
   --connections N       concurrent keep-alive connections (default 10)
   --posts N             posts to seed (default 10000)
-  --only ID,ID          run only these routes (ids: see --list)
+  --only ID,ID          run only these routes (ids: see --list); the baseline always runs
   --no-baseline         skip the raw node:http + pg baseline
   --profile             run the service with --cpu-prof and print the top functions by self time
   --keep                keep the database schema / data directory afterwards
@@ -43,6 +43,15 @@ const HELP = `Usage: npm run bench -- [flags]
 `;
 
 export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
+  try {
+    return toOptions(argv, env);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${HELP}`);
+    process.exit(2);
+  }
+}
+
+function toOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -73,7 +82,12 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): Bench
     warmup: nonNegative("warmup", values.warmup),
     connections: positive("connections", values.connections),
     posts: positive("posts", values.posts),
-    only: values.only ? values.only.split(",").map((s) => s.trim()).filter(Boolean) : [],
+    only: values.only
+      ? values.only
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [],
     baseline: !values["no-baseline"],
     profile: values.profile,
     keep: values.keep,

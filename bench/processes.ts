@@ -1,7 +1,8 @@
 // The servers under test run as child processes of the bench, so the load generator never shares
 // their event loop: the service (`node --import tsx src/server.ts`, i.e. `tsx src/server.ts` without
 // tsx's extra watcher process) and the baseline (`bench/baseline-server.ts`).
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -11,9 +12,19 @@ export interface ChildServer {
   name: string;
   url: string;
   pid: number;
-  /** Last lines the process wrote to stderr (warnings, errors). */
+  /** Milliseconds from spawn to the first successful ready check (start-up, migrations). */
+  startupMs: number;
+  /** Last lines the process wrote (warnings, errors). */
   stderrTail(): string;
-  /** SIGTERM, wait for a clean exit (the service drains, closes the database, writes its profile). */
+  /** Lines logged at level "error" so far. */
+  errorLines(): number;
+  /** CPU time (user + system, all threads) the process has used so far, in ms; null where /proc is missing. */
+  cpuMs(): number | null;
+  /**
+   * Waits a moment for requests the load generator abandoned at the end of its run (the server keeps
+   * working on them after their sockets close), then SIGTERM and a clean exit (the service drains,
+   * closes the database, writes its CPU profile).
+   */
   stop(): Promise<void>;
 }
 
@@ -28,7 +39,15 @@ export interface StartOptions {
 }
 
 /** Variables the bench decides itself; inherited values would point the children elsewhere. */
-const CONTROLLED = ["DATABASE_URL", "DATABASE_SCHEMA", "DATA_DIR", "REDIS_URL", "PORT", "HOST", "ADMIN_TOKEN"];
+const CONTROLLED = [
+  "DATABASE_URL",
+  "DATABASE_SCHEMA",
+  "DATA_DIR",
+  "REDIS_URL",
+  "PORT",
+  "HOST",
+  "ADMIN_TOKEN",
+];
 
 export async function startServer(options: StartOptions): Promise<ChildServer> {
   const port = await freePort();
@@ -36,14 +55,18 @@ export async function startServer(options: StartOptions): Promise<ChildServer> {
   for (const name of CONTROLLED) delete env[name];
   Object.assign(env, options.env, { PORT: String(port), HOST: "127.0.0.1" });
 
+  const spawnedAt = performance.now();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", options.script], {
     cwd: PROJECT_ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let tail = "";
+  let errors = 0;
   const keep = (chunk: Buffer) => {
-    tail = (tail + chunk.toString("utf8")).slice(-8_000);
+    const text = chunk.toString("utf8");
+    errors += text.split('"level":"error"').length - 1;
+    tail = (tail + text).slice(-8_000);
   };
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
@@ -54,14 +77,20 @@ export async function startServer(options: StartOptions): Promise<ChildServer> {
     name: options.name,
     url,
     pid: child.pid ?? -1,
+    startupMs: 0,
     stderrTail: () => tail,
+    errorLines: () => errors,
+    cpuMs: () => processCpuMs(child.pid),
     stop: () => stopChild(child, exited),
   };
   try {
     await waitUntilReady(`${url}${options.readyPath ?? "/ready"}`, exited, options.readyTimeoutMs ?? 120_000);
+    server.startupMs = performance.now() - spawnedAt;
   } catch (error) {
     await server.stop();
-    throw new Error(`${options.name} did not become ready: ${(error as Error).message}\n--- output ---\n${tail}`);
+    throw new Error(
+      `${options.name} did not become ready: ${(error as Error).message}\n--- output ---\n${tail}`,
+    );
   }
   return server;
 }
@@ -88,6 +117,7 @@ async function waitUntilReady(url: string, exited: Promise<number | null>, timeo
 
 async function stopChild(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
   child.kill("SIGTERM");
   const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
   await exited;
@@ -104,4 +134,19 @@ function freePort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
+}
+
+let clockTicks: number | undefined;
+
+/** utime + stime of /proc/<pid>/stat (Linux), converted from clock ticks to milliseconds. */
+function processCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    clockTicks ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+  } catch {
+    return null;
+  }
 }

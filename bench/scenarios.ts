@@ -19,8 +19,10 @@ export interface Step {
   key: KeyKind;
   /** Fixed path, or built from the context; null skips the step (its predecessor failed). */
   path: string | ((ctx: StepContext) => string | null);
-  /** JSON body; a function gets a run-wide sequence number for unique slugs. */
-  body?: unknown | ((ctx: StepContext, n: number) => unknown);
+  /** Fixed JSON body. */
+  body?: unknown;
+  /** JSON body built per request; `n` is a run-wide sequence number (unique slugs). */
+  makeBody?: (ctx: StepContext, n: number) => unknown;
   expectStatus: number;
   /** Reads the response to fill the context for the next step. */
   capture?: (body: unknown, ctx: StepContext) => void;
@@ -32,6 +34,8 @@ export interface Scenario {
   title: string;
   /** Which server answers: the service, or the raw node:http + pg baseline. */
   server: "service" | "baseline";
+  /** For a baseline: the service route whose body it must reproduce exactly. */
+  sameBodyAs?: string;
   steps: Step[];
 }
 
@@ -43,26 +47,75 @@ export const GRAPHQL_LIST_QUERY = `query ListPosts($limit: Int, $format: Content
   }
 } ${POST_FRAGMENT}`;
 
-const get = (label: string, path: string): Step => ({ label, method: "GET", key: "public", path, expectStatus: 200 });
+const get = (label: string, path: string): Step => ({
+  label,
+  method: "GET",
+  key: "public",
+  path,
+  expectStatus: 200,
+});
 
 export function benchScenarios(f: BenchFixtures): Scenario[] {
   const runTag = Date.now().toString(36);
   const filterPath = `/v1/posts?categories=${f.categorySlugs.join(",")}&tags=${f.tagSlugs.join(",")}`;
   const searchPath = `/v1/posts?query=${encodeURIComponent(f.searchText)}`;
   return [
-    { id: "baseline", title: "baseline GET /v1/posts?limit=10", server: "baseline", steps: [get("GET /v1/posts?limit=10", "/v1/posts?limit=10")] },
-    { id: "list10", title: "GET /v1/posts?limit=10", server: "service", steps: [get("GET /v1/posts?limit=10", "/v1/posts?limit=10")] },
-    { id: "list100", title: "GET /v1/posts?limit=100", server: "service", steps: [get("GET /v1/posts?limit=100", "/v1/posts?limit=100")] },
-    { id: "filter", title: "GET /v1/posts?categories=…&tags=…", server: "service", steps: [get("GET /v1/posts?categories&tags", filterPath)] },
-    { id: "search", title: `GET /v1/posts?query=${f.searchText}`, server: "service", steps: [get("GET /v1/posts?query", searchPath)] },
-    { id: "get", title: "GET /v1/posts/{slug}", server: "service", steps: [get("GET /v1/posts/{slug}", `/v1/posts/${f.postSlug}`)] },
+    {
+      id: "baseline",
+      title: "baseline GET /v1/posts?limit=10",
+      server: "baseline",
+      sameBodyAs: "list10",
+      steps: [get("GET /v1/posts?limit=10", "/v1/posts?limit=10")],
+    },
+    {
+      id: "baseline100",
+      title: "baseline GET /v1/posts?limit=100",
+      server: "baseline",
+      sameBodyAs: "list100",
+      steps: [get("GET /v1/posts?limit=100", "/v1/posts?limit=100")],
+    },
+    {
+      id: "list10",
+      title: "GET /v1/posts?limit=10",
+      server: "service",
+      steps: [get("GET /v1/posts?limit=10", "/v1/posts?limit=10")],
+    },
+    {
+      id: "list100",
+      title: "GET /v1/posts?limit=100",
+      server: "service",
+      steps: [get("GET /v1/posts?limit=100", "/v1/posts?limit=100")],
+    },
+    {
+      id: "filter",
+      title: "GET /v1/posts?categories=…&tags=…",
+      server: "service",
+      steps: [get("GET /v1/posts?categories&tags", filterPath)],
+    },
+    {
+      id: "search",
+      title: `GET /v1/posts?query=${f.searchText}`,
+      server: "service",
+      steps: [get("GET /v1/posts?query", searchPath)],
+    },
+    {
+      id: "get",
+      title: "GET /v1/posts/{slug}",
+      server: "service",
+      steps: [get("GET /v1/posts/{slug}", `/v1/posts/${f.postSlug}`)],
+    },
     {
       id: "get-md",
       title: "GET /v1/posts/{slug}?format=markdown",
       server: "service",
       steps: [get("GET /v1/posts/{slug}?format=markdown", `/v1/posts/${f.postSlug}?format=markdown`)],
     },
-    { id: "categories", title: "GET /v1/categories", server: "service", steps: [get("GET /v1/categories", "/v1/categories")] },
+    {
+      id: "categories",
+      title: "GET /v1/categories",
+      server: "service",
+      steps: [get("GET /v1/categories", "/v1/categories")],
+    },
     {
       id: "graphql",
       title: "POST /graphql posts(limit: 10)",
@@ -88,7 +141,7 @@ export function benchScenarios(f: BenchFixtures): Scenario[] {
           method: "POST",
           key: "private",
           path: "/v1/posts",
-          body: (_ctx, n) => createBody(f, `bench-${runTag}-${n}`, n),
+          makeBody: (_ctx, n) => createBody(f, `bench-${runTag}-${n}`, n),
           expectStatus: 201,
           capture: (body, ctx) => {
             ctx.postId = (body as { post?: { id?: string } } | null)?.post?.id;
@@ -99,7 +152,7 @@ export function benchScenarios(f: BenchFixtures): Scenario[] {
           method: "PATCH",
           key: "private",
           path: (ctx) => (ctx.postId ? `/v1/posts/${ctx.postId}` : null),
-          body: (_ctx, n) => updateBody(f, n),
+          makeBody: (_ctx, n) => updateBody(f, n),
           expectStatus: 200,
         },
       ],
@@ -156,13 +209,17 @@ function fieldValue(field: BenchFixtures["fields"][number], n: number): unknown 
 }
 
 /** The step's request for sequence number `n`, or null when it has to be skipped. */
-export function renderStep(step: Step, ctx: StepContext, n: number): { path: string; body: string | undefined } | null {
+export function renderStep(
+  step: Step,
+  ctx: StepContext,
+  n: number,
+): { path: string; body: string | undefined } | null {
   const path = typeof step.path === "function" ? step.path(ctx) : step.path;
   if (path === null) return null;
-  const body = typeof step.body === "function" ? (step.body as (c: StepContext, n: number) => unknown)(ctx, n) : step.body;
+  const body = step.makeBody ? step.makeBody(ctx, n) : step.body;
   return { path, body: body === undefined ? undefined : JSON.stringify(body) };
 }
 
 export function isStatic(step: Step): boolean {
-  return typeof step.path === "string" && typeof step.body !== "function" && !step.capture;
+  return typeof step.path === "string" && !step.makeBody && !step.capture;
 }

@@ -83,15 +83,18 @@ export async function seedWorkspace(prisma: PrismaClient, workspaceId: string, s
     await prisma.postFieldValue.createMany({
       data: batch.flatMap((n) => fields.map((field, i) => ({ postId: `pst_${run}_${n}`, fieldId: field.id, value: demoValue(fieldKinds[i]!, n) }))),
     });
-    // Implicit many-to-many: connect tags per post (3-5 each) through nested updates in one transaction.
-    await prisma.$transaction(
-      batch.map((n) =>
-        prisma.post.update({
-          where: { id: `pst_${run}_${n}` },
-          data: { tags: { connect: range(3 + (n % 3)).map((k) => ({ id: (tags[(n * 5 + k * 11) % tags.length] as { id: string }).id })) } },
-          select: { id: true },
-        }),
-      ),
+    // The implicit many-to-many table has no createMany: one INSERT … unnest per batch instead of
+    // a nested update per post.
+    const links = batch.flatMap((n) =>
+      [...new Set(range(3 + (n % 3)).map((k) => (tags[(n * 5 + k * 11) % tags.length] as { id: string }).id))].map((tagId) => [
+        `pst_${run}_${n}`,
+        tagId,
+      ]),
+    );
+    await prisma.$executeRawUnsafe(
+      `INSERT INTO "_PostToTag" ("A", "B") SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING`,
+      links.map(([post]) => post),
+      links.map(([, tag]) => tag),
     );
   }
   return { categories: categories.length, tags: tags.length, authors: authors.length, fields: fields.length, posts: sizes.posts };

@@ -1,0 +1,45 @@
+// One request per step before a route is loaded: a route that answers with the wrong status (or a
+// GraphQL error) is reported instead of measured, and the body is kept for the baseline comparison.
+import type { ChildServer } from "./processes.ts";
+import { renderStep, type Scenario, type Step, type StepContext } from "./scenarios.ts";
+
+export async function preflightScenario(
+  server: ChildServer,
+  scenario: Scenario,
+  keys: Record<Step["key"], string>,
+): Promise<{ body: unknown; problem?: string }> {
+  const ctx: StepContext = {};
+  let body: unknown;
+  for (const [i, step] of scenario.steps.entries()) {
+    const rendered = renderStep(step, ctx, 2_000_000 + i);
+    if (!rendered) return { body, problem: `${step.label}: previous step gave no result` };
+    const response = await fetch(server.url + rendered.path, {
+      method: step.method,
+      headers: {
+        authorization: keys[step.key],
+        ...(rendered.body ? { "content-type": "application/json" } : {}),
+      },
+      body: rendered.body,
+    });
+    const text = await response.text();
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    if (response.status !== step.expectStatus) {
+      return {
+        body,
+        problem: `${step.label} answered ${response.status} (expected ${step.expectStatus}): ${text.slice(0, 300)}`,
+      };
+    }
+    if (scenario.id === "graphql" && (body as { errors?: unknown }).errors) {
+      return {
+        body,
+        problem: `GraphQL errors: ${JSON.stringify((body as { errors: unknown }).errors).slice(0, 300)}`,
+      };
+    }
+    step.capture?.(body, ctx);
+  }
+  return { body };
+}

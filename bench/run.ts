@@ -1,0 +1,243 @@
+// `npm run bench`: seeds a fresh database, measures the raw baseline and the service under load, counts
+// SQL statements per request, prints a table and writes it as JSON under bench/results/.
+//
+//   1. fresh database: a new PostgreSQL schema (DATABASE_URL), or `--embedded` with a temporary DATA_DIR
+//   2. seed: 10,000 posts, 50 categories, 200 tags, 20 authors, 5 custom fields (batched), timed
+//   3. statements per request: in-process app (openRuntime + buildApp), one counted request per route
+//   4. baseline (bench/baseline-server.ts, its own process) under load: GET /v1/posts?limit=10
+//   5. the service (`node --import tsx src/server.ts`, its own process) under load, route by route
+//   6. table + JSON; the schema / data directory is dropped
+
+import { mkdirSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { firstDifference } from "./compare-bodies.ts";
+import { createBenchDatabase } from "./database.ts";
+import { type LoadResult, runLoad } from "./load.ts";
+import { parseBenchOptions } from "./options.ts";
+import { preflightScenario } from "./preflight.ts";
+import { type ChildServer, PROJECT_ROOT, startServer } from "./processes.ts";
+import { type BenchReport, formatReport, machineInfo, type RouteReport, writeReport } from "./report.ts";
+import { benchScenarios, type Scenario, type Step } from "./scenarios.ts";
+import { benchSizes, exampleFixtures, seedBenchDatabase } from "./seed.ts";
+import { countStatements } from "./statements.ts";
+import { type ProfileSummary, summarizeProfile } from "./summarize-profile.ts";
+
+const options = parseBenchOptions(process.argv.slice(2), process.env);
+const log = (text: string) => process.stdout.write(`${text}\n`);
+
+if (options.list) {
+  for (const scenario of benchScenarios(exampleFixtures()))
+    log(`${scenario.id.padEnd(12)} ${scenario.title}`);
+  process.exit(0);
+}
+
+const machine = machineInfo();
+const settings = {
+  duration: options.duration,
+  warmup: options.warmup,
+  connections: options.connections,
+  posts: options.posts,
+};
+log(
+  `Bench: ${options.embedded ? "embedded PGlite" : "PostgreSQL"}, Node ${machine.node}, ${machine.cpus} CPUs, load average ${machine.loadAverageAtStart.join(" ")}`,
+);
+log(
+  `Load: ${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s per route`,
+);
+
+const database = await createBenchDatabase({ embedded: options.embedded, databaseUrl: options.databaseUrl });
+log(`Database: ${database.location}`);
+let exitCode = 0;
+try {
+  log(`Seeding ${settings.posts.toLocaleString("en-US")} posts…`);
+  const seed = await seedBenchDatabase(database.env, benchSizes(settings.posts));
+  log(
+    `  seeded in ${(seed.seedMs / 1000).toFixed(1)} s (+ VACUUM ANALYZE ${(seed.vacuumMs / 1000).toFixed(1)} s)`,
+  );
+
+  const keys: Record<Step["key"], string> = {
+    public: seed.fixtures.publicKey,
+    private: seed.fixtures.privateKey,
+  };
+  const scenarios = benchScenarios(seed.fixtures).filter(
+    (s) =>
+      (s.server === "baseline" ? options.baseline : true) &&
+      (options.only.length === 0 ||
+        options.only.includes(s.id) ||
+        // The yardstick always runs; another baseline only with the route it mirrors.
+        s.id === "baseline" ||
+        (s.sameBodyAs !== undefined && options.only.includes(s.sameBodyAs))),
+  );
+
+  log("Counting SQL statements per request (in-process)…");
+  const statements = await countStatements(database.env, database.mode, scenarios, keys);
+
+  const loads = new Map<string, LoadResult>();
+  const problems = new Map<string, string>();
+  const load = { duration: settings.duration, warmup: settings.warmup, connections: settings.connections };
+
+  // With --profile both servers run under --cpu-prof: the baseline's profile shows what any server on
+  // this stack pays (HTTP, pg protocol, JSON), so the service's excess is the difference.
+  const profileRoot = path.join(
+    PROJECT_ROOT,
+    "bench",
+    "profiles",
+    new Date().toISOString().replace(/[:.]/g, "-"),
+  );
+  const profileDirs = {
+    service: path.join(profileRoot, "service"),
+    baseline: path.join(profileRoot, "baseline"),
+  };
+  const cpuProf = (dir: string) => {
+    if (!options.profile) return [];
+    mkdirSync(dir, { recursive: true });
+    return ["--cpu-prof", "--cpu-prof-dir", dir];
+  };
+
+  const baselineBodies = new Map<string, unknown>();
+  const baselineScenarios = scenarios.filter((s) => s.server === "baseline");
+  let baselineStartupMs = 0;
+  if (baselineScenarios.length) {
+    const baseline = await startServer({
+      name: "baseline",
+      script: "bench/baseline-server.ts",
+      env: database.env,
+      nodeArgs: cpuProf(profileDirs.baseline),
+    });
+    baselineStartupMs = baseline.startupMs;
+    try {
+      for (const scenario of baselineScenarios) {
+        const preflight = await preflightScenario(baseline, scenario, keys);
+        if (scenario.sameBodyAs) baselineBodies.set(scenario.sameBodyAs, preflight.body);
+        if (preflight.problem) problems.set(scenario.id, preflight.problem);
+        else loads.set(scenario.id, await measure(baseline, scenario, keys, load));
+      }
+    } finally {
+      await baseline.stop();
+    }
+  }
+
+  const service = await startServer({
+    name: "service",
+    script: "src/server.ts",
+    env: {
+      ...database.env,
+      NODE_ENV: "production",
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_AUTHENTICATED: "1000000000",
+      RATE_LIMIT_UNAUTHENTICATED: "1000000000",
+    },
+    nodeArgs: cpuProf(profileDirs.service),
+  });
+  const bodyChecks: BenchReport["baselineBodies"] = [];
+  try {
+    for (const scenario of scenarios.filter((s) => s.server === "service")) {
+      const preflight = await preflightScenario(service, scenario, keys);
+      if (baselineBodies.has(scenario.id)) {
+        const difference = firstDifference(preflight.body, baselineBodies.get(scenario.id));
+        bodyChecks.push({ route: scenario.id, identical: difference === null, difference });
+        if (difference)
+          log(`  ! the baseline's body for ${scenario.id} differs from the service's: ${difference}`);
+      }
+      if (preflight.problem) {
+        problems.set(scenario.id, preflight.problem);
+        continue;
+      }
+      loads.set(scenario.id, await measure(service, scenario, keys, load));
+    }
+  } finally {
+    await service.stop();
+  }
+  const serviceOutput = service.stderrTail().trim();
+  if (serviceOutput) {
+    log(`Service logged ${service.errorLines()} error line(s); last output:`);
+    log(
+      serviceOutput
+        .split("\n")
+        .slice(-4)
+        .map((line) => `  ${line.slice(0, 400)}`)
+        .join("\n"),
+    );
+  }
+
+  const profile: BenchReport["profile"] = options.profile
+    ? {
+        service: summarizeIfPresent(profileDirs.service, service.startupMs),
+        baseline: baselineScenarios.length
+          ? summarizeIfPresent(profileDirs.baseline, baselineStartupMs)
+          : null,
+      }
+    : null;
+
+  // Every route is compared with the baseline of the issue: GET /v1/posts?limit=10.
+  const baselineRps = loads.get("baseline")?.rps;
+  const routes: RouteReport[] = scenarios.map((scenario) => {
+    const result = loads.get(scenario.id) ?? null;
+    return {
+      id: scenario.id,
+      title: scenario.title,
+      server: scenario.server,
+      load: result,
+      ratioToBaseline: result && baselineRps ? result.rps / baselineRps : null,
+      statements: statements.byScenario[scenario.id] ?? null,
+      ...(problems.has(scenario.id) ? { problem: problems.get(scenario.id) } : {}),
+    };
+  });
+  const { fixtures: _fixtures, ...seedSummary } = seed;
+  const report: BenchReport = {
+    createdAt: new Date().toISOString(),
+    mode: database.mode,
+    machine: { ...machine, loadAverageAtEnd: os.loadavg().map((n) => Math.round(n * 100) / 100) },
+    settings,
+    database: database.location,
+    seed: seedSummary,
+    baselineBodies: bodyChecks,
+    serviceErrorsLogged: service.errorLines(),
+    routes,
+    profile,
+  };
+
+  log("");
+  log(formatReport(report));
+  const file = writeReport(report, options, path.join(PROJECT_ROOT, "bench", "results"));
+  log("");
+  log(`Written ${path.relative(process.cwd(), file)}`);
+  if (problems.size) exitCode = 1;
+} catch (error) {
+  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
+  exitCode = 1;
+} finally {
+  if (options.keep) log(`Kept the database: ${database.location}`);
+  else
+    await database
+      .drop()
+      .catch((error: unknown) => log(`  ! could not drop the bench database: ${(error as Error).message}`));
+}
+process.exit(exitCode);
+
+function summarizeIfPresent(dir: string, startupMs: number): ProfileSummary | null {
+  try {
+    // The profile starts a little after the spawn; a second more keeps the start-up out for sure.
+    return summarizeProfile(dir, { top: 30, skipMs: startupMs + 1_000 });
+  } catch (error) {
+    log(`  ! no CPU profile in ${dir}: ${(error as Error).message}`);
+    return null;
+  }
+}
+
+async function measure(
+  server: ChildServer,
+  scenario: Scenario,
+  keys: Record<Step["key"], string>,
+  settings: { duration: number; warmup: number; connections: number },
+) {
+  process.stdout.write(`  ${server.name}: ${scenario.title} … `);
+  const result = await runLoad(server.url, scenario, keys, settings, server.cpuMs);
+  const failures = result.non2xx + result.errors + result.timeouts;
+  const cpu = result.cpuMsPerRequest === null ? "" : `, ${result.cpuMsPerRequest.toFixed(2)} CPU ms/req`;
+  log(
+    `${result.rps.toFixed(0)} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms${cpu}${failures ? `, ${failures} failed` : ""}`,
+  );
+  return result;
+}
