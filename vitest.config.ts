@@ -6,7 +6,12 @@ export default defineConfig({
     // graphql 16 ships ESM (`module`) and CJS (`main`) builds. Vite would give our sources the ESM one
     // while Pothos and Yoga load the CJS one through Node: two "graphql" instances that refuse each
     // other's schemas. Point everything at the build Node itself loads.
-    alias: [{ find: /^graphql$/, replacement: fileURLToPath(new URL("./node_modules/graphql/index.js", import.meta.url)) }],
+    alias: [
+      {
+        find: /^graphql$/,
+        replacement: fileURLToPath(new URL("./node_modules/graphql/index.js", import.meta.url)),
+      },
+    ],
   },
   test: {
     include: ["test/**/*.test.ts"],

@@ -7,15 +7,15 @@ import type { Database } from "./db/database.ts";
 import { createContentYoga } from "./graphql/yoga.ts";
 import { adminRoutes } from "./http/admin-routes.ts";
 import { openCors } from "./http/cors.ts";
+import { graphqlGate } from "./http/graphql-gate.ts";
 import { jsonErrorHandler, sendError } from "./http/json-errors.ts";
 import { resolveRequestCaller } from "./http/request-caller.ts";
 import { statusRoutes } from "./http/status-routes.ts";
 import { clientAddressKey, rateLimit } from "./limits/rate-limit-middleware.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
 import type { Logger } from "./logger.ts";
-import { isSelfServed, type MediaStorage } from "./media/storage.ts";
 import { serveLocalMedia } from "./media/serve-local-media.ts";
-import { graphqlGate } from "./http/graphql-gate.ts";
+import { isSelfServed, type MediaStorage } from "./media/storage.ts";
 import { createRestRouter } from "./rest/router.ts";
 
 export interface AppDeps {
@@ -42,7 +42,8 @@ export function buildApp(deps: AppDeps): Express {
   app.use(openCors());
   app.use(statusRoutes(db.sql, deps.isShuttingDown ?? (() => false)));
   if (isSelfServed(deps.mediaStorage)) app.use(serveLocalMedia(deps.mediaStorage));
-  if (config.adminToken) app.use("/admin", adminRoutes({ prisma: db.prisma, token: config.adminToken, callers }));
+  if (config.adminToken)
+    app.use("/admin", adminRoutes({ prisma: db.prisma, token: config.adminToken, callers }));
 
   const limited: RequestHandler[] = [
     resolveRequestCaller(callers),

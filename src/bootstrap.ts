@@ -15,9 +15,17 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: Config, logger: Logger, options: { onQuery?: (sql: string) => void } = {}): Promise<Runtime> {
+export async function openRuntime(
+  config: Config,
+  logger: Logger,
+  options: { onQuery?: (sql: string) => void } = {},
+): Promise<Runtime> {
   const db = await openDatabase(config.database, { migrate: true, logger, onQuery: options.onQuery });
-  const rateLimiter = createRateLimiter({ windowMs: config.rateLimit.windowMs, redisUrl: config.redisUrl, log: logger });
+  const rateLimiter = createRateLimiter({
+    windowMs: config.rateLimit.windowMs,
+    redisUrl: config.redisUrl,
+    log: logger,
+  });
   const mediaStorage = createMediaStorage(config);
   return {
     db,

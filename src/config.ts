@@ -74,7 +74,12 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
     host: env.HOST,
     dataDir,
     database: env.DATABASE_URL
-      ? { kind: "postgres" as const, url: env.DATABASE_URL, schema: env.DATABASE_SCHEMA, poolSize: env.DATABASE_POOL_SIZE }
+      ? {
+          kind: "postgres" as const,
+          url: env.DATABASE_URL,
+          schema: env.DATABASE_SCHEMA,
+          poolSize: env.DATABASE_POOL_SIZE,
+        }
       : { kind: "embedded" as const, dir: path.join(dataDir, "db") },
     redisUrl: env.REDIS_URL,
     adminToken: env.ADMIN_TOKEN,

@@ -4,7 +4,10 @@
 import { createWorkspace } from "./auth/workspaces.ts";
 import type { PrismaClient } from "./generated/prisma/client.ts";
 
-export async function ensureDefaultWorkspace(prisma: PrismaClient, print: (text: string) => void): Promise<void> {
+export async function ensureDefaultWorkspace(
+  prisma: PrismaClient,
+  print: (text: string) => void,
+): Promise<void> {
   if ((await prisma.workspace.count()) > 0) return;
   const { workspace, publicKey, privateKey } = await createWorkspace(prisma, "default");
   print(

@@ -9,7 +9,10 @@ export interface CallerResolver {
   clear(): void;
 }
 
-export function createCallerResolver(prisma: PrismaClient, options: { ttlMs?: number; maxEntries?: number } = {}): CallerResolver {
+export function createCallerResolver(
+  prisma: PrismaClient,
+  options: { ttlMs?: number; maxEntries?: number } = {},
+): CallerResolver {
   const ttlMs = options.ttlMs ?? 5_000;
   const maxEntries = options.maxEntries ?? 10_000;
   const entries = new Map<string, { caller: Caller | null; expiresAt: number }>();

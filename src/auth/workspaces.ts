@@ -1,6 +1,7 @@
 // Workspace and API-key administration, shared by the CLI, the admin HTTP API and first start.
-import type { PrismaClient } from "../generated/prisma/client.ts";
+
 import { slugify } from "../content/slugs.ts";
+import type { PrismaClient } from "../generated/prisma/client.ts";
 import { type ApiKeyKind, displayHintOf, generateApiKey, hashApiKey } from "./api-key-format.ts";
 
 export interface WorkspaceSummary {

@@ -1,5 +1,12 @@
 // The CLI's commands, each a function of (database, arguments) returning what to print as JSON.
-import { createWorkspace, findWorkspace, issueKey, listKeys, listWorkspaces, revokeKey } from "../auth/workspaces.ts";
+import {
+  createWorkspace,
+  findWorkspace,
+  issueKey,
+  listKeys,
+  listWorkspaces,
+  revokeKey,
+} from "../auth/workspaces.ts";
 import type { Database } from "../db/database.ts";
 import { seedWorkspace } from "../seed/seed-workspace.ts";
 

@@ -6,7 +6,13 @@ import { openDatabase } from "../db/database.ts";
 import { EmbeddedDatabaseLockedError } from "../db/embedded-lock.ts";
 import { parseArgs, runCommand, UsageError } from "./commands.ts";
 
-const EXPECTED_ERRORS = [UsageError, ConfigError, EmbeddedDatabaseLockedError, WorkspaceNotFoundError, ApiKeyNotFoundError];
+const EXPECTED_ERRORS = [
+  UsageError,
+  ConfigError,
+  EmbeddedDatabaseLockedError,
+  WorkspaceNotFoundError,
+  ApiKeyNotFoundError,
+];
 
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
@@ -25,7 +31,9 @@ main().then(
   (code) => process.exit(code),
   (error: unknown) => {
     const expected = EXPECTED_ERRORS.some((kind) => error instanceof kind);
-    process.stderr.write(`${expected ? (error as Error).message : error instanceof Error ? error.stack : String(error)}\n`);
+    process.stderr.write(
+      `${expected ? (error as Error).message : error instanceof Error ? error.stack : String(error)}\n`,
+    );
     process.exit(1);
   },
 );

@@ -5,7 +5,18 @@ import { byIdentifier } from "./post-filters.ts";
 import { isHttpUrl, ProblemList } from "./validation.ts";
 
 export const SOCIAL_PLATFORMS = [
-  "x", "twitter", "github", "facebook", "instagram", "youtube", "tiktok", "linkedin", "website", "onlyfans", "discord", "bluesky",
+  "x",
+  "twitter",
+  "github",
+  "facebook",
+  "instagram",
+  "youtube",
+  "tiktok",
+  "linkedin",
+  "website",
+  "onlyfans",
+  "discord",
+  "bluesky",
 ] as const;
 
 export interface Social {
@@ -23,8 +34,15 @@ export interface AuthorWrite {
   socials?: readonly Social[] | null;
 }
 
-export async function findAuthorId(prisma: PrismaClient, workspaceId: string, identifier: string): Promise<string> {
-  const found = await prisma.author.findFirst({ where: byIdentifier(workspaceId, identifier), select: { id: true } });
+export async function findAuthorId(
+  prisma: PrismaClient,
+  workspaceId: string,
+  identifier: string,
+): Promise<string> {
+  const found = await prisma.author.findFirst({
+    where: byIdentifier(workspaceId, identifier),
+    select: { id: true },
+  });
   if (!found) throw notFoundError("Author", identifier);
   return found.id;
 }
@@ -77,7 +95,11 @@ export async function updateAuthor(
   return id;
 }
 
-export async function deleteAuthor(prisma: PrismaClient, workspaceId: string, identifier: string): Promise<string> {
+export async function deleteAuthor(
+  prisma: PrismaClient,
+  workspaceId: string,
+  identifier: string,
+): Promise<string> {
   const id = await findAuthorId(prisma, workspaceId, identifier);
   await prisma.author.delete({ where: { id } });
   return id;

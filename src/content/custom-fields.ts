@@ -4,7 +4,15 @@ import type { FieldType, PrismaClient } from "../generated/prisma/client.ts";
 import { notFoundError, userInputError } from "../graphql/errors.ts";
 import { ProblemList } from "./validation.ts";
 
-export const FIELD_TYPES = ["text", "number", "boolean", "date", "richtext", "select", "multiselect"] as const;
+export const FIELD_TYPES = [
+  "text",
+  "number",
+  "boolean",
+  "date",
+  "richtext",
+  "select",
+  "multiselect",
+] as const;
 const KEY_PATTERN = /^[a-z0-9_]+$/;
 const MAX_OPTIONS = 100;
 
@@ -25,7 +33,11 @@ export interface FieldWrite {
 
 const hasOptions = (type: FieldType) => type === "select" || type === "multiselect";
 
-export async function findFieldId(prisma: PrismaClient, workspaceId: string, identifier: string): Promise<string> {
+export async function findFieldId(
+  prisma: PrismaClient,
+  workspaceId: string,
+  identifier: string,
+): Promise<string> {
   const found = await prisma.field.findFirst({
     where: { workspaceId, OR: [{ id: identifier }, { key: identifier }] },
     select: { id: true },
@@ -43,7 +55,8 @@ export async function createField(
   if (hasOptions(input.type) && !input.options?.length) {
     problems.add("options", `Required for ${input.type} fields (1 to ${MAX_OPTIONS} options)`);
   }
-  if (!hasOptions(input.type) && input.options) problems.add("options", `Not allowed for ${input.type} fields`);
+  if (!hasOptions(input.type) && input.options)
+    problems.add("options", `Not allowed for ${input.type} fields`);
   problems.throwIfAny("Invalid field");
   return prisma.$transaction(async (tx) => {
     const last = await tx.field.aggregate({ where: { workspaceId }, _max: { position: true } });
@@ -73,7 +86,8 @@ export async function updateField(
   const id = await findFieldId(prisma, workspaceId, identifier);
   const current = await prisma.field.findUniqueOrThrow({ where: { id }, include: { options: true } });
   const problems = checkDefinition(input);
-  for (const key of ["key", "name", "type", "required"] as const) if (input[key] === null) problems.add(key, "Cannot be null");
+  for (const key of ["key", "name", "type", "required"] as const)
+    if (input[key] === null) problems.add(key, "Cannot be null");
   const type = input.type ?? current.type;
   if (input.options && !hasOptions(type)) problems.add("options", `Not allowed for ${type} fields`);
   if (input.options?.length === 0) problems.add("options", `Must have 1 to ${MAX_OPTIONS} options`);
@@ -97,15 +111,25 @@ export async function updateField(
     if (input.options || (input.type && !hasOptions(input.type))) {
       await tx.fieldOption.deleteMany({ where: { fieldId: id } });
       await tx.fieldOption.createMany({
-        data: (input.options ?? []).map((o, position) => ({ fieldId: id, value: o.value, label: o.label, position })),
+        data: (input.options ?? []).map((o, position) => ({
+          fieldId: id,
+          value: o.value,
+          label: o.label,
+          position,
+        })),
       });
     }
-    if (input.position !== undefined && input.position !== null) await moveField(tx, workspaceId, id, input.position);
+    if (input.position !== undefined && input.position !== null)
+      await moveField(tx, workspaceId, id, input.position);
   });
   return id;
 }
 
-export async function deleteField(prisma: PrismaClient, workspaceId: string, identifier: string): Promise<string> {
+export async function deleteField(
+  prisma: PrismaClient,
+  workspaceId: string,
+  identifier: string,
+): Promise<string> {
   const id = await findFieldId(prisma, workspaceId, identifier);
   // Stored values go with the definition (ON DELETE CASCADE).
   await prisma.field.delete({ where: { id } });
@@ -113,20 +137,29 @@ export async function deleteField(prisma: PrismaClient, workspaceId: string, ide
 }
 
 function checkDefinition(input: FieldWrite): ProblemList {
-  const problems = new ProblemList().text("name", input.name, { max: 50 }).text("description", input.description, { min: 0, max: 280 });
+  const problems = new ProblemList()
+    .text("name", input.name, { max: 50 })
+    .text("description", input.description, { min: 0, max: 280 });
   if (input.key !== undefined && input.key !== null) {
     if (input.key.length < 1 || input.key.length > 50 || !KEY_PATTERN.test(input.key)) {
-      problems.add("key", "Must be 1-50 characters of lowercase letters, digits and underscores (^[a-z0-9_]+$)");
+      problems.add(
+        "key",
+        "Must be 1-50 characters of lowercase letters, digits and underscores (^[a-z0-9_]+$)",
+      );
     }
   }
-  if (input.position !== undefined && input.position !== null && input.position < 0) problems.add("position", "Must be 0 or greater");
+  if (input.position !== undefined && input.position !== null && input.position < 0)
+    problems.add("position", "Must be 0 or greater");
   const options = input.options ?? [];
   if (options.length > MAX_OPTIONS) problems.add("options", `At most ${MAX_OPTIONS} options`);
   const seen = new Set<string>();
   options.forEach((option, index) => {
-    if (option.value.length < 1 || option.value.length > 80) problems.add(`options.${index}.value`, "Must be 1-80 characters");
-    if (option.label.length < 1 || option.label.length > 80) problems.add(`options.${index}.label`, "Must be 1-80 characters");
-    if (seen.has(option.value)) problems.add(`options.${index}.value`, `Duplicate option value "${option.value}"`);
+    if (option.value.length < 1 || option.value.length > 80)
+      problems.add(`options.${index}.value`, "Must be 1-80 characters");
+    if (option.label.length < 1 || option.label.length > 80)
+      problems.add(`options.${index}.label`, "Must be 1-80 characters");
+    if (seen.has(option.value))
+      problems.add(`options.${index}.value`, `Duplicate option value "${option.value}"`);
     seen.add(option.value);
   });
   return problems;
@@ -137,18 +170,31 @@ type Db = Pick<PrismaClient, "postFieldValue" | "post">;
 /** Refuses definition changes that would leave posts holding values the definition no longer allows. */
 async function assertValuesStayValid(
   prisma: Db,
-  current: { id: string; workspaceId: string; key: string; type: FieldType; required: boolean; options: { value: string }[] },
+  current: {
+    id: string;
+    workspaceId: string;
+    key: string;
+    type: FieldType;
+    required: boolean;
+    options: { value: string }[];
+  },
   input: FieldWrite,
 ): Promise<void> {
-  const values = await prisma.postFieldValue.findMany({ where: { fieldId: current.id }, select: { value: true } });
+  const values = await prisma.postFieldValue.findMany({
+    where: { fieldId: current.id },
+    select: { value: true },
+  });
   if (input.type && input.type !== current.type && values.length > 0) {
-    throw userInputError(`Cannot change the type of "${current.key}": ${values.length} post(s) store values of type ${current.type}`, [
-      { field: "type", message: `${values.length} post(s) have a ${current.type} value; clear them first` },
-    ]);
+    throw userInputError(
+      `Cannot change the type of "${current.key}": ${values.length} post(s) store values of type ${current.type}`,
+      [{ field: "type", message: `${values.length} post(s) have a ${current.type} value; clear them first` }],
+    );
   }
   if (input.options && hasOptions(current.type)) {
     const kept = new Set(input.options.map((o) => o.value));
-    const used = new Set(values.flatMap((row) => (Array.isArray(row.value) ? row.value : [row.value])) as string[]);
+    const used = new Set(
+      values.flatMap((row) => (Array.isArray(row.value) ? row.value : [row.value])) as string[],
+    );
     const removedInUse = current.options.map((o) => o.value).filter((v) => used.has(v) && !kept.has(v));
     if (removedInUse.length) {
       throw userInputError(`Cannot remove options still used by posts: ${removedInUse.join(", ")}`, [
@@ -159,9 +205,15 @@ async function assertValuesStayValid(
   if (input.required && !current.required) {
     const posts = await prisma.post.count({ where: { workspaceId: current.workspaceId } });
     if (posts > values.length) {
-      throw userInputError(`Cannot make "${current.key}" required: ${posts - values.length} post(s) have no value`, [
-        { field: "required", message: `${posts - values.length} post(s) have no value for "${current.key}"` },
-      ]);
+      throw userInputError(
+        `Cannot make "${current.key}" required: ${posts - values.length} post(s) have no value`,
+        [
+          {
+            field: "required",
+            message: `${posts - values.length} post(s) have no value for "${current.key}"`,
+          },
+        ],
+      );
     }
   }
 }
@@ -179,5 +231,6 @@ async function moveField(
   });
   const ids = ordered.map((f) => f.id).filter((other) => other !== id);
   ids.splice(Math.min(position, ids.length), 0, id);
-  for (const [index, fieldId] of ids.entries()) await tx.field.update({ where: { id: fieldId }, data: { position: index } });
+  for (const [index, fieldId] of ids.entries())
+    await tx.field.update({ where: { id: fieldId }, data: { position: index } });
 }

@@ -4,6 +4,9 @@ import { randomBytes } from "node:crypto";
 
 export function newId(): string {
   const time = Date.now().toString(36).padStart(9, "0").slice(-9);
-  const random = BigInt(`0x${randomBytes(10).toString("hex")}`).toString(36).padStart(15, "0").slice(-15);
+  const random = BigInt(`0x${randomBytes(10).toString("hex")}`)
+    .toString(36)
+    .padStart(15, "0")
+    .slice(-15);
   return `c${time}${random}`;
 }

@@ -3,7 +3,11 @@
 import { marked } from "marked";
 import TurndownService from "turndown";
 
-const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
+const turndown = new TurndownService({
+  headingStyle: "atx",
+  codeBlockStyle: "fenced",
+  bulletListMarker: "-",
+});
 
 /** Converted bodies are cached process-wide: the same post is read far more often than it changes. */
 const cache = new Map<string, string>();

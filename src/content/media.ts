@@ -22,15 +22,29 @@ interface MediaDeps {
   maxBytes: number;
 }
 
-export async function createMedia(deps: MediaDeps, workspaceId: string, upload: MediaUpload): Promise<string> {
+export async function createMedia(
+  deps: MediaDeps,
+  workspaceId: string,
+  upload: MediaUpload,
+): Promise<string> {
   const name = (upload.name ?? "").trim() || upload.filename.trim() || "untitled";
-  new ProblemList().text("name", name, { max: 500 }).text("alt", upload.alt, { min: 0, max: 2_000 }).throwIfAny("Invalid upload");
+  new ProblemList()
+    .text("name", name, { max: 500 })
+    .text("alt", upload.alt, { min: 0, max: 2_000 })
+    .throwIfAny("Invalid upload");
   let ingested: Awaited<ReturnType<typeof ingestMedia>>;
   try {
-    ingested = await ingestMedia({ storage: deps.storage, workspaceId, bytes: upload.bytes, filename: upload.filename, maxBytes: deps.maxBytes });
+    ingested = await ingestMedia({
+      storage: deps.storage,
+      workspaceId,
+      bytes: upload.bytes,
+      filename: upload.filename,
+      maxBytes: deps.maxBytes,
+    });
   } catch (error) {
     if (error instanceof UploadTooLargeError) throw payloadTooLargeError(error.message);
-    if (error instanceof UnsupportedMediaTypeError) throw userInputError(error.message, [{ field: "file", message: error.message }]);
+    if (error instanceof UnsupportedMediaTypeError)
+      throw userInputError(error.message, [{ field: "file", message: error.message }]);
     throw error;
   }
   try {
@@ -51,7 +65,9 @@ export async function updateMedia(
   id: string,
   input: { name?: string | null; alt?: string | null },
 ): Promise<string> {
-  const problems = new ProblemList().text("name", input.name, { max: 500 }).text("alt", input.alt, { min: 0, max: 2_000 });
+  const problems = new ProblemList()
+    .text("name", input.name, { max: 500 })
+    .text("alt", input.alt, { min: 0, max: 2_000 });
   if (input.name === null) problems.add("name", "Cannot be null");
   problems.throwIfAny("Invalid media update");
   const existing = await prisma.media.findFirst({ where: { workspaceId, id }, select: { id: true } });
@@ -60,8 +76,15 @@ export async function updateMedia(
   return id;
 }
 
-export async function deleteMedia(deps: Omit<MediaDeps, "maxBytes">, workspaceId: string, id: string): Promise<string> {
-  const existing = await deps.prisma.media.findFirst({ where: { workspaceId, id }, select: { id: true, storageKey: true } });
+export async function deleteMedia(
+  deps: Omit<MediaDeps, "maxBytes">,
+  workspaceId: string,
+  id: string,
+): Promise<string> {
+  const existing = await deps.prisma.media.findFirst({
+    where: { workspaceId, id },
+    select: { id: true, storageKey: true },
+  });
   if (!existing) throw notFoundError("Media", id);
   await deps.prisma.media.delete({ where: { id } });
   await discardStoredMedia(deps.storage, existing.storageKey, deps.logger);

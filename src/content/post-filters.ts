@@ -17,7 +17,8 @@ export interface PostListFilter {
 export function postListWhere(workspaceId: string, filter: PostListFilter): Prisma.PostWhereInput {
   const and: Prisma.PostWhereInput[] = [];
   if (filter.categories?.length) and.push({ category: { slug: { in: [...filter.categories] } } });
-  if (filter.excludeCategories?.length) and.push({ NOT: { category: { slug: { in: [...filter.excludeCategories] } } } });
+  if (filter.excludeCategories?.length)
+    and.push({ NOT: { category: { slug: { in: [...filter.excludeCategories] } } } });
   if (filter.tags?.length) and.push({ tags: { some: { slug: { in: [...filter.tags] } } } });
   if (filter.excludeTags?.length) and.push({ tags: { none: { slug: { in: [...filter.excludeTags] } } } });
   if (filter.matchingIds) and.push({ id: { in: [...filter.matchingIds] } });

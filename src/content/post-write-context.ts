@@ -40,7 +40,12 @@ interface ContextRow {
 export async function loadPostWriteContext(
   prisma: PrismaClient,
   workspaceId: string,
-  refs: { identifier?: string | null; categoryId?: string | null; tags?: readonly string[] | null; authors?: readonly string[] | null },
+  refs: {
+    identifier?: string | null;
+    categoryId?: string | null;
+    tags?: readonly string[] | null;
+    authors?: readonly string[] | null;
+  },
 ): Promise<PostWriteContext> {
   const [row] = await prisma.$queryRawUnsafe<ContextRow[]>(
     CONTEXT_SQL,

@@ -8,13 +8,17 @@ import { validateFieldValues } from "./custom-field-values.ts";
 import { newId } from "./ids.ts";
 import { markdownToHtml } from "./markdown.ts";
 import { byIdentifier } from "./post-filters.ts";
-import { insertPostRow, updatePostRow } from "./post-write-sql.ts";
 import { loadPostWriteContext } from "./post-write-context.ts";
+import { insertPostRow, updatePostRow } from "./post-write-sql.ts";
 import { assertReferencesExist } from "./references.ts";
 import { sanitizeHtml } from "./sanitize-html.ts";
 import { ProblemList } from "./validation.ts";
 
-export async function createPost(prisma: PrismaClient, workspaceId: string, input: CreatePostData): Promise<string> {
+export async function createPost(
+  prisma: PrismaClient,
+  workspaceId: string,
+  input: CreatePostData,
+): Promise<string> {
   const context = await loadPostWriteContext(prisma, workspaceId, input);
   const problems = checkScalars(input);
   const fieldValues = validateFieldValues(context.fields, input.fields, "create");
@@ -52,10 +56,20 @@ export async function updatePost(
   const context = await loadPostWriteContext(prisma, workspaceId, { ...input, identifier });
   if (!context.postId) throw notFoundError("Post", identifier);
   const problems = checkScalars(input);
-  for (const key of ["title", "content", "description", "slug", "categoryId", "status", "featured", "publishedAt"] as const) {
+  for (const key of [
+    "title",
+    "content",
+    "description",
+    "slug",
+    "categoryId",
+    "status",
+    "featured",
+    "publishedAt",
+  ] as const) {
     if (input[key] === null) problems.add(key, "Cannot be null");
   }
-  const fieldValues = input.fields === undefined ? undefined : validateFieldValues(context.fields, input.fields, "update");
+  const fieldValues =
+    input.fields === undefined ? undefined : validateFieldValues(context.fields, input.fields, "update");
   problems.problems.push(...(fieldValues?.problems ?? []));
   problems.throwIfAny("Invalid post");
   assertReferencesExist(context, input);
@@ -80,8 +94,15 @@ export async function updatePost(
   return context.postId;
 }
 
-export async function deletePost(prisma: PrismaClient, workspaceId: string, identifier: string): Promise<string> {
-  const existing = await prisma.post.findFirst({ where: byIdentifier(workspaceId, identifier), select: { id: true } });
+export async function deletePost(
+  prisma: PrismaClient,
+  workspaceId: string,
+  identifier: string,
+): Promise<string> {
+  const existing = await prisma.post.findFirst({
+    where: byIdentifier(workspaceId, identifier),
+    select: { id: true },
+  });
   if (!existing) throw notFoundError("Post", identifier);
   await prisma.post.delete({ where: { id: existing.id } });
   return existing.id;
@@ -102,7 +123,10 @@ function checkScalars(input: Partial<CreatePostData> | UpdatePostData): ProblemL
 
 function toStoredHtml(content: string, format: "html" | "markdown" | null | undefined): string {
   const html = sanitizeHtml(format === "markdown" ? markdownToHtml(content) : content);
-  if (!html.trim()) throw userInputError("Invalid post", [{ field: "content", message: "Is empty once unsafe markup is removed" }]);
+  if (!html.trim())
+    throw userInputError("Invalid post", [
+      { field: "content", message: "Is empty once unsafe markup is removed" },
+    ]);
   return html;
 }
 

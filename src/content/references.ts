@@ -14,11 +14,19 @@ export function assertReferencesExist(context: PostWriteContext, refs: PostRefer
   if (refs.categoryId && !context.categoryExists) {
     problems.push({ field: "categoryId", message: `Category "${refs.categoryId}" does not exist` });
   }
-  problems.push(...missing("tags", "Tag", refs.tags, context.existingTags), ...missing("authors", "Author", refs.authors, context.existingAuthors));
+  problems.push(
+    ...missing("tags", "Tag", refs.tags, context.existingTags),
+    ...missing("authors", "Author", refs.authors, context.existingAuthors),
+  );
   if (problems.length > 0) throw userInputError("Referenced records do not exist", problems);
 }
 
-function missing(field: string, label: string, wanted: readonly string[] | null | undefined, present: Set<string>): FieldProblem[] {
+function missing(
+  field: string,
+  label: string,
+  wanted: readonly string[] | null | undefined,
+  present: Set<string>,
+): FieldProblem[] {
   return [...new Set(wanted ?? [])]
     .filter((id) => !present.has(id))
     .map((id) => ({ field, message: `${label} "${id}" does not exist` }));

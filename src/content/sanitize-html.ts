@@ -4,7 +4,20 @@ import sanitize from "sanitize-html";
 const options: sanitize.IOptions = {
   allowedTags: [
     ...sanitize.defaults.allowedTags,
-    "img", "figure", "figcaption", "picture", "source", "video", "audio", "iframe", "h1", "h2", "del", "ins", "sup", "sub",
+    "img",
+    "figure",
+    "figcaption",
+    "picture",
+    "source",
+    "video",
+    "audio",
+    "iframe",
+    "h1",
+    "h2",
+    "del",
+    "ins",
+    "sup",
+    "sub",
   ],
   allowedAttributes: {
     ...sanitize.defaults.allowedAttributes,

@@ -39,7 +39,10 @@ export async function findTaxonomyId(
   workspaceId: string,
   identifier: string,
 ): Promise<string> {
-  const found = await delegate(prisma, model).findFirst({ where: byIdentifier(workspaceId, identifier), select: { id: true } });
+  const found = await delegate(prisma, model).findFirst({
+    where: byIdentifier(workspaceId, identifier),
+    select: { id: true },
+  });
   if (!found) throw notFoundError(label[model], identifier);
   return found.id;
 }

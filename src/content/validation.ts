@@ -14,7 +14,8 @@ export class ProblemList {
   /** A required-when-given string: at least `min` characters (after trimming) and at most `max`. */
   text(field: string, value: string | null | undefined, { min = 1, max = 10_000 } = {}): this {
     if (value === undefined || value === null) return this;
-    if (value.trim().length < min) this.add(field, `Must be at least ${min} character${min === 1 ? "" : "s"}`);
+    if (value.trim().length < min)
+      this.add(field, `Must be at least ${min} character${min === 1 ? "" : "s"}`);
     else if (value.length > max) this.add(field, `Must be at most ${max} characters`);
     return this;
   }

@@ -32,7 +32,10 @@ export interface OpenDatabaseOptions {
   onQuery?: (sql: string) => void;
 }
 
-export async function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions = {}): Promise<Database> {
+export async function openDatabase(
+  config: DatabaseConfig,
+  options: OpenDatabaseOptions = {},
+): Promise<Database> {
   const log = options.logger ? (msg: string) => options.logger?.info(msg) : undefined;
   if (config.kind === "postgres") {
     const pool = new pg.Pool({

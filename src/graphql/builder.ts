@@ -21,7 +21,11 @@ export const MAX_QUERY_BREADTH = 400;
  * thousands. Introspection is not counted.
  */
 export function queryLimits(config: Pick<Config, "graphql">) {
-  return { depth: config.graphql.maxDepth, complexity: config.graphql.maxComplexity, breadth: MAX_QUERY_BREADTH };
+  return {
+    depth: config.graphql.maxDepth,
+    complexity: config.graphql.maxComplexity,
+    breadth: MAX_QUERY_BREADTH,
+  };
 }
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -60,7 +64,9 @@ export const builder = new SchemaBuilder<{
     limit: (ctx) => queryLimits(ctx.services.config),
     complexityError: (kind, result) => {
       const measure = kind.toLowerCase() as "complexity" | "depth" | "breadth";
-      const max = { complexity: result.maxComplexity, depth: result.maxDepth, breadth: result.maxBreadth }[measure] ?? 0;
+      const max =
+        { complexity: result.maxComplexity, depth: result.maxDepth, breadth: result.maxBreadth }[measure] ??
+        0;
       return queryTooComplexError(measure, result[measure], max);
     },
   },

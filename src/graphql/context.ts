@@ -1,9 +1,10 @@
 // What every resolver receives: who is calling (resolved once per request by the HTTP layer),
 // per-request dataloaders, and the app's services.
-import type { Config } from "../config.ts";
+
 import type { ApiKeyKind } from "../auth/api-key-format.ts";
-import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { Config } from "../config.ts";
 import type { SqlExecutor } from "../db/sql-executor.ts";
+import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import type { MediaStorage } from "../media/storage.ts";
 import { forbiddenError, unauthenticatedError } from "./errors.ts";

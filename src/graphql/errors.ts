@@ -35,14 +35,20 @@ function clientError(code: ErrorCode, message: string, extra: Record<string, unk
 }
 
 export function notFoundError(resource: string, identifier: string): GraphQLError {
-  return clientError("NOT_FOUND", `${resource} "${identifier}" does not exist in this workspace`, { resource });
+  return clientError("NOT_FOUND", `${resource} "${identifier}" does not exist in this workspace`, {
+    resource,
+  });
 }
 
-export function forbiddenError(message = "This operation needs a private API key; public keys can only read"): GraphQLError {
+export function forbiddenError(
+  message = "This operation needs a private API key; public keys can only read",
+): GraphQLError {
   return clientError("FORBIDDEN", message);
 }
 
-export function unauthenticatedError(message = "A valid API key is required in the Authorization header"): GraphQLError {
+export function unauthenticatedError(
+  message = "A valid API key is required in the Authorization header",
+): GraphQLError {
   return clientError("UNAUTHENTICATED", message);
 }
 
@@ -55,10 +61,14 @@ export function conflictError(message: string, field = "slug"): GraphQLError {
 }
 
 export function pageOutOfRangeError(requestedPage: number, totalPages: number): GraphQLError {
-  return clientError("PAGE_OUT_OF_RANGE", `Page ${requestedPage} does not exist; there are ${totalPages} pages`, {
-    requestedPage,
-    totalPages,
-  });
+  return clientError(
+    "PAGE_OUT_OF_RANGE",
+    `Page ${requestedPage} does not exist; there are ${totalPages} pages`,
+    {
+      requestedPage,
+      totalPages,
+    },
+  );
 }
 
 export function payloadTooLargeError(message: string): GraphQLError {
@@ -66,12 +76,20 @@ export function payloadTooLargeError(message: string): GraphQLError {
 }
 
 /** A query deeper, wider or costlier than the limits of the complexity plugin (see builder.ts). */
-export function queryTooComplexError(measure: "depth" | "breadth" | "complexity", actual: number, max: number): GraphQLError {
-  return clientError("QUERY_TOO_COMPLEX", `Query ${measure} ${actual} exceeds the limit of ${max}; ask for less in one request`, {
-    measure,
-    actual,
-    max,
-  });
+export function queryTooComplexError(
+  measure: "depth" | "breadth" | "complexity",
+  actual: number,
+  max: number,
+): GraphQLError {
+  return clientError(
+    "QUERY_TOO_COMPLEX",
+    `Query ${measure} ${actual} exceeds the limit of ${max}; ask for less in one request`,
+    {
+      measure,
+      actual,
+      max,
+    },
+  );
 }
 
 export function rateLimitedError(retryAfterSeconds: number): GraphQLError {

@@ -2,7 +2,7 @@
 import { queryFromInfo } from "@pothos/plugin-prisma";
 import type { GraphQLResolveInfo } from "graphql";
 import type { GraphQLContext } from "./context.ts";
-import { type PageArgs, type Pagination, paginate, pageWindow } from "./pagination.ts";
+import { type PageArgs, type Pagination, pageWindow, paginate } from "./pagination.ts";
 
 interface PageableDelegate {
   count(args: { where: object }): Promise<number>;

@@ -1,7 +1,7 @@
 // Per-request dataloaders for what plugin-prisma's query planning does not cover.
 import DataLoader from "dataloader";
-import type { FieldType, PrismaClient } from "../generated/prisma/client.ts";
 import { htmlToMarkdown } from "../content/markdown.ts";
+import type { FieldType, PrismaClient } from "../generated/prisma/client.ts";
 
 export interface FieldDefinitionSummary {
   id: string;

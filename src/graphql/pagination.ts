@@ -40,7 +40,10 @@ export const pageArgs = (t: PothosArgBuilder) => ({
  * Cost of a page list for the complexity limits: its selection counts once per item it may return,
  * so `posts(limit: 100)` costs ten times `posts(limit: 10)`. The page's `items` field then counts 1.
  */
-export const pageListComplexity = (args: PageArgs) => ({ field: 1, multiplier: args.limit ?? DEFAULT_PAGE_SIZE });
+export const pageListComplexity = (args: PageArgs) => ({
+  field: 1,
+  multiplier: args.limit ?? DEFAULT_PAGE_SIZE,
+});
 export const PAGE_ITEMS_COMPLEXITY = { field: 1, multiplier: 1 };
 
 type PothosArgBuilder = Parameters<Parameters<typeof builder.queryField>[1]>[0]["arg"];
@@ -50,7 +53,8 @@ export function pageWindow(args: PageArgs): { limit: number; page: number; skip:
   const limit = args.limit ?? DEFAULT_PAGE_SIZE;
   const page = args.page ?? 1;
   const problems: FieldProblem[] = [];
-  if (limit < 1 || limit > MAX_PAGE_SIZE) problems.push({ field: "limit", message: `Must be between 1 and ${MAX_PAGE_SIZE}` });
+  if (limit < 1 || limit > MAX_PAGE_SIZE)
+    problems.push({ field: "limit", message: `Must be between 1 and ${MAX_PAGE_SIZE}` });
   if (page < 1) problems.push({ field: "page", message: "Must be 1 or greater" });
   if (problems.length) throw userInputError("Invalid pagination parameters", problems);
   return { limit, page, skip: (page - 1) * limit, take: limit };

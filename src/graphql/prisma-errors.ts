@@ -23,7 +23,8 @@ export function mapPrismaError(error: unknown): GraphQLError | null {
   switch (rawQueryEquivalent(error) ?? error.code) {
     case "P2002": {
       const columns = uniqueViolationColumns(error.meta ?? {});
-      if (columns.includes("key")) return conflictError("A field with this key already exists in the workspace", "key");
+      if (columns.includes("key"))
+        return conflictError("A field with this key already exists in the workspace", "key");
       if (columns.includes("value")) return userInputError("Option values must be unique within a field");
       return conflictError("This slug is already used by another record of this kind in the workspace");
     }
@@ -53,9 +54,15 @@ export function uniqueViolationColumns(meta: Record<string, unknown>): string[] 
   const cause = (meta.driverAdapterError as { cause?: Record<string, unknown> } | undefined)?.cause;
   const constraint = cause?.constraint as { fields?: unknown; index?: unknown } | undefined;
   const target = meta.target;
-  if (Array.isArray(constraint?.fields)) return constraint.fields.map((field) => String(field).replace(/"/g, ""));
+  if (Array.isArray(constraint?.fields))
+    return constraint.fields.map((field) => String(field).replace(/"/g, ""));
   if (Array.isArray(target)) return target.map(String);
-  const index = typeof constraint?.index === "string" ? constraint.index : typeof target === "string" ? target : undefined;
+  const index =
+    typeof constraint?.index === "string"
+      ? constraint.index
+      : typeof target === "string"
+        ? target
+        : undefined;
   if (!index) return [];
   const model = typeof meta.modelName === "string" ? meta.modelName : "";
   const inner = index.replace(/_key$/, "").replace(new RegExp(`^${model}_`), "");

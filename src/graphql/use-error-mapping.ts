@@ -17,20 +17,34 @@ export function useErrorMapping(options: { logger: Logger }): Plugin {
     // Pothos rejects arguments it validates itself (connection cursors and sizes) with these.
     if (original instanceof PothosValidationError) {
       const mapped = userInputError(original.message);
-      return new GraphQLError(mapped.message, { nodes: error.nodes, path: error.path, extensions: mapped.extensions });
+      return new GraphQLError(mapped.message, {
+        nodes: error.nodes,
+        path: error.path,
+        extensions: mapped.extensions,
+      });
     }
     if (original instanceof GraphQLError) {
-      if (original.extensions?.code) return new GraphQLError(original.message, { ...error, extensions: original.extensions });
+      if (original.extensions?.code)
+        return new GraphQLError(original.message, { ...error, extensions: original.extensions });
       // graphql-js itself raised it while coercing variables (a bad enum value, a missing input field,
       // an integer beyond 32 bits): always the client's input, never a 500.
       return new GraphQLError(error.message, {
         nodes: error.nodes,
         path: error.path,
-        extensions: { code: "BAD_USER_INPUT", http: { status: 400 }, details: [variableProblem(error.message)] },
+        extensions: {
+          code: "BAD_USER_INPUT",
+          http: { status: 400 },
+          details: [variableProblem(error.message)],
+        },
       });
     }
     const mapped = mapPrismaError(original);
-    if (mapped) return new GraphQLError(mapped.message, { nodes: error.nodes, path: error.path, extensions: mapped.extensions });
+    if (mapped)
+      return new GraphQLError(mapped.message, {
+        nodes: error.nodes,
+        path: error.path,
+        extensions: mapped.extensions,
+      });
     options.logger.error("unexpected error in resolver", {
       path: error.path?.join("."),
       error: original.stack ?? String(original),

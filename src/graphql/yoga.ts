@@ -5,7 +5,12 @@ import type { Request as ExpressRequest, Response as ExpressResponse } from "exp
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { UploadTooLargeError } from "../media/upload-errors.ts";
-import { type AppServices, createGraphQLContext, type GraphQLContext, type RequestCaller } from "./context.ts";
+import {
+  type AppServices,
+  createGraphQLContext,
+  type GraphQLContext,
+  type RequestCaller,
+} from "./context.ts";
 import { payloadTooLargeError } from "./errors.ts";
 import { schema } from "./schema/index.ts";
 import { useErrorMapping } from "./use-error-mapping.ts";
@@ -23,7 +28,10 @@ export function createContentYoga(prisma: PrismaClient, services: AppServices): 
     schema,
     graphqlEndpoint: "/graphql",
     landingPage: false,
-    graphiql: { title: "Content service GraphQL", defaultQuery: "{ posts(limit: 5) { items { title slug } } }" },
+    graphiql: {
+      title: "Content service GraphQL",
+      defaultQuery: "{ posts(limit: 5) { items { title slug } } }",
+    },
     // Unexpected errors are already masked (and logged) by useErrorMapping; keep Yoga's own masking as
     // a second net for errors raised outside execution.
     maskedErrors: true,
@@ -52,12 +60,14 @@ function useMediaUploads(maxBytes: number): Plugin {
           parsed = await requestParser(req);
         } catch (error) {
           const code = (error as { extensions?: { code?: unknown } }).extensions?.code;
-          if (code === "REQUEST_ENTITY_TOO_LARGE") throw payloadTooLargeError(new UploadTooLargeError(maxBytes).message);
+          if (code === "REQUEST_ENTITY_TOO_LARGE")
+            throw payloadTooLargeError(new UploadTooLargeError(maxBytes).message);
           throw error;
         }
         if (!("variables" in parsed) && !Array.isArray(parsed)) return parsed;
         for (const params of Array.isArray(parsed) ? parsed : [parsed]) {
-          if (params.variables) params.variables = (await toStandardFiles(params.variables)) as Record<string, unknown>;
+          if (params.variables)
+            params.variables = (await toStandardFiles(params.variables)) as Record<string, unknown>;
         }
         return parsed;
       });

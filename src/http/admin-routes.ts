@@ -16,7 +16,11 @@ import {
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { sendError } from "./json-errors.ts";
 
-export function adminRoutes(options: { prisma: PrismaClient; token: string; callers: CallerResolver }): Router {
+export function adminRoutes(options: {
+  prisma: PrismaClient;
+  token: string;
+  callers: CallerResolver;
+}): Router {
   const { prisma, callers } = options;
   const router = Router();
   router.use(requireAdminToken(options.token), express.json({ limit: "16kb" }));
@@ -41,7 +45,7 @@ export function adminRoutes(options: { prisma: PrismaClient; token: string; call
   router.post("/workspaces/:workspace/keys", async (req, res) => {
     const kind = req.body?.kind;
     if (kind !== "public" && kind !== "private") {
-      sendError(res, 400, "Invalid request body", "`kind` must be \"public\" or \"private\"", {
+      sendError(res, 400, "Invalid request body", '`kind` must be "public" or "private"', {
         details: [{ field: "kind", message: "Must be public or private" }],
       });
       return;

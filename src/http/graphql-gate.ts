@@ -4,7 +4,8 @@ import type { RequestHandler } from "express";
 
 export function graphqlGate(): RequestHandler {
   return (req, res, next) => {
-    const wantsGraphiQL = req.method === "GET" && !req.query.query && (req.headers.accept ?? "").includes("text/html");
+    const wantsGraphiQL =
+      req.method === "GET" && !req.query.query && (req.headers.accept ?? "").includes("text/html");
     if (req.caller || wantsGraphiQL) {
       next();
       return;
@@ -13,6 +14,8 @@ export function graphqlGate(): RequestHandler {
       req.keyState === "invalid"
         ? "The API key is invalid or has been revoked"
         : "An API key is required: send it in the Authorization header (`<key>` or `Bearer <key>`)";
-    res.status(401).json({ errors: [{ message, extensions: { code: "UNAUTHENTICATED", http: { status: 401 } } }] });
+    res
+      .status(401)
+      .json({ errors: [{ message, extensions: { code: "UNAUTHENTICATED", http: { status: 401 } } }] });
   };
 }

@@ -12,7 +12,10 @@ export function prepareOperation(yoga: ContentYoga, source: string, name: string
   const document = parse(source);
   const { schema } = yoga.getEnveloped({});
   const errors = validate(schema, document);
-  if (errors.length) throw new Error(`REST route ${name}: invalid GraphQL document: ${errors.map((e) => e.message).join("; ")}`);
+  if (errors.length)
+    throw new Error(
+      `REST route ${name}: invalid GraphQL document: ${errors.map((e) => e.message).join("; ")}`,
+    );
   return { document };
 }
 
@@ -25,5 +28,10 @@ export async function executeOperation(
 ): Promise<ExecutionResult> {
   const { contextFactory, execute, schema } = yoga.getEnveloped({ req, res });
   const contextValue = await contextFactory();
-  return (await execute({ schema, document: operation.document, variableValues: variables, contextValue })) as ExecutionResult;
+  return (await execute({
+    schema,
+    document: operation.document,
+    variableValues: variables,
+    contextValue,
+  })) as ExecutionResult;
 }

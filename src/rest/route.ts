@@ -1,7 +1,8 @@
 // The shape of one entry of the REST route table: everything about a /v1 route in one place, as
 // data — its HTTP form, its inputs, the GraphQL operation it runs and how the result is reshaped.
-import type { z } from "zod";
+
 import type { Request } from "express";
+import type { z } from "zod";
 import type { QueryParam } from "./query-params.ts";
 
 export type HttpMethod = "get" | "post" | "patch" | "delete";

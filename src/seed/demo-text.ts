@@ -1,20 +1,98 @@
 // Word lists for demo content: enough variety that search, filters and markdown output look real.
 export const TOPICS = [
-  "Engineering", "Design", "Product", "Company", "Tutorials", "Changelog", "Security", "Performance", "Open Source", "Community",
-  "Data", "Infrastructure", "Mobile", "Web", "AI", "Research", "Culture", "Careers", "Events", "Customers",
+  "Engineering",
+  "Design",
+  "Product",
+  "Company",
+  "Tutorials",
+  "Changelog",
+  "Security",
+  "Performance",
+  "Open Source",
+  "Community",
+  "Data",
+  "Infrastructure",
+  "Mobile",
+  "Web",
+  "AI",
+  "Research",
+  "Culture",
+  "Careers",
+  "Events",
+  "Customers",
 ];
 
 export const TAG_WORDS = [
-  "javascript", "typescript", "react", "graphql", "postgres", "redis", "css", "accessibility", "testing", "devops", "kubernetes",
-  "serverless", "caching", "search", "markdown", "seo", "analytics", "onboarding", "pricing", "roadmap", "api", "sdk", "cli",
-  "docs", "release", "bugfix", "migration", "architecture", "monitoring", "logging",
+  "javascript",
+  "typescript",
+  "react",
+  "graphql",
+  "postgres",
+  "redis",
+  "css",
+  "accessibility",
+  "testing",
+  "devops",
+  "kubernetes",
+  "serverless",
+  "caching",
+  "search",
+  "markdown",
+  "seo",
+  "analytics",
+  "onboarding",
+  "pricing",
+  "roadmap",
+  "api",
+  "sdk",
+  "cli",
+  "docs",
+  "release",
+  "bugfix",
+  "migration",
+  "architecture",
+  "monitoring",
+  "logging",
 ];
 
-export const FIRST_NAMES = ["Ada", "Grace", "Linus", "Margaret", "Ken", "Barbara", "Dennis", "Radia", "Tim", "Frances", "Alan", "Hedy"];
-export const LAST_NAMES = ["Lovelace", "Hopper", "Torvalds", "Hamilton", "Thompson", "Liskov", "Ritchie", "Perlman", "Berners-Lee", "Allen"];
+export const FIRST_NAMES = [
+  "Ada",
+  "Grace",
+  "Linus",
+  "Margaret",
+  "Ken",
+  "Barbara",
+  "Dennis",
+  "Radia",
+  "Tim",
+  "Frances",
+  "Alan",
+  "Hedy",
+];
+export const LAST_NAMES = [
+  "Lovelace",
+  "Hopper",
+  "Torvalds",
+  "Hamilton",
+  "Thompson",
+  "Liskov",
+  "Ritchie",
+  "Perlman",
+  "Berners-Lee",
+  "Allen",
+];
 export const ROLES = ["Editor", "Staff Writer", "Engineer", "Designer", "Product Manager", "Guest Author"];
 
-const SUBJECTS = ["caching", "pagination", "full-text search", "rate limiting", "image uploads", "webhooks", "schema design", "migrations"];
+const SUBJECTS = [
+  "caching",
+  "pagination",
+  "full-text search",
+  "rate limiting",
+  "image uploads",
+  "webhooks",
+  "schema design",
+  "migrations",
+];
 const VERBS = ["improves", "simplifies", "speeds up", "hardens", "rethinks", "explains"];
 const SENTENCES = [
   "We measured every step before changing anything, and the numbers surprised us.",

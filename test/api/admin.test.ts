@@ -24,13 +24,18 @@ describe("admin API", () => {
 
   it("refuses requests without the token or with a wrong one", async () => {
     expect((await app.request("GET", "/admin/workspaces")).status).toBe(401);
-    const wrong = await app.request("GET", "/admin/workspaces", { headers: { authorization: "Bearer nope" } });
+    const wrong = await app.request("GET", "/admin/workspaces", {
+      headers: { authorization: "Bearer nope" },
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body).toEqual({ error: "Unauthorized", message: expect.stringContaining("ADMIN_TOKEN") });
   });
 
   it("creates workspaces and keys, lists them and revokes keys, and revocation takes effect at once", async () => {
-    const created = await app.request("POST", "/admin/workspaces", { headers: admin, body: { name: "Admin Made" } });
+    const created = await app.request("POST", "/admin/workspaces", {
+      headers: admin,
+      body: { name: "Admin Made" },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       workspace: { id: expect.any(String), name: "Admin Made", slug: "admin-made" },
@@ -40,11 +45,16 @@ describe("admin API", () => {
     const list = await app.request("GET", "/admin/workspaces", { headers: admin });
     expect(list.body.workspaces).toContainEqual(created.body.workspace);
 
-    const key = await app.request("POST", "/admin/workspaces/admin-made/keys", { headers: admin, body: { kind: "private" } });
+    const key = await app.request("POST", "/admin/workspaces/admin-made/keys", {
+      headers: admin,
+      body: { kind: "private" },
+    });
     expect(key.status).toBe(201);
     expect((await app.request("GET", "/v1/posts", { key: key.body.key })).status).toBe(200);
 
-    const keys = await app.request("GET", `/admin/workspaces/${created.body.workspace.id}/keys`, { headers: admin });
+    const keys = await app.request("GET", `/admin/workspaces/${created.body.workspace.id}/keys`, {
+      headers: admin,
+    });
     expect(keys.body.keys).toHaveLength(3);
 
     const revoked = await app.request("POST", `/admin/keys/${key.body.apiKey.id}/revoke`, { headers: admin });
@@ -56,7 +66,10 @@ describe("admin API", () => {
     const bad = await app.request("POST", "/admin/workspaces", { headers: admin, body: { name: "" } });
     expect(bad.status).toBe(400);
     expect(bad.body.details).toEqual([{ field: "name", message: expect.any(String) }]);
-    const kind = await app.request("POST", "/admin/workspaces/admin-made/keys", { headers: admin, body: { kind: "root" } });
+    const kind = await app.request("POST", "/admin/workspaces/admin-made/keys", {
+      headers: admin,
+      body: { kind: "root" },
+    });
     expect(kind.status).toBe(400);
     const missing = await app.request("GET", "/admin/workspaces/nope/keys", { headers: admin });
     expect(missing.status).toBe(404);

@@ -8,7 +8,9 @@ describe("rate limits in the app", () => {
   let app: TestApp;
   let ws: TestWorkspace;
   beforeAll(async () => {
-    app = await startTestApp({ env: { RATE_LIMIT_AUTHENTICATED: "6", RATE_LIMIT_UNAUTHENTICATED: "3", RATE_LIMIT_WINDOW_MS: "60000" } });
+    app = await startTestApp({
+      env: { RATE_LIMIT_AUTHENTICATED: "6", RATE_LIMIT_UNAUTHENTICATED: "3", RATE_LIMIT_WINDOW_MS: "60000" },
+    });
     ws = await app.workspace();
   });
   afterAll(async () => app.close());
@@ -34,7 +36,10 @@ describe("rate limits in the app", () => {
 
     const limited = await app.request("GET", "/v1/categories", { key: ws.publicKey });
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ error: "Too many requests", details: { message: expect.any(String), statusCode: 429 } });
+    expect(limited.body).toEqual({
+      error: "Too many requests",
+      details: { message: expect.any(String), statusCode: 429 },
+    });
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(limited.headers.get("x-ratelimit-remaining")).toBe("0");
     const graphqlLimited = await fetch(`${app.url}/graphql`, {

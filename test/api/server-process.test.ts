@@ -9,9 +9,21 @@ import { afterAll, describe, expect, it } from "vitest";
 const dataDir = mkdtempSync(path.join(tmpdir(), "content-server-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function startServer(port: number): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+function startServer(port: number): {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+} {
   const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
-    env: { ...process.env, DATABASE_URL: "", REDIS_URL: "", DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info" },
+    env: {
+      ...process.env,
+      DATABASE_URL: "",
+      REDIS_URL: "",
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -24,7 +36,12 @@ function startServer(port: number): { child: ChildProcess; output: () => string;
 async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await Promise.resolve().then(check).catch(() => false)) return;
+    if (
+      await Promise.resolve()
+        .then(check)
+        .catch(() => false)
+    )
+      return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error("timed out");
@@ -48,7 +65,14 @@ describe("server process (embedded default)", () => {
     expect(posts.status).toBe(200);
     expect(await posts.json()).toEqual({
       posts: [],
-      pagination: { limit: 10, currentPage: 1, nextPage: null, previousPage: null, totalPages: 0, totalItems: 0 },
+      pagination: {
+        limit: 10,
+        currentPage: 1,
+        nextPage: null,
+        previousPage: null,
+        totalPages: 0,
+        totalItems: 0,
+      },
     });
 
     // A request in flight when SIGTERM arrives still completes.
@@ -62,7 +86,9 @@ describe("server process (embedded default)", () => {
     const second = startServer(port);
     await waitFor(async () => (await fetch(`${base}/ready`)).ok);
     expect(second.output()).not.toContain("public key");
-    expect((await fetch(`${base}/v1/posts`, { headers: { authorization: publicKey as string } })).status).toBe(200);
+    expect(
+      (await fetch(`${base}/v1/posts`, { headers: { authorization: publicKey as string } })).status,
+    ).toBe(200);
     second.child.kill("SIGTERM");
     expect(await second.exited).toBe(0);
   }, 90_000);

@@ -11,11 +11,21 @@ describe("smoke", () => {
   afterAll(async () => app.close());
 
   it("creates and reads a post", async () => {
-    const category = await app.request("POST", "/v1/categories", { key: ws.privateKey, body: { name: "News", slug: "news" } });
+    const category = await app.request("POST", "/v1/categories", {
+      key: ws.privateKey,
+      body: { name: "News", slug: "news" },
+    });
     expect(category.status).toBe(201);
     const post = await app.request("POST", "/v1/posts", {
       key: ws.privateKey,
-      body: { title: "Hello", content: "<p>Hi<script>x</script></p>", description: "d", slug: "hello", categoryId: category.body.category.id, status: "published" },
+      body: {
+        title: "Hello",
+        content: "<p>Hi<script>x</script></p>",
+        description: "d",
+        slug: "hello",
+        categoryId: category.body.category.id,
+        status: "published",
+      },
     });
     expect(post.status).toBe(201);
     const list = await app.request("GET", "/v1/posts", { key: ws.publicKey });

@@ -23,7 +23,9 @@ describe(`API keys (${storageMode})`, () => {
     const stored = JSON.stringify(rows);
     expect(stored).not.toContain(created.publicKey);
     expect(stored).not.toContain(created.privateKey);
-    expect(rows.map((r) => r.hash).sort()).toEqual([hashApiKey(created.publicKey), hashApiKey(created.privateKey)].sort());
+    expect(rows.map((r) => r.hash).sort()).toEqual(
+      [hashApiKey(created.publicKey), hashApiKey(created.privateKey)].sort(),
+    );
   });
 
   it("gives workspaces unique slugs", async () => {
@@ -35,8 +37,16 @@ describe(`API keys (${storageMode})`, () => {
 
   it("resolves a key to its workspace and kind", async () => {
     const { workspace, publicKey, privateKey } = await createWorkspace(db.prisma, "Resolver");
-    expect(await resolveApiKey(db.prisma, publicKey)).toEqual({ keyId: expect.any(String), workspaceId: workspace.id, keyKind: "public" });
-    expect(await resolveApiKey(db.prisma, privateKey)).toEqual({ keyId: expect.any(String), workspaceId: workspace.id, keyKind: "private" });
+    expect(await resolveApiKey(db.prisma, publicKey)).toEqual({
+      keyId: expect.any(String),
+      workspaceId: workspace.id,
+      keyKind: "public",
+    });
+    expect(await resolveApiKey(db.prisma, privateKey)).toEqual({
+      keyId: expect.any(String),
+      workspaceId: workspace.id,
+      keyKind: "private",
+    });
   });
 
   it("refuses unknown, malformed and tampered keys", async () => {

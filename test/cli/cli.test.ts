@@ -23,7 +23,10 @@ const env: NodeJS.ProcessEnv = {
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string; json: any }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { env, cwd: process.cwd() });
+    const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+      env,
+      cwd: process.cwd(),
+    });
     return { code: 0, stdout, stderr, json: JSON.parse(stdout) };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -64,14 +67,23 @@ describe(`CLI (${storageMode})`, () => {
 
   it("workspace list includes created workspaces", async () => {
     const { json } = await cli("workspace", "list");
-    expect(json.workspaces).toEqual(expect.arrayContaining([{ id: workspace.id, name: "Field Notes", slug: "field-notes" }]));
+    expect(json.workspaces).toEqual(
+      expect.arrayContaining([{ id: workspace.id, name: "Field Notes", slug: "field-notes" }]),
+    );
   });
 
   it("key create, key list and key revoke manage keys by workspace id or slug", async () => {
     const created = await cli("key", "create", "--workspace", workspace.slug, "--kind", "public");
     expect(created.json).toEqual({
       key: expect.stringMatching(/^pk_/),
-      apiKey: { id: expect.any(String), workspaceId: workspace.id, kind: "public", displayHint: expect.any(String), createdAt: expect.any(String), revokedAt: null },
+      apiKey: {
+        id: expect.any(String),
+        workspaceId: workspace.id,
+        kind: "public",
+        displayHint: expect.any(String),
+        createdAt: expect.any(String),
+        revokedAt: null,
+      },
     });
     const revoked = await cli("key", "revoke", created.json.apiKey.id);
     expect(revoked.json.apiKey.revokedAt).toEqual(expect.any(String));
@@ -95,15 +107,18 @@ describe(`CLI (${storageMode})`, () => {
     expect(missing.stderr).toContain('No workspace with id or slug "nope"');
   });
 
-  it.runIf(storageMode === "embedded")("refuses an embedded data directory that a running server holds", async () => {
-    const held = await openDatabase({ kind: "embedded", dir: path.join(dataDir, "db") });
-    try {
-      const { code, stderr } = await cli("workspace", "list");
-      expect(code).toBe(1);
-      expect(stderr).toContain(`is in use by process ${process.pid}`);
-    } finally {
-      await held.close();
-    }
-    expect((await cli("workspace", "list")).code).toBe(0);
-  });
+  it.runIf(storageMode === "embedded")(
+    "refuses an embedded data directory that a running server holds",
+    async () => {
+      const held = await openDatabase({ kind: "embedded", dir: path.join(dataDir, "db") });
+      try {
+        const { code, stderr } = await cli("workspace", "list");
+        expect(code).toBe(1);
+        expect(stderr).toContain(`is in use by process ${process.pid}`);
+      } finally {
+        await held.close();
+      }
+      expect((await cli("workspace", "list")).code).toBe(0);
+    },
+  );
 });

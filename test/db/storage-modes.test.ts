@@ -15,7 +15,10 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe("embedded mode (default)", () => {
   it("is chosen when DATABASE_URL is not set, under DATA_DIR", () => {
-    expect(loadConfig({ DATA_DIR: dataDir }).database).toEqual({ kind: "embedded", dir: path.join(dataDir, "db") });
+    expect(loadConfig({ DATA_DIR: dataDir }).database).toEqual({
+      kind: "embedded",
+      dir: path.join(dataDir, "db"),
+    });
   });
 
   it("keeps data across a restart", async () => {
@@ -28,7 +31,9 @@ describe("embedded mode (default)", () => {
 
     const second = await openDatabase(config.database);
     try {
-      expect(await second.prisma.category.findMany({ select: { name: true, slug: true } })).toEqual([{ name: "Kept", slug: "kept" }]);
+      expect(await second.prisma.category.findMany({ select: { name: true, slug: true } })).toEqual([
+        { name: "Kept", slug: "kept" },
+      ]);
       expect(await second.migrate()).toEqual([]);
     } finally {
       await second.close();
@@ -39,7 +44,9 @@ describe("embedded mode (default)", () => {
     const dir = path.join(dataDir, "locked");
     const holder = await openDatabase({ kind: "embedded", dir });
     try {
-      await expect(openDatabase({ kind: "embedded", dir })).rejects.toBeInstanceOf(EmbeddedDatabaseLockedError);
+      await expect(openDatabase({ kind: "embedded", dir })).rejects.toBeInstanceOf(
+        EmbeddedDatabaseLockedError,
+      );
     } finally {
       await holder.close();
     }
@@ -50,12 +57,16 @@ describe("embedded mode (default)", () => {
 
 describe.runIf(process.env.DATABASE_URL)("PostgreSQL mode", () => {
   it("is chosen when DATABASE_URL is set, and runs the same migrations and queries", async () => {
-    expect(loadConfig({ DATABASE_URL: process.env.DATABASE_URL }).database).toMatchObject({ kind: "postgres" });
+    expect(loadConfig({ DATABASE_URL: process.env.DATABASE_URL }).database).toMatchObject({
+      kind: "postgres",
+    });
     const db = await openTestDatabase();
     try {
       expect(db.kind).toBe("postgres");
       const { workspace } = await createWorkspace(db.prisma, "On a server");
-      expect(await db.prisma.workspace.findUnique({ where: { id: workspace.id }, select: { name: true } })).toEqual({ name: "On a server" });
+      expect(
+        await db.prisma.workspace.findUnique({ where: { id: workspace.id }, select: { name: true } }),
+      ).toEqual({ name: "On a server" });
       expect(await db.migrate()).toEqual([]);
     } finally {
       await db.close();

@@ -192,7 +192,12 @@ describe("statements per write request (REST)", () => {
     const update = await measure(() =>
       app.request("PATCH", "/v1/posts/counted", {
         key: ws.privateKey,
-        body: { status: "published", tags: ["tag-5"], authors: ["author-3", "author-2"], fields: { rating: null } },
+        body: {
+          status: "published",
+          tags: ["tag-5"],
+          authors: ["author-3", "author-2"],
+          fields: { rating: null },
+        },
       }),
     );
     expect(update.result.status).toBe(200);

@@ -36,7 +36,11 @@ export interface TestApp {
   /** A new workspace with its two keys. */
   workspace(name?: string): Promise<TestWorkspace>;
   /** fetch against the app: `request("GET", "/v1/posts", { key })`. */
-  request(method: string, path: string, options?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  request(
+    method: string,
+    path: string,
+    options?: { key?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   /** Runs a GraphQL operation in-process (no HTTP) with the caller a key resolves to. */
   graphql(key: string, query: string, variables?: Record<string, unknown>): Promise<ExecutionResult<any>>;
   close(): Promise<void>;
@@ -72,7 +76,12 @@ export async function startTestApp(
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const yoga = createContentYoga(db.prisma, { config: mediaConfig, logger: silentLogger, sql: db.sql, mediaStorage });
+  const yoga = createContentYoga(db.prisma, {
+    config: mediaConfig,
+    logger: silentLogger,
+    sql: db.sql,
+    mediaStorage,
+  });
 
   return {
     config: mediaConfig,
@@ -81,7 +90,12 @@ export async function startTestApp(
     mediaStorage,
     async workspace(name = "Test workspace") {
       const created = await createWorkspace(db.prisma, name);
-      return { id: created.workspace.id, slug: created.workspace.slug, publicKey: created.publicKey, privateKey: created.privateKey };
+      return {
+        id: created.workspace.id,
+        slug: created.workspace.slug,
+        publicKey: created.publicKey,
+        privateKey: created.privateKey,
+      };
     },
     async request(method, requestPath, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers };
@@ -104,7 +118,12 @@ export async function startTestApp(
       const { contextFactory, execute, schema } = yoga.getEnveloped({ req: { caller } } as never);
       try {
         const contextValue = await contextFactory();
-        return (await execute({ schema, document: parse(query), variableValues: variables, contextValue })) as ExecutionResult<any>;
+        return (await execute({
+          schema,
+          document: parse(query),
+          variableValues: variables,
+          contextValue,
+        })) as ExecutionResult<any>;
       } catch (error) {
         return { errors: [error as never] };
       }

@@ -10,7 +10,10 @@ export async function openTestDatabase(options: { onQuery?: (sql: string) => voi
   const url = process.env.DATABASE_URL;
   if (!url) return openDatabase({ kind: "memory" }, options);
   const schema = `test_${randomBytes(6).toString("hex")}`;
-  const db = await openDatabase({ kind: "postgres", url, schema, poolSize: 4 }, { ...options, migrate: true });
+  const db = await openDatabase(
+    { kind: "postgres", url, schema, poolSize: 4 },
+    { ...options, migrate: true },
+  );
   return {
     ...db,
     async close() {

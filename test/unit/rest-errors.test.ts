@@ -1,7 +1,15 @@
 // Variable-coercion errors (a client value GraphQL refused before any resolver ran) are the client's
 // mistake: the shared error mapping makes them BAD_USER_INPUT naming the value, and REST a 400.
 import { envelop, useEngine, useSchema } from "@envelop/core";
-import { buildSchema, execute, type ExecutionResult, GraphQLError, parse, specifiedRules, validate } from "graphql";
+import {
+  buildSchema,
+  type ExecutionResult,
+  execute,
+  type GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+} from "graphql";
 import { describe, expect, it } from "vitest";
 import { useErrorMapping } from "../../src/graphql/use-error-mapping.ts";
 import { silentLogger } from "../../src/logger.ts";
@@ -12,12 +20,25 @@ const schema = buildSchema(`
   type Query { posts(page: Int): Int, create(input: PostInput!): Int, broken: Int }
 `);
 const getEnveloped = envelop({
-  plugins: [useEngine({ parse, validate, execute, specifiedRules }), useSchema(schema), useErrorMapping({ logger: silentLogger })],
+  plugins: [
+    useEngine({ parse, validate, execute, specifiedRules }),
+    useSchema(schema),
+    useErrorMapping({ logger: silentLogger }),
+  ],
 });
 
-async function errorsOf(source: string, variables: Record<string, unknown>, rootValue?: object): Promise<readonly GraphQLError[]> {
+async function errorsOf(
+  source: string,
+  variables: Record<string, unknown>,
+  rootValue?: object,
+): Promise<readonly GraphQLError[]> {
   const { execute: run, schema: s } = getEnveloped();
-  const result = (await run({ schema: s, document: parse(source), variableValues: variables, rootValue })) as ExecutionResult;
+  const result = (await run({
+    schema: s,
+    document: parse(source),
+    variableValues: variables,
+    rootValue,
+  })) as ExecutionResult;
   return result.errors ?? [];
 }
 
@@ -36,16 +57,24 @@ describe("variable coercion errors", () => {
   });
 
   it("a field of an input object names the field, not the variable", async () => {
-    const errors = await errorsOf("query ($input: PostInput!) { create(input: $input) }", { input: { publishedAt: "soon" } });
-    expect(restErrorFromGraphQL(errors).body).toMatchObject({ details: [{ field: "publishedAt", message: expect.any(String) }] });
+    const errors = await errorsOf("query ($input: PostInput!) { create(input: $input) }", {
+      input: { publishedAt: "soon" },
+    });
+    expect(restErrorFromGraphQL(errors).body).toMatchObject({
+      details: [{ field: "publishedAt", message: expect.any(String) }],
+    });
   });
 
   it("an unexpected error raised while resolving is masked and stays a 500", async () => {
-    const errors = await errorsOf("{ broken }", {}, {
-      broken: () => {
-        throw new Error("connection string postgres://secret");
+    const errors = await errorsOf(
+      "{ broken }",
+      {},
+      {
+        broken: () => {
+          throw new Error("connection string postgres://secret");
+        },
       },
-    });
+    );
     expect(errors[0]?.message).toBe("Unexpected error.");
     expect(restErrorFromGraphQL(errors)).toEqual({
       status: 500,

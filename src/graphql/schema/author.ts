@@ -1,9 +1,16 @@
 // Author: type, queries and mutations.
+
+import {
+  createAuthor,
+  deleteAuthor,
+  findAuthorId,
+  type Social,
+  updateAuthor,
+} from "../../content/authors.ts";
 import { builder } from "../builder.ts";
 import { assertCanWrite } from "../context.ts";
 import { listPage } from "../list-page.ts";
 import { PAGE_ITEMS_COMPLEXITY, PaginationRef, pageArgs, pageListComplexity } from "../pagination.ts";
-import { createAuthor, deleteAuthor, findAuthorId, type Social, updateAuthor } from "../../content/authors.ts";
 import { DeleteResult } from "./enums.ts";
 import { PostCount } from "./taxonomy-fields.ts";
 
@@ -13,7 +20,11 @@ const SocialRef = builder.objectRef<Social>("Social").implement({
 
 const SocialInput = builder.inputType("SocialInput", {
   fields: (t) => ({
-    platform: t.string({ required: true, description: "x, twitter, github, facebook, instagram, youtube, tiktok, linkedin, website, onlyfans, discord or bluesky" }),
+    platform: t.string({
+      required: true,
+      description:
+        "x, twitter, github, facebook, instagram, youtube, tiktok, linkedin, website, onlyfans, discord or bluesky",
+    }),
     url: t.string({ required: true }),
   }),
 });
@@ -50,23 +61,38 @@ export const Author = builder.prismaObject("Author", {
 
 const AuthorPage = builder.objectRef<{ items: unknown[]; pagination: object }>("AuthorPage").implement({
   fields: (t) => ({
-    items: t.field({ type: [Author], complexity: PAGE_ITEMS_COMPLEXITY, resolve: (page) => page.items as never }),
+    items: t.field({
+      type: [Author],
+      complexity: PAGE_ITEMS_COMPLEXITY,
+      resolve: (page) => page.items as never,
+    }),
     pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination as never }),
   }),
 });
 
-const authorWriteFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0], required: boolean) => ({
+const authorWriteFields = (
+  t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0],
+  required: boolean,
+) => ({
   name: t.string({ required }),
   slug: t.string({ required }),
   bio: t.string({ required: false }),
   role: t.string({ required: false }),
   email: t.string({ required: false }),
   image: t.string({ required: false }),
-  socials: t.field({ type: [SocialInput], required: false, description: "Replaces the whole list when given" }),
+  socials: t.field({
+    type: [SocialInput],
+    required: false,
+    description: "Replaces the whole list when given",
+  }),
 });
 
-const CreateAuthorInput = builder.inputType("CreateAuthorInput", { fields: (t) => authorWriteFields(t, true) });
-const UpdateAuthorInput = builder.inputType("UpdateAuthorInput", { fields: (t) => authorWriteFields(t, false) });
+const CreateAuthorInput = builder.inputType("CreateAuthorInput", {
+  fields: (t) => authorWriteFields(t, true),
+});
+const UpdateAuthorInput = builder.inputType("UpdateAuthorInput", {
+  fields: (t) => authorWriteFields(t, false),
+});
 
 builder.queryFields((t) => ({
   author: t.prismaField({
@@ -103,7 +129,10 @@ builder.mutationFields((t) => ({
   }),
   updateAuthor: t.prismaField({
     type: "Author",
-    args: { identifier: t.arg.string({ required: true }), input: t.arg({ type: UpdateAuthorInput, required: true }) },
+    args: {
+      identifier: t.arg.string({ required: true }),
+      input: t.arg({ type: UpdateAuthorInput, required: true }),
+    },
     resolve: async (query, _root, { identifier, input }, ctx) => {
       assertCanWrite(ctx);
       const id = await updateAuthor(ctx.prisma, ctx.caller.workspaceId, identifier, input);

@@ -1,8 +1,9 @@
 // Custom field definitions (Field, FieldOption) and the typed value entries of posts.
+
+import { createField, deleteField, findFieldId, updateField } from "../../content/custom-fields.ts";
 import { builder } from "../builder.ts";
 import { assertCanWrite } from "../context.ts";
 import type { FieldDefinitionSummary } from "../loaders.ts";
-import { createField, deleteField, findFieldId, updateField } from "../../content/custom-fields.ts";
 import { DeleteResult } from "./enums.ts";
 
 export const FieldTypeEnum = builder.enumType("FieldType", {
@@ -56,8 +57,14 @@ export const PostFieldEntry = builder
         description: "For text, richtext, date and select fields",
         resolve: (entry) => (typeof entry.value === "string" ? entry.value : null),
       }),
-      number: t.float({ nullable: true, resolve: (entry) => (typeof entry.value === "number" ? entry.value : null) }),
-      boolean: t.boolean({ nullable: true, resolve: (entry) => (typeof entry.value === "boolean" ? entry.value : null) }),
+      number: t.float({
+        nullable: true,
+        resolve: (entry) => (typeof entry.value === "number" ? entry.value : null),
+      }),
+      boolean: t.boolean({
+        nullable: true,
+        resolve: (entry) => (typeof entry.value === "boolean" ? entry.value : null),
+      }),
       values: t.stringList({
         nullable: true,
         description: "For multiselect fields",
@@ -77,7 +84,11 @@ const CreateFieldInput = builder.inputType("CreateFieldInput", {
     type: t.field({ type: FieldTypeEnum, required: true }),
     description: t.string({ required: false }),
     required: t.boolean({ required: false }),
-    options: t.field({ type: [FieldOptionInput], required: false, description: "Required for select and multiselect" }),
+    options: t.field({
+      type: [FieldOptionInput],
+      required: false,
+      description: "Required for select and multiselect",
+    }),
   }),
 });
 
@@ -88,7 +99,10 @@ const UpdateFieldInput = builder.inputType("UpdateFieldInput", {
     type: t.field({ type: FieldTypeEnum, required: false }),
     description: t.string({ required: false }),
     required: t.boolean({ required: false }),
-    position: t.int({ required: false, description: "Moves the field to this place in the list (0 = first)" }),
+    position: t.int({
+      required: false,
+      description: "Moves the field to this place in the list (0 = first)",
+    }),
     options: t.field({ type: [FieldOptionInput], required: false, description: "Replaces the whole list" }),
   }),
 });
@@ -127,7 +141,10 @@ builder.mutationFields((t) => ({
   }),
   updateField: t.prismaField({
     type: "Field",
-    args: { identifier: t.arg.string({ required: true }), input: t.arg({ type: UpdateFieldInput, required: true }) },
+    args: {
+      identifier: t.arg.string({ required: true }),
+      input: t.arg({ type: UpdateFieldInput, required: true }),
+    },
     resolve: async (query, _root, { identifier, input }, ctx) => {
       assertCanWrite(ctx);
       const id = await updateField(ctx.prisma, ctx.caller.workspaceId, identifier, input);

@@ -1,14 +1,20 @@
 // Media: type, queries (list with filters, by id) and mutations (upload, update, delete).
+
+import { createMedia, deleteMedia, updateMedia } from "../../content/media.ts";
 import { builder } from "../builder.ts";
 import { assertCanWrite } from "../context.ts";
+import { notFoundError } from "../errors.ts";
 import { listPage } from "../list-page.ts";
 import { PaginationRef, pageArgs } from "../pagination.ts";
-import { createMedia, deleteMedia, updateMedia } from "../../content/media.ts";
-import { notFoundError } from "../errors.ts";
 import { DeleteResult, SortOrderEnum } from "./enums.ts";
 
 const MediaTypeEnum = builder.enumType("MediaType", {
-  values: { IMAGE: { value: "image" }, VIDEO: { value: "video" }, AUDIO: { value: "audio" }, DOCUMENT: { value: "document" } } as const,
+  values: {
+    IMAGE: { value: "image" },
+    VIDEO: { value: "video" },
+    AUDIO: { value: "audio" },
+    DOCUMENT: { value: "document" },
+  } as const,
 });
 
 export const Media = builder.prismaObject("Media", {
@@ -46,7 +52,10 @@ builder.queryFields((t) => ({
     type: "Media",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
-      const media = await ctx.prisma.media.findFirst({ ...query, where: { id: String(args.id), workspaceId: ctx.caller.workspaceId } });
+      const media = await ctx.prisma.media.findFirst({
+        ...query,
+        where: { id: String(args.id), workspaceId: ctx.caller.workspaceId },
+      });
       if (!media) throw notFoundError("Media", String(args.id));
       return media;
     },
@@ -88,17 +97,29 @@ builder.mutationFields((t) => ({
       const id = await createMedia(
         { prisma: ctx.prisma, storage: mediaStorage, logger, maxBytes: config.media.maxBytes },
         ctx.caller.workspaceId,
-        { bytes: new Uint8Array(await args.file.arrayBuffer()), filename: args.file.name, name: args.name, alt: args.alt },
+        {
+          bytes: new Uint8Array(await args.file.arrayBuffer()),
+          filename: args.file.name,
+          name: args.name,
+          alt: args.alt,
+        },
       );
       return ctx.prisma.media.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
   updateMedia: t.prismaField({
     type: "Media",
-    args: { id: t.arg.id({ required: true }), name: t.arg.string({ required: false }), alt: t.arg.string({ required: false }) },
+    args: {
+      id: t.arg.id({ required: true }),
+      name: t.arg.string({ required: false }),
+      alt: t.arg.string({ required: false }),
+    },
     resolve: async (query, _root, args, ctx) => {
       assertCanWrite(ctx);
-      const id = await updateMedia(ctx.prisma, ctx.caller.workspaceId, String(args.id), { name: args.name, alt: args.alt });
+      const id = await updateMedia(ctx.prisma, ctx.caller.workspaceId, String(args.id), {
+        name: args.name,
+        alt: args.alt,
+      });
       return ctx.prisma.media.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),
@@ -109,7 +130,13 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       assertCanWrite(ctx);
       const { mediaStorage, logger } = ctx.services;
-      return { id: await deleteMedia({ prisma: ctx.prisma, storage: mediaStorage, logger }, ctx.caller.workspaceId, String(args.id)) };
+      return {
+        id: await deleteMedia(
+          { prisma: ctx.prisma, storage: mediaStorage, logger },
+          ctx.caller.workspaceId,
+          String(args.id),
+        ),
+      };
     },
   }),
 }));

@@ -1,6 +1,10 @@
 // Post: type, queries (by identifier, page-based list, cursor connection) and mutations.
-import { assertCanReadDrafts, assertCanWrite } from "../context.ts";
+
+import { fieldValuesObject } from "../../content/custom-field-values.ts";
+import { byIdentifier } from "../../content/post-filters.ts";
+import { createPost, deletePost, updatePost } from "../../content/posts.ts";
 import { builder } from "../builder.ts";
+import { assertCanReadDrafts, assertCanWrite } from "../context.ts";
 import { notFoundError } from "../errors.ts";
 import {
   DEFAULT_PAGE_SIZE,
@@ -12,9 +16,7 @@ import {
   pageListComplexity,
 } from "../pagination.ts";
 import { postListQuery, postPage, publishedAtOrder } from "../post-list.ts";
-import { byIdentifier } from "../../content/post-filters.ts";
-import { createPost, deletePost, updatePost } from "../../content/posts.ts";
-import { fieldValuesObject } from "../../content/custom-field-values.ts";
+import { Author } from "./author.ts";
 import {
   ContentFormatEnum,
   DeleteResult,
@@ -22,9 +24,8 @@ import {
   PostStatusFilterEnum,
   SortOrderEnum,
 } from "./enums.ts";
-import { CreatePostInput, UpdatePostInput } from "./post-inputs.ts";
-import { Author } from "./author.ts";
 import { PostFieldEntry } from "./field.ts";
+import { CreatePostInput, UpdatePostInput } from "./post-inputs.ts";
 
 export const Post = builder.prismaObject("Post", {
   // Select mode: large bodies (`content`) load only when a query asks for them.
@@ -45,7 +46,8 @@ export const Post = builder.prismaObject("Post", {
       description: "The body: sanitized HTML, or markdown converted from it",
       args: { format: t.arg({ type: ContentFormatEnum, defaultValue: "html" }) },
       select: { content: true },
-      resolve: (post, args, ctx) => (args.format === "markdown" ? ctx.loaders.markdown.load(post.content) : post.content),
+      resolve: (post, args, ctx) =>
+        args.format === "markdown" ? ctx.loaders.markdown.load(post.content) : post.content,
     }),
     category: t.relation("category"),
     tags: t.relation("tags", { query: { orderBy: { name: "asc" } } }),
@@ -77,19 +79,28 @@ export const Post = builder.prismaObject("Post", {
   }),
 });
 
-export const PostPage = builder.objectRef<{ items: unknown[]; pagination: Pagination }>("PostPage").implement({
-  fields: (t) => ({
-    items: t.field({ type: [Post], complexity: PAGE_ITEMS_COMPLEXITY, resolve: (page) => page.items as never }),
-    pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination }),
-  }),
-});
+export const PostPage = builder
+  .objectRef<{ items: unknown[]; pagination: Pagination }>("PostPage")
+  .implement({
+    fields: (t) => ({
+      items: t.field({
+        type: [Post],
+        complexity: PAGE_ITEMS_COMPLEXITY,
+        resolve: (page) => page.items as never,
+      }),
+      pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination }),
+    }),
+  });
 
 const listFilterArgs = (arg: Parameters<Parameters<typeof builder.queryField>[1]>[0]["arg"]) => ({
   categories: arg.stringList({ required: false, description: "Category slugs to include (any of them)" }),
   excludeCategories: arg.stringList({ required: false, description: "Category slugs to exclude" }),
   tags: arg.stringList({ required: false, description: "Tag slugs to include (posts with any of them)" }),
   excludeTags: arg.stringList({ required: false, description: "Tag slugs to exclude" }),
-  query: arg.string({ required: false, description: "Full-text search over title (weighted higher) and content" }),
+  query: arg.string({
+    required: false,
+    description: "Full-text search over title (weighted higher) and content",
+  }),
   featured: arg.boolean({ required: false }),
   status: arg({ type: PostStatusFilterEnum, defaultValue: "published" }),
 });
@@ -107,7 +118,10 @@ builder.queryFields((t) => ({
       if (status !== "published") assertCanReadDrafts(ctx);
       const post = await ctx.prisma.post.findFirst({
         ...query,
-        where: { ...byIdentifier(ctx.caller.workspaceId, args.identifier), ...(status === "all" ? {} : { status }) },
+        where: {
+          ...byIdentifier(ctx.caller.workspaceId, args.identifier),
+          ...(status === "all" ? {} : { status }),
+        },
       });
       if (!post) throw notFoundError("Post", args.identifier);
       return post;
@@ -128,24 +142,23 @@ builder.queryFields((t) => ({
     complexity: pageListComplexity,
     resolve: (_root, args, ctx, info) => postPage(ctx, info, args),
   }),
-  postsConnection: t.prismaConnection(
-    {
-      type: "Post",
-      cursor: "id",
-      description: "Posts as a Relay connection (cursor-based), for infinite scrolling; sorted by publishedAt",
-      args: { ...listFilterArgs(t.arg), order: t.arg({ type: SortOrderEnum, defaultValue: "desc" }) },
-      defaultSize: DEFAULT_PAGE_SIZE,
-      maxSize: MAX_PAGE_SIZE,
-      complexity: (args) => ({ field: 1, multiplier: args.first ?? args.last ?? DEFAULT_PAGE_SIZE }),
-      totalCount: async (_parent, args, ctx) => ctx.prisma.post.count({ where: (await postListQuery(ctx, args)).where }),
-      resolve: async (query, _root, args, ctx) =>
-        ctx.prisma.post.findMany({
-          ...query,
-          where: (await postListQuery(ctx, args)).where,
-          orderBy: publishedAtOrder(args.order),
-        }),
-    },
-  ),
+  postsConnection: t.prismaConnection({
+    type: "Post",
+    cursor: "id",
+    description: "Posts as a Relay connection (cursor-based), for infinite scrolling; sorted by publishedAt",
+    args: { ...listFilterArgs(t.arg), order: t.arg({ type: SortOrderEnum, defaultValue: "desc" }) },
+    defaultSize: DEFAULT_PAGE_SIZE,
+    maxSize: MAX_PAGE_SIZE,
+    complexity: (args) => ({ field: 1, multiplier: args.first ?? args.last ?? DEFAULT_PAGE_SIZE }),
+    totalCount: async (_parent, args, ctx) =>
+      ctx.prisma.post.count({ where: (await postListQuery(ctx, args)).where }),
+    resolve: async (query, _root, args, ctx) =>
+      ctx.prisma.post.findMany({
+        ...query,
+        where: (await postListQuery(ctx, args)).where,
+        orderBy: publishedAtOrder(args.order),
+      }),
+  }),
 }));
 
 builder.mutationFields((t) => ({
@@ -161,7 +174,10 @@ builder.mutationFields((t) => ({
   updatePost: t.prismaField({
     type: "Post",
     description: "Changes only the given fields; `tags` and `authors`, when given, replace the whole set",
-    args: { identifier: t.arg.string({ required: true }), input: t.arg({ type: UpdatePostInput, required: true }) },
+    args: {
+      identifier: t.arg.string({ required: true }),
+      input: t.arg({ type: UpdatePostInput, required: true }),
+    },
     resolve: async (query, _root, { identifier, input }, ctx) => {
       assertCanWrite(ctx);
       const id = await updatePost(ctx.prisma, ctx.caller.workspaceId, identifier, input);

@@ -1,9 +1,10 @@
 // Tag: type, queries and mutations.
+
+import { createTaxonomy, deleteTaxonomy, findTaxonomyId, updateTaxonomy } from "../../content/taxonomy.ts";
 import { builder } from "../builder.ts";
 import { assertCanWrite } from "../context.ts";
 import { listPage } from "../list-page.ts";
 import { PAGE_ITEMS_COMPLEXITY, PaginationRef, pageArgs, pageListComplexity } from "../pagination.ts";
-import { createTaxonomy, deleteTaxonomy, findTaxonomyId, updateTaxonomy } from "../../content/taxonomy.ts";
 import { DeleteResult } from "./enums.ts";
 import { PostPage } from "./post.ts";
 import { PostCount, publishedPostsPage } from "./taxonomy-fields.ts";
@@ -28,14 +29,19 @@ export const Tag = builder.prismaObject("Tag", {
       description: "Published posts with this tag, newest first",
       args: pageArgs(t.arg),
       complexity: pageListComplexity,
-      resolve: (tag, args, ctx, info) => publishedPostsPage(ctx, info, { tags: { some: { id: tag.id } } }, args),
+      resolve: (tag, args, ctx, info) =>
+        publishedPostsPage(ctx, info, { tags: { some: { id: tag.id } } }, args),
     }),
   }),
 });
 
 const TagPage = builder.objectRef<{ items: unknown[]; pagination: object }>("TagPage").implement({
   fields: (t) => ({
-    items: t.field({ type: [Tag], complexity: PAGE_ITEMS_COMPLEXITY, resolve: (page) => page.items as never }),
+    items: t.field({
+      type: [Tag],
+      complexity: PAGE_ITEMS_COMPLEXITY,
+      resolve: (page) => page.items as never,
+    }),
     pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination as never }),
   }),
 });

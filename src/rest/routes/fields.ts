@@ -1,10 +1,11 @@
 // /v1/fields: custom field definitions (no pagination: a workspace has a handful).
 import { z } from "zod";
+import { FIELD_TYPES } from "../../content/custom-fields.ts";
 import type { RestRoute } from "../route.ts";
 import { DeleteResultShape, FieldShape } from "../shapes.ts";
-import { FIELD_TYPES } from "../../content/custom-fields.ts";
 
-const FIELDS = "id key name description type required position createdAt updatedAt options { id value label position createdAt updatedAt }";
+const FIELDS =
+  "id key name description type required position createdAt updatedAt options { id value label position createdAt updatedAt }";
 const Option = z.object({ value: z.string(), label: z.string() });
 const CreateBody = z.object({
   key: z.string(),
@@ -76,7 +77,10 @@ export const fieldRoutes: RestRoute[] = [
     document: `mutation Update($identifier: String!, $input: UpdateFieldInput!) {
       updateField(identifier: $identifier, input: $input) { ${FIELDS} }
     }`,
-    variables: ({ params, body }) => ({ identifier: params.identifier, input: toInput(body as Record<string, unknown>) }),
+    variables: ({ params, body }) => ({
+      identifier: params.identifier,
+      input: toInput(body as Record<string, unknown>),
+    }),
     reshape: (data) => ({ field: toField(data.updateField as Record<string, unknown>) }),
     status: 200,
     response: z.object({ field: FieldShape }),

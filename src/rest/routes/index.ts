@@ -9,5 +9,12 @@ import { postRoutes } from "./posts.ts";
 import { categoryRoutes, tagRoutes } from "./taxonomies.ts";
 
 export function restRoutes(config: Config): RestRoute[] {
-  return [...postRoutes, ...categoryRoutes, ...tagRoutes, ...authorRoutes, ...mediaRoutes(config), ...fieldRoutes];
+  return [
+    ...postRoutes,
+    ...categoryRoutes,
+    ...tagRoutes,
+    ...authorRoutes,
+    ...mediaRoutes(config),
+    ...fieldRoutes,
+  ];
 }

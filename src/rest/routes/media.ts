@@ -25,9 +25,20 @@ export function mediaRoutes(config: Config): RestRoute[] {
       query: [
         LIMIT_PARAM,
         PAGE_PARAM,
-        { name: "type", kind: "enum", values: ["image", "video", "audio", "document"], description: "Only this kind" },
+        {
+          name: "type",
+          kind: "enum",
+          values: ["image", "video", "audio", "document"],
+          description: "Only this kind",
+        },
         { name: "query", kind: "string", maxLength: 200, description: "Part of the name, case-insensitive" },
-        { name: "order", kind: "enum", values: ["asc", "desc"], default: "desc", description: "By createdAt" },
+        {
+          name: "order",
+          kind: "enum",
+          values: ["asc", "desc"],
+          default: "desc",
+          description: "By createdAt",
+        },
       ],
       document: `query List($limit: Int, $page: Int, $type: MediaType, $query: String, $order: SortOrder) {
         mediaList(limit: $limit, page: $page, type: $type, query: $query, order: $order) { items { ${FIELDS} } ${PAGE} }
@@ -92,9 +103,14 @@ export function mediaRoutes(config: Config): RestRoute[] {
             alt: upload.fields.alt,
           };
         } catch (error) {
-          if (error instanceof UploadTooLargeError) throw new RestInputError(413, { error: "Payload too large", message: error.message });
+          if (error instanceof UploadTooLargeError)
+            throw new RestInputError(413, { error: "Payload too large", message: error.message });
           if (error instanceof MalformedUploadError) {
-            throw new RestInputError(400, { error: "Validation failed", message: error.message, details: [{ field: "file", message: error.message }] });
+            throw new RestInputError(400, {
+              error: "Validation failed",
+              message: error.message,
+              details: [{ field: "file", message: error.message }],
+            });
           }
           throw error;
         }

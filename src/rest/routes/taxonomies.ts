@@ -2,7 +2,13 @@
 import { z } from "zod";
 import { LIMIT_PARAM, PAGE_PARAM, type QueryParam } from "../query-params.ts";
 import type { RestRoute } from "../route.ts";
-import { DeleteResultShape, PaginationShape, PostSummaryShape, TaxonomyRefShape, TaxonomyShape } from "../shapes.ts";
+import {
+  DeleteResultShape,
+  PaginationShape,
+  PostSummaryShape,
+  TaxonomyRefShape,
+  TaxonomyShape,
+} from "../shapes.ts";
 
 interface Taxonomy {
   /** Singular and plural names as in paths and bodies. */
@@ -15,7 +21,11 @@ interface Taxonomy {
 
 const PAGE = "pagination { limit currentPage nextPage previousPage totalPages totalItems }";
 const FIELDS = "id name slug description";
-const CreateBody = z.object({ name: z.string().min(1), slug: z.string().min(1), description: z.string().optional() });
+const CreateBody = z.object({
+  name: z.string().min(1),
+  slug: z.string().min(1),
+  description: z.string().optional(),
+});
 const UpdateBody = z.object({
   name: z.string().min(1).optional(),
   slug: z.string().min(1).optional(),
@@ -23,8 +33,20 @@ const UpdateBody = z.object({
 });
 
 const includeParams: QueryParam[] = [
-  { name: "include", kind: "enum", values: ["posts"], description: "`posts` adds a page of the published posts" },
-  { name: "limit", kind: "integer", min: 1, max: 100, default: 20, description: "Posts per page when include=posts" },
+  {
+    name: "include",
+    kind: "enum",
+    values: ["posts"],
+    description: "`posts` adds a page of the published posts",
+  },
+  {
+    name: "limit",
+    kind: "integer",
+    min: 1,
+    max: 100,
+    default: 20,
+    description: "Posts per page when include=posts",
+  },
   { name: "page", kind: "integer", min: 1, default: 1, description: "Page of posts when include=posts" },
 ];
 
@@ -76,7 +98,9 @@ function taxonomyRoutes(t: Taxonomy): RestRoute[] {
         const { posts, ...record } = data[t.one] as Record<string, unknown> & {
           posts?: { items: unknown[]; pagination: unknown };
         };
-        return { [t.one]: posts ? { ...record, posts: { data: posts.items, pagination: posts.pagination } } : record };
+        return {
+          [t.one]: posts ? { ...record, posts: { data: posts.items, pagination: posts.pagination } } : record,
+        };
       },
       status: 200,
       response: z.object({
@@ -131,5 +155,10 @@ function taxonomyRoutes(t: Taxonomy): RestRoute[] {
   ];
 }
 
-export const categoryRoutes = taxonomyRoutes({ one: "category", many: "categories", type: "Category", tag: "Categories" });
+export const categoryRoutes = taxonomyRoutes({
+  one: "category",
+  many: "categories",
+  type: "Category",
+  tag: "Categories",
+});
 export const tagRoutes = taxonomyRoutes({ one: "tag", many: "tags", type: "Tag", tag: "Tags" });
