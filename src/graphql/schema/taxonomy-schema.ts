@@ -1,0 +1,127 @@
+// Categories and tags are the same resource with two names: one definition of the type, its queries
+// and its mutations, instantiated by category.ts and tag.ts.
+
+import {
+  createTaxonomy,
+  deleteTaxonomy,
+  findTaxonomyId,
+  type TaxonomyModel,
+  updateTaxonomy,
+} from "../../content/taxonomy.ts";
+import type { Prisma } from "../../generated/prisma/client.ts";
+import { builder } from "../builder.ts";
+import { assertCanWrite, type GraphQLContext } from "../context.ts";
+import { listPage } from "../list-page.ts";
+import { PAGE_ITEMS_COMPLEXITY, PaginationRef, pageArgs, pageListComplexity } from "../pagination.ts";
+import { DeleteResult } from "./enums.ts";
+import { PostPage } from "./post.ts";
+import { PostCount, publishedPostsPage } from "./taxonomy-fields.ts";
+import { TaxonomyCreateInput, TaxonomyUpdateInput } from "./taxonomy-inputs.ts";
+
+interface TaxonomySchema {
+  /** GraphQL and Prisma model name. */
+  type: "Category" | "Tag";
+  one: TaxonomyModel;
+  many: "categories" | "tags";
+  /** The published posts a record lists under `posts`. */
+  postsOf: (id: string) => Prisma.PostWhereInput;
+  postsDescription: string;
+  deleteDescription?: string;
+}
+
+export function defineTaxonomySchema(spec: TaxonomySchema) {
+  // Both models have the same columns, so one typing (Category's) describes either.
+  const type = spec.type as "Category";
+  const delegate = (ctx: GraphQLContext) =>
+    ctx.prisma[spec.one] as unknown as GraphQLContext["prisma"]["category"];
+
+  const ref = builder.prismaObject(type, {
+    name: spec.type,
+    select: { id: true },
+    fields: (t) => ({
+      id: t.exposeID("id"),
+      name: t.exposeString("name"),
+      slug: t.exposeString("slug"),
+      description: t.exposeString("description", { nullable: true }),
+      createdAt: t.expose("createdAt", { type: "DateTime" }),
+      updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+      count: t.field({
+        type: PostCount,
+        select: { _count: { select: { posts: { where: { status: "published" } } } } },
+        resolve: (record) => ({ posts: record._count.posts }),
+      }),
+      posts: t.field({
+        type: PostPage,
+        description: spec.postsDescription,
+        args: pageArgs(t.arg),
+        complexity: pageListComplexity,
+        resolve: (record, args, ctx, info) => publishedPostsPage(ctx, info, spec.postsOf(record.id), args),
+      }),
+    }),
+  });
+
+  const page = builder.objectRef<{ items: unknown[]; pagination: object }>(`${spec.type}Page`).implement({
+    fields: (t) => ({
+      items: t.field({ type: [ref], complexity: PAGE_ITEMS_COMPLEXITY, resolve: (p) => p.items as never }),
+      pagination: t.field({ type: PaginationRef, resolve: (p) => p.pagination as never }),
+    }),
+  });
+
+  builder.queryFields((t) => ({
+    [spec.one]: t.prismaField({
+      type,
+      description: `A ${spec.one} by id or slug`,
+      args: { identifier: t.arg.string({ required: true }) },
+      resolve: async (query, _root, args, ctx) => {
+        const id = await findTaxonomyId(ctx.prisma, spec.one, ctx.caller.workspaceId, args.identifier);
+        return delegate(ctx).findUniqueOrThrow({ ...query, where: { id } });
+      },
+    }),
+    [spec.many]: t.field({
+      type: page,
+      args: pageArgs(t.arg),
+      complexity: pageListComplexity,
+      resolve: (_root, args, ctx, info) =>
+        listPage(ctx, info, delegate(ctx), {
+          where: { workspaceId: ctx.caller.workspaceId },
+          orderBy: [{ name: "asc" }, { id: "asc" }],
+          args,
+        }),
+    }),
+  }));
+
+  builder.mutationFields((t) => ({
+    [`create${spec.type}`]: t.prismaField({
+      type,
+      args: { input: t.arg({ type: TaxonomyCreateInput(`Create${spec.type}Input`), required: true }) },
+      resolve: async (query, _root, { input }, ctx) => {
+        assertCanWrite(ctx);
+        const id = await createTaxonomy(ctx.prisma, spec.one, ctx.caller.workspaceId, input);
+        return delegate(ctx).findUniqueOrThrow({ ...query, where: { id } });
+      },
+    }),
+    [`update${spec.type}`]: t.prismaField({
+      type,
+      args: {
+        identifier: t.arg.string({ required: true }),
+        input: t.arg({ type: TaxonomyUpdateInput(`Update${spec.type}Input`), required: true }),
+      },
+      resolve: async (query, _root, { identifier, input }, ctx) => {
+        assertCanWrite(ctx);
+        const id = await updateTaxonomy(ctx.prisma, spec.one, ctx.caller.workspaceId, identifier, input);
+        return delegate(ctx).findUniqueOrThrow({ ...query, where: { id } });
+      },
+    }),
+    [`delete${spec.type}`]: t.field({
+      type: DeleteResult,
+      ...(spec.deleteDescription ? { description: spec.deleteDescription } : {}),
+      args: { identifier: t.arg.string({ required: true }) },
+      resolve: async (_root, { identifier }, ctx) => {
+        assertCanWrite(ctx);
+        return { id: await deleteTaxonomy(ctx.prisma, spec.one, ctx.caller.workspaceId, identifier) };
+      },
+    }),
+  }));
+
+  return ref;
+}
