@@ -29,8 +29,9 @@ const SocialInput = builder.inputType("SocialInput", {
   }),
 });
 
+// Include mode (all columns; author rows are small): exposed fields then resolve without
+// plugin-prisma's per-row bookkeeping, which only fields with their own `select` need.
 export const Author = builder.prismaObject("Author", {
-  select: { id: true },
   fields: (t) => ({
     id: t.exposeID("id"),
     name: t.exposeString("name"),
@@ -41,12 +42,10 @@ export const Author = builder.prismaObject("Author", {
     email: t.string({
       nullable: true,
       description: "Only visible to private keys: public keys are embedded in websites",
-      select: { email: true },
       resolve: (author, _args, ctx) => (ctx.caller.keyKind === "private" ? author.email : null),
     }),
     socials: t.field({
       type: [SocialRef],
-      select: { socials: true },
       resolve: (author) => (Array.isArray(author.socials) ? (author.socials as unknown as Social[]) : []),
     }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),

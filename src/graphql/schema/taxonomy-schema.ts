@@ -35,9 +35,10 @@ export function defineTaxonomySchema(spec: TaxonomySchema) {
   const delegate = (ctx: GraphQLContext) =>
     ctx.prisma[spec.one] as unknown as GraphQLContext["prisma"]["category"];
 
+  // Include mode (all columns; these rows are small): exposed fields then resolve without
+  // plugin-prisma's per-row bookkeeping, which only fields with their own `select` need.
   const ref = builder.prismaObject(type, {
     name: spec.type,
-    select: { id: true },
     fields: (t) => ({
       id: t.exposeID("id"),
       name: t.exposeString("name"),
