@@ -59,6 +59,8 @@ export async function createField(
     problems.add("options", `Not allowed for ${input.type} fields`);
   problems.throwIfAny("Invalid field");
   return prisma.$transaction(async (tx) => {
+    // Two creates at once would both read the same last position: serialise them per workspace.
+    await tx.$executeRawUnsafe("SELECT pg_advisory_xact_lock(hashtext($1))", `field-position:${workspaceId}`);
     const last = await tx.field.aggregate({ where: { workspaceId }, _max: { position: true } });
     const field = await tx.field.create({
       data: {
