@@ -300,7 +300,9 @@ describe("POST /v1/fields", () => {
     it("gives fields created at the same moment distinct positions", async () => {
       const own = client(await app.workspace("Concurrent positions"));
       const created = await Promise.all(
-        ["a", "b", "c", "d", "e"].map((key) => own.field({ key: `parallel_${key}`, name: key, type: "text" })),
+        ["a", "b", "c", "d", "e"].map((key) =>
+          own.field({ key: `parallel_${key}`, name: key, type: "text" }),
+        ),
       );
       expect(created.map((field) => field.position).sort()).toEqual([0, 1, 2, 3, 4]);
     });
