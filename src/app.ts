@@ -1,5 +1,6 @@
 // buildApp wires the request pipeline without listening, so tests run it in-process:
-// CORS → status → media files → admin → caller (API key) → rate limit → /graphql | /v1 REST → JSON errors.
+// request id + log → CORS → status → media files → admin → caller (API key) → rate limit →
+// /graphql | /v1 REST → JSON errors.
 import express, { type Express, type RequestHandler } from "express";
 import { createCallerResolver } from "./auth/caller-cache.ts";
 import type { Config } from "./config.ts";
@@ -10,6 +11,7 @@ import { openCors } from "./http/cors.ts";
 import { graphqlGate } from "./http/graphql-gate.ts";
 import { jsonErrorHandler, sendError } from "./http/json-errors.ts";
 import { resolveRequestCaller } from "./http/request-caller.ts";
+import { requestLog } from "./http/request-log.ts";
 import { statusRoutes } from "./http/status-routes.ts";
 import { clientAddressKey, rateLimit } from "./limits/rate-limit-middleware.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
@@ -39,6 +41,7 @@ export function buildApp(deps: AppDeps): Express {
   const services = { config, logger, sql: db.sql, mediaStorage: deps.mediaStorage };
   const yoga = createContentYoga(db.prisma, services);
 
+  app.use(requestLog(logger));
   app.use(openCors());
   app.use(statusRoutes(db.sql, deps.isShuttingDown ?? (() => false)));
   if (isSelfServed(deps.mediaStorage)) app.use(serveLocalMedia(deps.mediaStorage));

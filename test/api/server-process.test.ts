@@ -81,6 +81,8 @@ describe("server process (embedded default)", () => {
     expect((await inFlight).status).toBe(200);
     expect(await first.exited).toBe(0);
     expect(first.output()).toContain('"msg":"stopped"');
+    // One log line per request, with its status.
+    expect(first.output()).toMatch(/"msg":"request".*"path":"\/v1\/posts","status":200/);
 
     // Second start: data kept, no new default workspace, keys not printed again, old key still works.
     const second = startServer(port);
