@@ -5,6 +5,7 @@ import express, { type Express, type RequestHandler } from "express";
 import { createCallerResolver } from "./auth/caller-cache.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
+import { rateLimitedError } from "./graphql/errors.ts";
 import { createContentYoga } from "./graphql/yoga.ts";
 import { adminRoutes } from "./http/admin-routes.ts";
 import { openCors } from "./http/cors.ts";
@@ -48,18 +49,22 @@ export function buildApp(deps: AppDeps): Express {
   if (config.adminToken)
     app.use("/admin", adminRoutes({ prisma: db.prisma, token: config.adminToken, callers }));
 
-  const limited: RequestHandler[] = [
+  const identify = (req: express.Request) =>
+    req.caller?.keyId
+      ? { key: `key:${req.caller.keyId}`, limit: config.rateLimit.authenticated }
+      : { key: clientAddressKey(req), limit: config.rateLimit.unauthenticated };
+  const limited = (
+    limitedBody?: (message: string, retryAfterSeconds: number) => unknown,
+  ): RequestHandler[] => [
     resolveRequestCaller(callers),
-    rateLimit({
-      limiter: deps.rateLimiter,
-      identify: (req) =>
-        req.caller?.keyId
-          ? { key: `key:${req.caller.keyId}`, limit: config.rateLimit.authenticated }
-          : { key: clientAddressKey(req), limit: config.rateLimit.unauthenticated },
-    }),
+    rateLimit({ limiter: deps.rateLimiter, identify, limitedBody }),
   ];
-  app.use("/graphql", ...limited, graphqlGate(), yoga as unknown as RequestHandler);
-  app.use("/v1", createRestRouter({ yoga, prisma: db.prisma, config, logger, limited }));
+  // GraphQL clients get the limit as a GraphQL error (RATE_LIMITED); REST clients the contract's body.
+  const graphqlLimitedBody = (message: string, seconds: number) => ({
+    errors: [rateLimitedError(message, seconds).toJSON()],
+  });
+  app.use("/graphql", ...limited(graphqlLimitedBody), graphqlGate(), yoga as unknown as RequestHandler);
+  app.use("/v1", createRestRouter({ yoga, prisma: db.prisma, config, logger, limited: limited() }));
 
   app.use((req, res) => {
     sendError(res, 404, "Not found", `No route for ${req.method} ${req.path}`);

@@ -92,12 +92,6 @@ export function queryTooComplexError(
   );
 }
 
-export function rateLimitedError(retryAfterSeconds: number): GraphQLError {
-  return clientError("RATE_LIMITED", `Rate limit exceeded, retry in ${retryAfterSeconds} seconds`, {
-    retryAfterSeconds,
-  });
-}
-
-export function errorCodeOf(error: unknown): ErrorCode | undefined {
-  return error instanceof GraphQLError ? (error.extensions?.code as ErrorCode | undefined) : undefined;
+export function rateLimitedError(message: string, retryAfterSeconds: number): GraphQLError {
+  return clientError("RATE_LIMITED", message, { retryAfterSeconds });
 }

@@ -19,6 +19,12 @@ export interface RateLimitOptions {
   limiter: RateLimiter;
   /** Maps a request to its budget; may be async (e.g. if it has to look up an API key). */
   identify: (req: Request) => RateLimitIdentity | Promise<RateLimitIdentity>;
+  /** The 429 body; defaults to the REST contract's `{error: "Too many requests", details}`. */
+  limitedBody?: (message: string, retryAfterSeconds: number) => unknown;
+}
+
+function restLimitedBody(message: string): unknown {
+  return { error: "Too many requests", details: { message, statusCode: 429 } };
 }
 
 export function rateLimit(options: RateLimitOptions): RequestHandler {
@@ -36,13 +42,8 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
 
     const seconds = decision.retryAfterSeconds;
     res.setHeader("Retry-After", String(seconds));
-    res.status(429).json({
-      error: "Too many requests",
-      details: {
-        message: `Rate limit of ${decision.limit} requests exceeded; retry in ${seconds} second${seconds === 1 ? "" : "s"}.`,
-        statusCode: 429,
-      },
-    });
+    const message = `Rate limit of ${decision.limit} requests exceeded; retry in ${seconds} second${seconds === 1 ? "" : "s"}.`;
+    res.status(429).json((options.limitedBody ?? restLimitedBody)(message, seconds));
   };
 }
 

@@ -48,6 +48,16 @@ describe("rate limits in the app", () => {
       body: JSON.stringify({ query: "{ categories { pagination { totalItems } } }" }),
     });
     expect(graphqlLimited.status).toBe(429);
+    // GraphQL clients read the limit as a GraphQL error.
+    expect(await graphqlLimited.json()).toEqual({
+      errors: [
+        {
+          message: expect.stringContaining("Rate limit of 6 requests exceeded"),
+          extensions: { code: "RATE_LIMITED", http: { status: 429 }, retryAfterSeconds: expect.any(Number) },
+        },
+      ],
+    });
+    expect(Number(graphqlLimited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
 
     // Another key of the same workspace has its own budget.
     expect((await app.request("GET", "/v1/posts", { key: ws.privateKey })).status).toBe(200);
