@@ -4,8 +4,8 @@
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
+import { defaultMigrationsDir } from "../src/db/migrations.ts";
 import {
-  defaultMigrationsDir,
   diffMigrationsToSchema,
   MIGRATION_LOCK_CONTENT,
   MIGRATION_LOCK_FILE,

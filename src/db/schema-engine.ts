@@ -20,10 +20,9 @@ import type {
   SchemaEngine,
 } from "@prisma/schema-engine-wasm/schema_engine_bg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { defaultMigrationsDir } from "./migrations.ts";
 
-const projectRoot = fileURLToPath(new URL("../../", import.meta.url));
-export const defaultMigrationsDir = join(projectRoot, "prisma", "migrations");
-export const defaultSchemaPath = join(projectRoot, "prisma", "schema.prisma");
+export const defaultSchemaPath = fileURLToPath(new URL("../../prisma/schema.prisma", import.meta.url));
 
 /** The lock file Prisma writes next to the migrations; the engine reads the provider from it. */
 export const MIGRATION_LOCK_FILE = "migration_lock.toml";

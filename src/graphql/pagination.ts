@@ -1,4 +1,5 @@
 // Page-based pagination as the REST contract describes it, shared by every list.
+import type { ImplementableObjectRef, ObjectRef } from "@pothos/core";
 import { builder } from "./builder.ts";
 import { type FieldProblem, pageOutOfRangeError, userInputError } from "./errors.ts";
 
@@ -73,4 +74,28 @@ export function paginate(totalItems: number, window: { limit: number; page: numb
     totalPages,
     totalItems,
   };
+}
+
+type BuilderTypes =
+  ReturnType<typeof builder.objectRef<never>> extends ImplementableObjectRef<infer Types, never>
+    ? Types
+    : never;
+/** Any object type of this schema (plain or Prisma-backed). */
+type AnyObjectRef = ObjectRef<BuilderTypes, unknown>;
+
+/**
+ * The `<Name>Page` type of a page-based list: its items and the pagination numbers. Items cost their
+ * selection once each; the list field itself is priced by `pageListComplexity`.
+ */
+export function pageType(name: string, item: AnyObjectRef) {
+  return builder.objectRef<{ items: unknown[]; pagination: Pagination }>(name).implement({
+    fields: (t) => ({
+      items: t.field({
+        type: [item],
+        complexity: PAGE_ITEMS_COMPLEXITY,
+        resolve: (page) => page.items as never,
+      }),
+      pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination }),
+    }),
+  });
 }

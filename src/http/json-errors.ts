@@ -2,6 +2,7 @@
 // of the service has `error` and `message`; REST-specific mappings live in src/rest/errors.ts.
 import type { ErrorRequestHandler, Response } from "express";
 import type { Logger } from "../logger.ts";
+import type { KeyState } from "./request-caller.ts";
 
 export function sendError(
   res: Response,
@@ -13,15 +14,15 @@ export function sendError(
   res.status(status).json({ error, message, ...extra });
 }
 
-export function sendUnauthorized(res: Response, keyState: "missing" | "invalid" | undefined): void {
-  sendError(
-    res,
-    401,
-    "Unauthorized",
-    keyState === "invalid"
-      ? "The API key is invalid or has been revoked"
-      : "An API key is required: send it in the Authorization header (`<key>` or `Bearer <key>`)",
-  );
+/** Why a request without a usable key is refused; the same words on REST and GraphQL. */
+export function unauthorizedMessage(keyState: KeyState | undefined): string {
+  return keyState === "invalid"
+    ? "The API key is invalid or has been revoked"
+    : "An API key is required: send it in the Authorization header (`<key>` or `Bearer <key>`)";
+}
+
+export function sendUnauthorized(res: Response, keyState: KeyState | undefined): void {
+  sendError(res, 401, "Unauthorized", unauthorizedMessage(keyState));
 }
 
 /** Last handler: malformed JSON → 400, oversized body → 413, anything else → 500 with nothing leaked. */

@@ -121,7 +121,7 @@ async function runRoute(
 function requireKey(route: RestRoute): RequestHandler {
   return (req, res, next) => {
     if (!req.caller) {
-      sendUnauthorized(res, req.keyState === "invalid" ? "invalid" : "missing");
+      sendUnauthorized(res, req.keyState);
       return;
     }
     if (route.access === "write" && req.caller.keyKind !== "private") {

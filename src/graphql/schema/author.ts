@@ -10,7 +10,7 @@ import {
 import { builder } from "../builder.ts";
 import { assertCanWrite } from "../context.ts";
 import { listPage } from "../list-page.ts";
-import { PAGE_ITEMS_COMPLEXITY, PaginationRef, pageArgs, pageListComplexity } from "../pagination.ts";
+import { pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { DeleteResult } from "./enums.ts";
 import { PostCount } from "./taxonomy-fields.ts";
 
@@ -58,16 +58,7 @@ export const Author = builder.prismaObject("Author", {
   }),
 });
 
-const AuthorPage = builder.objectRef<{ items: unknown[]; pagination: object }>("AuthorPage").implement({
-  fields: (t) => ({
-    items: t.field({
-      type: [Author],
-      complexity: PAGE_ITEMS_COMPLEXITY,
-      resolve: (page) => page.items as never,
-    }),
-    pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination as never }),
-  }),
-});
+const AuthorPage = pageType("AuthorPage", Author);
 
 const authorWriteFields = (
   t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0],

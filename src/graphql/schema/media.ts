@@ -5,7 +5,7 @@ import { builder } from "../builder.ts";
 import { assertCanWrite } from "../context.ts";
 import { notFoundError } from "../errors.ts";
 import { listPage } from "../list-page.ts";
-import { PaginationRef, pageArgs } from "../pagination.ts";
+import { pageArgs, pageType } from "../pagination.ts";
 import { DeleteResult, SortOrderEnum } from "./enums.ts";
 
 const MediaTypeEnum = builder.enumType("MediaType", {
@@ -40,12 +40,7 @@ export const Media = builder.prismaObject("Media", {
   }),
 });
 
-const MediaPage = builder.objectRef<{ items: unknown[]; pagination: object }>("MediaPage").implement({
-  fields: (t) => ({
-    items: t.field({ type: [Media], resolve: (page) => page.items as never }),
-    pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination as never }),
-  }),
-});
+const MediaPage = pageType("MediaPage", Media);
 
 builder.queryFields((t) => ({
   media: t.prismaField({

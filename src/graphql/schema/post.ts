@@ -6,15 +6,7 @@ import { createPost, deletePost, updatePost } from "../../content/posts.ts";
 import { builder } from "../builder.ts";
 import { assertCanReadDrafts, assertCanWrite } from "../context.ts";
 import { notFoundError } from "../errors.ts";
-import {
-  DEFAULT_PAGE_SIZE,
-  MAX_PAGE_SIZE,
-  PAGE_ITEMS_COMPLEXITY,
-  type Pagination,
-  PaginationRef,
-  pageArgs,
-  pageListComplexity,
-} from "../pagination.ts";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { postListQuery, postPage, publishedAtOrder } from "../post-list.ts";
 import { Author } from "./author.ts";
 import {
@@ -94,18 +86,7 @@ export const Post = builder.prismaObject("Post", {
   }),
 });
 
-export const PostPage = builder
-  .objectRef<{ items: unknown[]; pagination: Pagination }>("PostPage")
-  .implement({
-    fields: (t) => ({
-      items: t.field({
-        type: [Post],
-        complexity: PAGE_ITEMS_COMPLEXITY,
-        resolve: (page) => page.items as never,
-      }),
-      pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination }),
-    }),
-  });
+export const PostPage = pageType("PostPage", Post);
 
 const listFilterArgs = (arg: Parameters<Parameters<typeof builder.queryField>[1]>[0]["arg"]) => ({
   categories: arg.stringList({ required: false, description: "Category slugs to include (any of them)" }),

@@ -12,7 +12,7 @@ import type { Prisma } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import { assertCanWrite, type GraphQLContext } from "../context.ts";
 import { listPage } from "../list-page.ts";
-import { PAGE_ITEMS_COMPLEXITY, PaginationRef, pageArgs, pageListComplexity } from "../pagination.ts";
+import { pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { DeleteResult } from "./enums.ts";
 import { PostPage } from "./post.ts";
 import { PostCount, publishedPostsPage } from "./taxonomy-fields.ts";
@@ -61,12 +61,7 @@ export function defineTaxonomySchema(spec: TaxonomySchema) {
     }),
   });
 
-  const page = builder.objectRef<{ items: unknown[]; pagination: object }>(`${spec.type}Page`).implement({
-    fields: (t) => ({
-      items: t.field({ type: [ref], complexity: PAGE_ITEMS_COMPLEXITY, resolve: (p) => p.items as never }),
-      pagination: t.field({ type: PaginationRef, resolve: (p) => p.pagination as never }),
-    }),
-  });
+  const page = pageType(`${spec.type}Page`, ref);
 
   builder.queryFields((t) => ({
     [spec.one]: t.prismaField({

@@ -4,9 +4,9 @@ import { SOCIAL_PLATFORMS } from "../../content/authors.ts";
 import { LIMIT_PARAM, PAGE_PARAM } from "../query-params.ts";
 import type { RestRoute } from "../route.ts";
 import { AuthorRefShape, AuthorShape, DeleteResultShape, PaginationShape } from "../shapes.ts";
+import { PAGINATION_SELECTION } from "./conventions.ts";
 
 const FIELDS = "id name slug image bio role socials { platform url }";
-const PAGE = "pagination { limit currentPage nextPage previousPage totalPages totalItems }";
 
 const writeFields = {
   name: z.string().min(1),
@@ -30,7 +30,7 @@ export const authorRoutes: RestRoute[] = [
     access: "read",
     workspacePathForm: true,
     query: [LIMIT_PARAM, PAGE_PARAM],
-    document: `query List($limit: Int, $page: Int) { authors(limit: $limit, page: $page) { items { ${FIELDS} count { posts } } ${PAGE} } }`,
+    document: `query List($limit: Int, $page: Int) { authors(limit: $limit, page: $page) { items { ${FIELDS} count { posts } } ${PAGINATION_SELECTION} } }`,
     variables: ({ query }) => query,
     reshape: (data) => {
       const page = data.authors as { items: unknown[]; pagination: unknown };

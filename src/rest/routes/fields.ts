@@ -3,6 +3,7 @@ import { z } from "zod";
 import { FIELD_TYPES } from "../../content/custom-fields.ts";
 import type { RestRoute } from "../route.ts";
 import { DeleteResultShape, FieldShape } from "../shapes.ts";
+import { graphqlEnum, withRestEnum } from "./conventions.ts";
 
 const FIELDS =
   "id key name description type required position createdAt updatedAt options { id value label position createdAt updatedAt }";
@@ -17,11 +18,8 @@ const CreateBody = z.object({
 });
 const UpdateBody = CreateBody.partial().extend({ position: z.number().int().optional() });
 
-const toField = (field: Record<string, unknown>) => ({ ...field, type: String(field.type).toLowerCase() });
-const toInput = (body: Record<string, unknown>) => ({
-  ...body,
-  type: typeof body.type === "string" ? body.type.toUpperCase() : undefined,
-});
+const toField = (field: Record<string, unknown>) => withRestEnum(field, "type");
+const toInput = (body: Record<string, unknown>) => ({ ...body, type: graphqlEnum(body.type) });
 
 export const fieldRoutes: RestRoute[] = [
   {

@@ -7,10 +7,10 @@ import { LIMIT_PARAM, PAGE_PARAM } from "../query-params.ts";
 import { RestInputError } from "../rest-input-error.ts";
 import type { RestRoute } from "../route.ts";
 import { DeleteResultShape, MediaShape, PaginationShape } from "../shapes.ts";
+import { graphqlEnum, PAGINATION_SELECTION, withRestEnum } from "./conventions.ts";
 
 const FIELDS = "id name url alt size mimeType width height duration blurHash type createdAt updatedAt";
-const PAGE = "pagination { limit currentPage nextPage previousPage totalPages totalItems }";
-const toMedia = (media: Record<string, unknown>) => ({ ...media, type: String(media.type).toLowerCase() });
+const toMedia = (media: Record<string, unknown>) => withRestEnum(media, "type");
 
 export function mediaRoutes(config: Config): RestRoute[] {
   const maxBytes = config.media.maxBytes;
@@ -41,12 +41,12 @@ export function mediaRoutes(config: Config): RestRoute[] {
         },
       ],
       document: `query List($limit: Int, $page: Int, $type: MediaType, $query: String, $order: SortOrder) {
-        mediaList(limit: $limit, page: $page, type: $type, query: $query, order: $order) { items { ${FIELDS} } ${PAGE} }
+        mediaList(limit: $limit, page: $page, type: $type, query: $query, order: $order) { items { ${FIELDS} } ${PAGINATION_SELECTION} }
       }`,
       variables: ({ query }) => ({
         ...query,
-        type: typeof query.type === "string" ? query.type.toUpperCase() : undefined,
-        order: String(query.order).toUpperCase(),
+        type: graphqlEnum(query.type),
+        order: graphqlEnum(query.order),
       }),
       reshape: (data) => {
         const page = data.mediaList as { items: Record<string, unknown>[]; pagination: unknown };

@@ -1,4 +1,6 @@
 // The post read form of the contract, from the GraphQL selection every post read uses.
+import { withRestEnum } from "./conventions.ts";
+
 export const POST_FRAGMENT = `fragment RestPost on Post {
   id slug title status featured coverImage description publishedAt updatedAt attribution
   content(format: $format)
@@ -9,10 +11,5 @@ export const POST_FRAGMENT = `fragment RestPost on Post {
 }`;
 
 export function toPostBody(post: Record<string, unknown>): Record<string, unknown> {
-  return { ...post, status: String(post.status).toLowerCase() };
-}
-
-/** REST uses lowercase enum values (`published`), GraphQL enum names (`PUBLISHED`). */
-export function graphqlEnum(value: string | undefined): string | undefined {
-  return value === undefined ? undefined : value.toUpperCase();
+  return withRestEnum(post, "status");
 }

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { LIMIT_PARAM, PAGE_PARAM, type QueryParam } from "../query-params.ts";
 import type { RestRoute } from "../route.ts";
 import { DeleteResultShape, PaginationShape, PostShape, PostWriteResultShape } from "../shapes.ts";
-import { graphqlEnum, POST_FRAGMENT, toPostBody } from "./post-body.ts";
+import { graphqlEnum, PAGINATION_SELECTION } from "./conventions.ts";
+import { POST_FRAGMENT, toPostBody } from "./post-body.ts";
 
 const FORMAT_PARAM: QueryParam = {
   name: "format",
@@ -71,8 +72,8 @@ const UpdatePostBody = z.object(postWriteFields).partial();
 function writeInput(body: z.infer<typeof UpdatePostBody>) {
   return {
     ...body,
-    contentFormat: body.contentFormat ? graphqlEnum(body.contentFormat) : undefined,
-    status: body.status ? graphqlEnum(body.status) : undefined,
+    contentFormat: graphqlEnum(body.contentFormat),
+    status: graphqlEnum(body.status),
   };
 }
 
@@ -102,14 +103,14 @@ export const postRoutes: RestRoute[] = [
       posts(limit: $limit, page: $page, order: $order, categories: $categories, excludeCategories: $excludeCategories,
         tags: $tags, excludeTags: $excludeTags, query: $query, featured: $featured, status: $status) {
         items { ...RestPost }
-        pagination { limit currentPage nextPage previousPage totalPages totalItems }
+        ${PAGINATION_SELECTION}
       }
     } ${POST_FRAGMENT}`,
     variables: ({ query }) => ({
       ...query,
-      order: graphqlEnum(query.order as string),
-      status: graphqlEnum(query.status as string),
-      format: graphqlEnum(query.format as string),
+      order: graphqlEnum(query.order),
+      status: graphqlEnum(query.status),
+      format: graphqlEnum(query.format),
       featured: query.featured === undefined ? undefined : query.featured === "true",
     }),
     reshape: (data) => {
@@ -133,8 +134,8 @@ export const postRoutes: RestRoute[] = [
     } ${POST_FRAGMENT}`,
     variables: ({ params, query }) => ({
       identifier: params.identifier,
-      status: graphqlEnum(query.status as string),
-      format: graphqlEnum(query.format as string),
+      status: graphqlEnum(query.status),
+      format: graphqlEnum(query.format),
     }),
     reshape: (data) => ({ post: toPostBody(data.post as Record<string, unknown>) }),
     status: 200,

@@ -9,6 +9,7 @@ import {
   TaxonomyRefShape,
   TaxonomyShape,
 } from "../shapes.ts";
+import { PAGINATION_SELECTION } from "./conventions.ts";
 
 interface Taxonomy {
   /** Singular and plural names as in paths and bodies. */
@@ -19,7 +20,6 @@ interface Taxonomy {
   tag: string;
 }
 
-const PAGE = "pagination { limit currentPage nextPage previousPage totalPages totalItems }";
 const FIELDS = "id name slug description";
 const CreateBody = z.object({
   name: z.string().min(1),
@@ -62,7 +62,7 @@ function taxonomyRoutes(t: Taxonomy): RestRoute[] {
       access: "read",
       workspacePathForm: true,
       query: [LIMIT_PARAM, PAGE_PARAM],
-      document: `query List($limit: Int, $page: Int) { ${t.many}(limit: $limit, page: $page) { items { ${FIELDS} count { posts } } ${PAGE} } }`,
+      document: `query List($limit: Int, $page: Int) { ${t.many}(limit: $limit, page: $page) { items { ${FIELDS} count { posts } } ${PAGINATION_SELECTION} } }`,
       variables: ({ query }) => query,
       reshape: (data) => {
         const page = data[t.many] as { items: unknown[]; pagination: unknown };
@@ -84,7 +84,7 @@ function taxonomyRoutes(t: Taxonomy): RestRoute[] {
         ${t.one}(identifier: $identifier) {
           ${FIELDS} count { posts }
           posts(limit: $limit, page: $page) @include(if: $withPosts) {
-            items { id title slug description coverImage publishedAt } ${PAGE}
+            items { id title slug description coverImage publishedAt } ${PAGINATION_SELECTION}
           }
         }
       }`,
