@@ -2,6 +2,7 @@
 // create, update (socials replaced), delete, and every error: validation of e-mail, image URL and
 // socials, 404, 409, 403.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FORBIDDEN, notFoundBody, SLUG_RULE } from "../helpers/expected-bodies.ts";
 import { expectMatchesOpenApi } from "../helpers/openapi-check.ts";
 import { restFixtures } from "../helpers/rest-fixtures.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
@@ -13,15 +14,7 @@ const ids: Record<string, string> = {};
 
 const LIST = "/v1/authors";
 const ONE = "/v1/authors/{identifier}";
-const SLUG_RULE = "Must be 1-200 lowercase letters, digits, and single hyphens or underscores between them";
-const FORBIDDEN = {
-  error: "Forbidden",
-  message: "Writes need a private API key; this key is public and can only read",
-};
-const notFound = (identifier: string) => ({
-  error: "Author not found",
-  message: `Author "${identifier}" does not exist in this workspace`,
-});
+const notFound = (identifier: string) => notFoundBody("Author", identifier);
 const ZOE_SOCIALS = [
   { platform: "github", url: "https://github.com/zoe" },
   { platform: "x", url: "https://x.com/zoe" },

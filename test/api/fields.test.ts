@@ -1,6 +1,7 @@
 // /v1/fields and the custom field values of posts, through the REST door: every rule of the contract
 // (issue 6) as its own case, with the exact error body.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FORBIDDEN } from "../helpers/expected-bodies.ts";
 import { expectMatchesOpenApi } from "../helpers/openapi-check.ts";
 import { isoDate, restFixtures } from "../helpers/rest-fixtures.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
@@ -148,10 +149,7 @@ describe("POST /v1/fields", () => {
   it("needs a private key: 403", async () => {
     const res = await api.create({ key: "public_try", name: "Nope", type: "text" }, ws.publicKey);
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({
-      error: "Forbidden",
-      message: "Writes need a private API key; this key is public and can only read",
-    });
+    expect(res.body).toEqual(FORBIDDEN);
   });
 
   it("requires key, name and type", async () => {
@@ -686,10 +684,7 @@ describe("PATCH /v1/fields/{identifier}", () => {
     await api.field({ key: "guarded", name: "Guarded", type: "text" });
     const res = await api.update("guarded", { name: "Hacked" }, ws.publicKey);
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({
-      error: "Forbidden",
-      message: "Writes need a private API key; this key is public and can only read",
-    });
+    expect(res.body).toEqual(FORBIDDEN);
   });
 
   it("404 for an unknown field", async () => {
@@ -992,10 +987,7 @@ describe("DELETE /v1/fields/{identifier}", () => {
     const field = await api.field({ key: "protected", name: "Protected", type: "text" });
     const forbidden = await api.remove(field.id, ws.publicKey);
     expect(forbidden.status).toBe(403);
-    expect(forbidden.body).toEqual({
-      error: "Forbidden",
-      message: "Writes need a private API key; this key is public and can only read",
-    });
+    expect(forbidden.body).toEqual(FORBIDDEN);
     expect((await client(await app.workspace("Other")).remove(field.id)).status).toBe(404);
     expect((await api.get(field.id)).status).toBe(200);
   });

@@ -3,6 +3,7 @@
 // back, list filters and pagination, update and delete (the stored file goes too), and atomicity.
 import { decode, isBlurhashValid } from "blurhash";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { FORBIDDEN, notFoundBody } from "../helpers/expected-bodies.ts";
 import {
   MEDIA_BACKENDS,
   type MediaBackend,
@@ -27,19 +28,12 @@ type Media = Body & { id: string; url: string; name: string; updatedAt: string }
 
 const MAX_BYTES = 5 * 1024 * 1024;
 const CACHE_FOREVER = "public, max-age=31536000, immutable";
-const FORBIDDEN = {
-  error: "Forbidden",
-  message: "Writes need a private API key; this key is public and can only read",
-};
 const TOO_LARGE = { error: "Payload too large", message: "The file is larger than the limit of 5 MiB" };
 const refusedType = (mime: string) => {
   const message = `Files of type ${mime} are not accepted; upload an image, video, audio file, PDF or office document`;
   return { error: "Validation failed", message, details: [{ field: "file", message }] };
 };
-const notFound = (id: string) => ({
-  error: "Media not found",
-  message: `Media "${id}" does not exist in this workspace`,
-});
+const notFound = (id: string) => notFoundBody("Media", id);
 
 /** A PNG padded with trailing bytes (ignored by decoders) to exactly `size` bytes. */
 async function pngOfSize(size: number): Promise<Buffer> {

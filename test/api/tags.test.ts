@@ -1,6 +1,7 @@
 // /v1/tags: list (pagination, order by name, count.posts of published posts), get by id or slug (with
 // include=posts), create, update, delete (a tag in use is removed from its posts), and every error.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FORBIDDEN, notFoundBody, SLUG_RULE } from "../helpers/expected-bodies.ts";
 import { expectMatchesOpenApi } from "../helpers/openapi-check.ts";
 import { day, restFixtures } from "../helpers/rest-fixtures.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
@@ -12,15 +13,7 @@ const ids: Record<string, string> = {};
 
 const LIST = "/v1/tags";
 const ONE = "/v1/tags/{identifier}";
-const SLUG_RULE = "Must be 1-200 lowercase letters, digits, and single hyphens or underscores between them";
-const FORBIDDEN = {
-  error: "Forbidden",
-  message: "Writes need a private API key; this key is public and can only read",
-};
-const notFound = (identifier: string) => ({
-  error: "Tag not found",
-  message: `Tag "${identifier}" does not exist in this workspace`,
-});
+const notFound = (identifier: string) => notFoundBody("Tag", identifier);
 
 beforeAll(async () => {
   app = await startTestApp();

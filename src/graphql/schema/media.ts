@@ -5,7 +5,7 @@ import { builder } from "../builder.ts";
 import { assertCanWrite } from "../context.ts";
 import { notFoundError } from "../errors.ts";
 import { listPage } from "../list-page.ts";
-import { pageArgs, pageType } from "../pagination.ts";
+import { pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { DeleteResult, SortOrderEnum } from "./enums.ts";
 
 const MediaTypeEnum = builder.enumType("MediaType", {
@@ -64,6 +64,7 @@ builder.queryFields((t) => ({
       query: t.arg.string({ required: false, description: "Matches part of the name, case-insensitively" }),
       order: t.arg({ type: SortOrderEnum, defaultValue: "desc", description: "By createdAt" }),
     },
+    complexity: pageListComplexity,
     resolve: (_root, args, ctx, info) =>
       listPage(ctx, info, ctx.prisma.media, {
         where: {
