@@ -29,7 +29,7 @@ SELECT p.id, p.slug, p.title, p.status::text AS status, p.featured, p."coverImag
   json_build_object('id', c.id, 'name', c.name, 'slug', c.slug, 'description', c.description) AS category,
   (SELECT coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'slug', t.slug, 'description', t.description)
             ORDER BY t.name, t.id), '[]')
-     FROM "_PostToTag" pt JOIN "Tag" t ON t.id = pt."B" WHERE pt."A" = p.id) AS tags,
+     FROM "PostTag" pt JOIN "Tag" t ON t.id = pt."tagId" WHERE pt."postId" = p.id) AS tags,
   (SELECT coalesce(json_object_agg(f.key, v.value ORDER BY f.position, f."createdAt"), '{}')
      FROM "Field" f LEFT JOIN "PostFieldValue" v ON v."fieldId" = f.id AND v."postId" = p.id
     WHERE f."workspaceId" = p."workspaceId") AS fields

@@ -19,8 +19,9 @@ export function postListWhere(workspaceId: string, filter: PostListFilter): Pris
   if (filter.categories?.length) and.push({ category: { slug: { in: [...filter.categories] } } });
   if (filter.excludeCategories?.length)
     and.push({ NOT: { category: { slug: { in: [...filter.excludeCategories] } } } });
-  if (filter.tags?.length) and.push({ tags: { some: { slug: { in: [...filter.tags] } } } });
-  if (filter.excludeTags?.length) and.push({ tags: { none: { slug: { in: [...filter.excludeTags] } } } });
+  if (filter.tags?.length) and.push({ tags: { some: { tag: { slug: { in: [...filter.tags] } } } } });
+  if (filter.excludeTags?.length)
+    and.push({ tags: { none: { tag: { slug: { in: [...filter.excludeTags] } } } } });
   if (filter.matchingIds) and.push({ id: { in: [...filter.matchingIds] } });
   return {
     workspaceId,

@@ -31,7 +31,7 @@ WITH post AS (
   INSERT INTO "PostAuthor" ("postId", "authorId", position)
   SELECT post.id, a.id, a.ord - 1 FROM post, unnest($14::text[]) WITH ORDINALITY AS a(id, ord)
 ), tags AS (
-  INSERT INTO "_PostToTag" ("A", "B") SELECT post.id, t.id FROM post, unnest($15::text[]) AS t(id)
+  INSERT INTO "PostTag" ("postId", "tagId") SELECT post.id, t.id FROM post, unnest($15::text[]) AS t(id)
 ), field_values AS (
   INSERT INTO "PostFieldValue" ("postId", "fieldId", value)
   SELECT post.id, v.key, v.value FROM post, jsonb_each($16::jsonb) AS v(key, value)
@@ -104,9 +104,9 @@ WITH post AS (
   SELECT $1, a.id, a.ord - 1 FROM unnest($16::text[]) WITH ORDINALITY AS a(id, ord) WHERE $15
   ON CONFLICT ("postId", "authorId") DO UPDATE SET position = EXCLUDED.position
 ), drop_tags AS (
-  DELETE FROM "_PostToTag" WHERE $17 AND "A" = $1 AND NOT ("B" = ANY($18::text[]))
+  DELETE FROM "PostTag" WHERE $17 AND "postId" = $1 AND NOT ("tagId" = ANY($18::text[]))
 ), put_tags AS (
-  INSERT INTO "_PostToTag" ("A", "B") SELECT $1, t.id FROM unnest($18::text[]) AS t(id) WHERE $17
+  INSERT INTO "PostTag" ("postId", "tagId") SELECT $1, t.id FROM unnest($18::text[]) AS t(id) WHERE $17
   ON CONFLICT DO NOTHING
 ), clear_fields AS (
   DELETE FROM "PostFieldValue" WHERE "postId" = $1 AND "fieldId" = ANY($19::text[])

@@ -127,20 +127,15 @@ export async function seedWorkspace(
         })),
       ),
     });
-    // The implicit many-to-many table has no createMany: one INSERT … unnest per batch instead of
-    // a nested update per post.
-    const links = batch.flatMap((n) =>
-      [
-        ...new Set(
-          range(3 + (n % 3)).map((k) => (tags[(n * 5 + k * 11) % tags.length] as { id: string }).id),
-        ),
-      ].map((tagId) => [`pst_${run}_${n}`, tagId]),
-    );
-    await prisma.$executeRawUnsafe(
-      `INSERT INTO "_PostToTag" ("A", "B") SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING`,
-      links.map(([post]) => post),
-      links.map(([, tag]) => tag),
-    );
+    await prisma.postTag.createMany({
+      data: batch.flatMap((n) =>
+        [
+          ...new Set(
+            range(3 + (n % 3)).map((k) => (tags[(n * 5 + k * 11) % tags.length] as { id: string }).id),
+          ),
+        ].map((tagId) => ({ postId: `pst_${run}_${n}`, tagId })),
+      ),
+    });
   }
   return {
     categories: categories.length,

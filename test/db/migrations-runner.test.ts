@@ -97,7 +97,7 @@ describe("applyPendingMigrations on PGlite", () => {
         "Post",
         "Category",
         "Tag",
-        "_PostToTag",
+        "PostTag",
         "PostFieldValue",
         "_prisma_migrations",
       ]),

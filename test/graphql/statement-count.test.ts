@@ -56,7 +56,7 @@ async function seed(workspaceId: string) {
         status: "published",
         publishedAt: new Date(Date.UTC(2024, 0, 1) + n * 3_600_000),
         categoryId: `cat-${n % 4}`,
-        tags: { connect: [0, 1, 2].map((k) => ({ id: `tag-${(n + k) % 6}` })) },
+        tags: { create: [0, 1, 2].map((k) => ({ tagId: `tag-${(n + k) % 6}` })) },
         authors: { create: [0, 1].map((k) => ({ authorId: `author-${(n + k) % 4}`, position: k })) },
         fieldValues: {
           create: [

@@ -6,6 +6,7 @@ export const Category = defineTaxonomySchema({
   one: "category",
   many: "categories",
   postsOf: (id) => ({ categoryId: id }),
+  publishedLinks: { status: "published" },
   postsDescription: "Published posts in this category, newest first",
   deleteDescription: "Refused while the category still has posts",
 });

@@ -3,6 +3,7 @@
 import { fieldValuesObject } from "../../content/custom-field-values.ts";
 import { byIdentifier } from "../../content/post-filters.ts";
 import { createPost, deletePost, updatePost } from "../../content/posts.ts";
+import type { Tag as TagRow } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import { assertCanReadDrafts, assertCanWrite } from "../context.ts";
 import { notFoundError } from "../errors.ts";
@@ -18,6 +19,7 @@ import {
 } from "./enums.ts";
 import { PostFieldEntry } from "./field.ts";
 import { CreatePostInput, UpdatePostInput } from "./post-inputs.ts";
+import { Tag } from "./tag.ts";
 
 export const Post = builder.prismaObject("Post", {
   // Select mode, so the large body (`content`) loads only when a query asks for it. The small columns
@@ -57,7 +59,15 @@ export const Post = builder.prismaObject("Post", {
         args.format === "markdown" ? ctx.loaders.markdown.load(post.content) : post.content,
     }),
     category: t.relation("category"),
-    tags: t.relation("tags", { query: { orderBy: { name: "asc" } } }),
+    tags: t.field({
+      type: [Tag],
+      description: "The post's tags, by name",
+      select: (_args, _ctx, nestedSelection) => ({
+        tags: { orderBy: { tag: { name: "asc" } }, select: { tag: nestedSelection(true) } },
+      }),
+      // The Tag type shares Category's typing (taxonomy-schema.ts), so the row's type is named here.
+      resolve: (post) => post.tags.map((link) => link.tag as TagRow),
+    }),
     authors: t.field({
       type: [Author],
       description: "The post's authors, in the order they were given",

@@ -5,6 +5,7 @@ export const Tag = defineTaxonomySchema({
   type: "Tag",
   one: "tag",
   many: "tags",
-  postsOf: (id) => ({ tags: { some: { id } } }),
+  postsOf: (id) => ({ tags: { some: { tagId: id } } }),
+  publishedLinks: { post: { status: "published" } },
   postsDescription: "Published posts with this tag, newest first",
 });

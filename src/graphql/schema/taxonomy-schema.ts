@@ -25,6 +25,8 @@ interface TaxonomySchema {
   many: "categories" | "tags";
   /** The published posts a record lists under `posts`. */
   postsOf: (id: string) => Prisma.PostWhereInput;
+  /** Which of a record's `posts` count as published: Post rows (categories) or PostTag links (tags). */
+  publishedLinks: Prisma.PostWhereInput | Prisma.PostTagWhereInput;
   postsDescription: string;
   deleteDescription?: string;
 }
@@ -48,7 +50,8 @@ export function defineTaxonomySchema(spec: TaxonomySchema) {
       updatedAt: t.expose("updatedAt", { type: "DateTime" }),
       count: t.field({
         type: PostCount,
-        select: { _count: { select: { posts: { where: { status: "published" } } } } },
+        // Typed as Category's (see `type` above), whose `posts` are Post rows.
+        select: { _count: { select: { posts: { where: spec.publishedLinks as Prisma.PostWhereInput } } } },
         resolve: (record) => ({ posts: record._count.posts }),
       }),
       posts: t.field({
