@@ -20,6 +20,10 @@ export interface LoadResult {
    * threads). Far less sensitive to a busy machine than req/s; null where it cannot be read.
    */
   cpuMsPerRequest: number | null;
+  /** The same for the database server's processes (PostgreSQL on this machine); null otherwise. */
+  databaseCpuMsPerRequest: number | null;
+  /** The same for the load generator (the bench process). */
+  loadGeneratorCpuMsPerRequest: number | null;
   bytesPerResponse: number;
   non2xx: number;
   errors: number;
@@ -29,12 +33,19 @@ export interface LoadResult {
 
 let sequence = 0;
 
+/** Readers of accumulated CPU time (ms) of the processes taking part in a run. */
+export interface CpuMeters {
+  server: () => number | null;
+  database: () => number | null;
+  loadGenerator: () => number | null;
+}
+
 export async function runLoad(
   baseUrl: string,
   scenario: Scenario,
   keys: Record<Step["key"], string>,
   settings: LoadSettings,
-  serverCpuMs: () => number | null = () => null,
+  meters: CpuMeters,
 ): Promise<LoadResult> {
   const requests = scenario.steps.map((step) => toAutocannonRequest(step, keys[step.key]));
   const run = (duration: number) =>
@@ -49,10 +60,14 @@ export async function runLoad(
   // The warm-up is a run of its own (as autocannon's `warmup` option does it), so the server's CPU
   // time can be read between the two.
   if (settings.warmup > 0) await run(settings.warmup);
-  const cpuBefore = serverCpuMs();
+  const before = readMeters(meters);
   const result: AutocannonResult = await run(settings.duration);
-  const cpuAfter = serverCpuMs();
+  const after = readMeters(meters);
   const total = result.requests.total;
+  const perRequest = (name: keyof CpuMeters) => {
+    const [start, end] = [before[name], after[name]];
+    return start !== null && end !== null && total > 0 ? (end - start) / total : null;
+  };
   const seconds = result.duration;
   return {
     requests: total,
@@ -65,8 +80,9 @@ export async function runLoad(
       mean: result.latency.mean,
       max: result.latency.max,
     },
-    cpuMsPerRequest:
-      cpuBefore !== null && cpuAfter !== null && total > 0 ? (cpuAfter - cpuBefore) / total : null,
+    cpuMsPerRequest: perRequest("server"),
+    databaseCpuMsPerRequest: perRequest("database"),
+    loadGeneratorCpuMsPerRequest: perRequest("loadGenerator"),
     bytesPerResponse: total > 0 ? Math.round(result.throughput.total / total) : 0,
     non2xx: result.non2xx,
     errors: result.errors,
@@ -75,6 +91,10 @@ export async function runLoad(
       Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]),
     ),
   };
+}
+
+function readMeters(meters: CpuMeters): Record<keyof CpuMeters, number | null> {
+  return { server: meters.server(), database: meters.database(), loadGenerator: meters.loadGenerator() };
 }
 
 function toAutocannonRequest(step: Step, key: string): AutocannonRequest {

@@ -2,7 +2,7 @@
 // their event loop: the service (`node --import tsx src/server.ts`, i.e. `tsx src/server.ts` without
 // tsx's extra watcher process) and the baseline (`bench/baseline-server.ts`).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -142,11 +142,49 @@ let clockTicks: number | undefined;
 function processCpuMs(pid: number | undefined): number | null {
   if (pid === undefined) return null;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    clockTicks ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+    return statCpuMs(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return null;
   }
+}
+
+function statCpuMs(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  clockTicks ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+}
+
+/**
+ * CPU time of every `postgres` process on this machine (server, backends, background workers), in ms:
+ * what the database spends, when it runs here. Backends that exit between two readings take their
+ * time with them, but the servers under test keep their pooled connections open. Null when no
+ * PostgreSQL process is visible (a remote server, or no /proc).
+ */
+export function postgresCpuMs(): number | null {
+  let total = 0;
+  let found = false;
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return null;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (!stat.includes("(postgres)")) continue;
+      total += statCpuMs(stat);
+      found = true;
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found ? total : null;
+}
+
+/** CPU time of this process (the load generator runs here), in ms. */
+export function ownCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
 }

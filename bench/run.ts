@@ -16,7 +16,7 @@ import { createBenchDatabase } from "./database.ts";
 import { type LoadResult, runLoad } from "./load.ts";
 import { parseBenchOptions } from "./options.ts";
 import { preflightScenario } from "./preflight.ts";
-import { type ChildServer, PROJECT_ROOT, startServer } from "./processes.ts";
+import { type ChildServer, ownCpuMs, PROJECT_ROOT, postgresCpuMs, startServer } from "./processes.ts";
 import { type BenchReport, formatReport, machineInfo, type RouteReport, writeReport } from "./report.ts";
 import { benchScenarios, type Scenario, type Step } from "./scenarios.ts";
 import { benchSizes, exampleFixtures, seedBenchDatabase } from "./seed.ts";
@@ -233,11 +233,20 @@ async function measure(
   settings: { duration: number; warmup: number; connections: number },
 ) {
   process.stdout.write(`  ${server.name}: ${scenario.title} … `);
-  const result = await runLoad(server.url, scenario, keys, settings, server.cpuMs);
+  const result = await runLoad(server.url, scenario, keys, settings, {
+    server: server.cpuMs,
+    // Embedded mode: the database runs inside the server process, already counted there.
+    database: options.embedded ? () => null : postgresCpuMs,
+    loadGenerator: ownCpuMs,
+  });
   const failures = result.non2xx + result.errors + result.timeouts;
   const cpu = result.cpuMsPerRequest === null ? "" : `, ${result.cpuMsPerRequest.toFixed(2)} CPU ms/req`;
+  const db =
+    result.databaseCpuMsPerRequest === null
+      ? ""
+      : ` (+ database ${result.databaseCpuMsPerRequest.toFixed(2)})`;
   log(
-    `${result.rps.toFixed(0)} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms${cpu}${failures ? `, ${failures} failed` : ""}`,
+    `${result.rps.toFixed(0)} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms${cpu}${db}${failures ? `, ${failures} failed` : ""}`,
   );
   return result;
 }
