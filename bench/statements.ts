@@ -4,7 +4,7 @@
 //
 // Three counters, because each sees a different part:
 //  - prisma: Prisma's query events (the `onQuery` hook), i.e. every statement Prisma sends;
-//  - raw: statements through the app's raw SQL executor (`db.sql`, used by full-text search);
+//  - raw: statements through the app's raw SQL executor (`db.sql`: full-text search, post rows);
 //  - driver: every statement the database driver executes (pg.Client#query, or PGlite query/exec and
 //    the BEGIN/COMMIT of its transactions) — the ground truth, reported as "SQL/req".
 import type { Server } from "node:http";
@@ -14,7 +14,6 @@ import pg from "pg";
 import { buildApp } from "../src/app.ts";
 import { openRuntime } from "../src/bootstrap.ts";
 import { loadConfig } from "../src/config.ts";
-import type { SqlExecutor } from "../src/db/sql-executor.ts";
 import { silentLogger } from "../src/logger.ts";
 import { renderStep, type Scenario, type Step, type StepContext } from "./scenarios.ts";
 
@@ -51,21 +50,11 @@ export async function countStatements(
     RATE_LIMIT_UNAUTHENTICATED: "1000000000",
   });
   const runtime = await openRuntime(config, silentLogger, {
-    onQuery: () => {
-      counters.prisma++;
+    onQuery: (_sql, source) => {
+      counters[source]++;
     },
   });
-  const sql: SqlExecutor = {
-    exec: (text) => {
-      counters.raw++;
-      return runtime.db.sql.exec(text);
-    },
-    query: (text, params) => {
-      counters.raw++;
-      return runtime.db.sql.query(text, params);
-    },
-  };
-  const app = buildApp({ config, logger: silentLogger, ...runtime, db: { ...runtime.db, sql } });
+  const app = buildApp({ config, logger: silentLogger, ...runtime });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });

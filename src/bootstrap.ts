@@ -2,6 +2,7 @@
 // the server and the benchmark, so both run exactly the production wiring.
 import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/database.ts";
+import type { QueryObserver } from "./db/sql-executor.ts";
 import { createRateLimiter } from "./limits/create-rate-limiter.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
 import type { Logger } from "./logger.ts";
@@ -18,7 +19,7 @@ export interface Runtime {
 export async function openRuntime(
   config: Config,
   logger: Logger,
-  options: { onQuery?: (sql: string) => void } = {},
+  options: { onQuery?: QueryObserver } = {},
 ): Promise<Runtime> {
   const db = await openDatabase(config.database, { migrate: true, logger, onQuery: options.onQuery });
   const rateLimiter = createRateLimiter({

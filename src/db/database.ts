@@ -11,7 +11,13 @@ import { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import { acquireEmbeddedLock, type EmbeddedLock } from "./embedded-lock.ts";
 import { applyPendingMigrations } from "./migrations.ts";
-import { pgExecutor, pgliteExecutor, type SqlExecutor } from "./sql-executor.ts";
+import {
+  observedExecutor,
+  pgExecutor,
+  pgliteExecutor,
+  type QueryObserver,
+  type SqlExecutor,
+} from "./sql-executor.ts";
 
 export type DatabaseConfig = Config["database"] | { kind: "memory" };
 
@@ -29,8 +35,11 @@ export interface OpenDatabaseOptions {
   /** Apply pending migrations before returning (always done for the embedded modes). */
   migrate?: boolean;
   logger?: Logger;
-  /** Called with every SQL statement Prisma sends; used by statement-count tests and the benchmark. */
-  onQuery?: (sql: string) => void;
+  /**
+   * Called with every SQL statement Prisma sends and every raw one through `sql` (after start-up);
+   * used by statement-count tests and the benchmark.
+   */
+  onQuery?: QueryObserver;
 }
 
 export async function openDatabase(
@@ -69,7 +78,7 @@ export async function openDatabase(
     return {
       kind: "postgres",
       prisma,
-      sql,
+      sql: options.onQuery ? observedExecutor(sql, options.onQuery) : sql,
       migrate,
       async close() {
         await prisma.$disconnect();
@@ -101,7 +110,7 @@ export async function openDatabase(
   return {
     kind: config.kind,
     prisma,
-    sql,
+    sql: options.onQuery ? observedExecutor(sql, options.onQuery) : sql,
     migrate,
     async close() {
       await prisma.$disconnect();
@@ -111,12 +120,12 @@ export async function openDatabase(
   };
 }
 
-function createPrisma(adapter: SqlDriverAdapterFactory, onQuery?: (sql: string) => void): PrismaClient {
+function createPrisma(adapter: SqlDriverAdapterFactory, onQuery?: QueryObserver): PrismaClient {
   // Interactive transactions wait for a free connection; under load the 2 s default is too short.
   const transactionOptions = { maxWait: 10_000, timeout: 15_000 };
   if (!onQuery) return new PrismaClient({ adapter, transactionOptions });
   const prisma = new PrismaClient({ adapter, transactionOptions, log: [{ emit: "event", level: "query" }] });
-  prisma.$on("query", (event: { query: string }) => onQuery(event.query));
+  prisma.$on("query", (event: { query: string }) => onQuery(event.query, "prisma"));
   return prisma as unknown as PrismaClient;
 }
 

@@ -7,6 +7,7 @@ import { searchPostIds } from "../content/post-search.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { assertCanReadDrafts, type GraphQLContext } from "./context.ts";
 import { type PageArgs, type Pagination, pageWindow, paginate } from "./pagination.ts";
+import { type PlannedPostQuery, readModelCovers, readPostRows } from "./post-rows.ts";
 
 export interface PostListArgs extends Omit<PostListFilter, "matchingIds" | "status"> {
   status?: PostStatusFilter | null;
@@ -38,27 +39,50 @@ export function publishedAtOrder(
   return [{ publishedAt: order ?? "desc" }, { id: "asc" }];
 }
 
+type PageWindow = ReturnType<typeof pageWindow>;
+type PostPageResult = { items: unknown[]; pagination: Pagination };
+
 /** One page of posts with the selection of `info` (planned by plugin-prisma) and its pagination. */
 export async function postPage(
   ctx: GraphQLContext,
   info: GraphQLResolveInfo,
   args: PostListArgs & PageArgs,
-): Promise<{ items: unknown[]; pagination: Pagination }> {
+): Promise<PostPageResult> {
   const window = pageWindow(args);
   const { where, rankedIds } = await postListQuery(ctx, args);
-  const select = queryFromInfo({ context: ctx, info, path: ["items"] });
-  if (rankedIds && !args.order) return rankedPage(ctx, select, where, rankedIds, window);
-  const [totalItems, items] = await Promise.all([
-    ctx.prisma.post.count({ where }),
-    ctx.prisma.post.findMany({
-      ...select,
-      where,
-      orderBy: publishedAtOrder(args.order),
-      skip: window.skip,
-      take: window.take,
-    }),
+  const query = queryFromInfo({ context: ctx, info, path: ["items"] }) as PlannedPostQuery;
+  if (rankedIds && !args.order) return rankedPage(ctx, query, where, rankedIds, window);
+  return orderedPostPage(ctx, query, { where, orderBy: publishedAtOrder(args.order), window });
+}
+
+/**
+ * A page of posts in a stable order. When the read model covers the plan (see post-rows.ts), the page's
+ * ids come from Prisma (filters and order stay Prisma's) and the rows from one SQL statement;
+ * otherwise Prisma loads the planned selection itself.
+ */
+export async function orderedPostPage(
+  ctx: GraphQLContext,
+  query: PlannedPostQuery,
+  page: { where: Prisma.PostWhereInput; orderBy: Prisma.PostOrderByWithRelationInput[]; window: PageWindow },
+): Promise<PostPageResult> {
+  const { where, orderBy, window } = page;
+  const range = { where, orderBy, skip: window.skip, take: window.take };
+  const count = ctx.prisma.post.count({ where });
+  if (!readModelCovers(query)) {
+    const [totalItems, items] = await Promise.all([count, ctx.prisma.post.findMany({ ...query, ...range })]);
+    return { items, pagination: paginate(totalItems, window) };
+  }
+  const [totalItems, idRows] = await Promise.all([
+    count,
+    ctx.prisma.post.findMany({ ...range, select: { id: true } }),
   ]);
-  return { items, pagination: paginate(totalItems, window) };
+  const pagination = paginate(totalItems, window);
+  const items = await readPostRows(
+    ctx.services.sql,
+    idRows.map((row) => row.id),
+    query,
+  );
+  return { items, pagination };
 }
 
 /**
@@ -67,19 +91,21 @@ export async function postPage(
  */
 async function rankedPage(
   ctx: GraphQLContext,
-  select: object,
+  query: PlannedPostQuery,
   where: Prisma.PostWhereInput,
   rankedIds: string[],
-  window: { limit: number; page: number; skip: number; take: number },
-): Promise<{ items: unknown[]; pagination: Pagination }> {
+  window: PageWindow,
+): Promise<PostPageResult> {
   const rank = new Map(rankedIds.map((id, index) => [id, index]));
   const byRank = (a: string, b: string) => (rank.get(a) ?? 0) - (rank.get(b) ?? 0);
   const matching = rankedIds.length ? await ctx.prisma.post.findMany({ where, select: { id: true } }) : [];
   const ordered = matching.map((row) => row.id).sort(byRank);
   const pagination = paginate(ordered.length, window);
   const pageIds = ordered.slice(window.skip, window.skip + window.take);
+  if (readModelCovers(query))
+    return { items: await readPostRows(ctx.services.sql, pageIds, query), pagination };
   const items = pageIds.length
-    ? await ctx.prisma.post.findMany({ ...select, where: { id: { in: pageIds } } })
+    ? await ctx.prisma.post.findMany({ ...query, where: { id: { in: pageIds } } })
     : [];
   return { items: items.sort((a, b) => byRank(a.id, b.id)), pagination };
 }

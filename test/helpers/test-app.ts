@@ -13,6 +13,7 @@ import { resolveApiKey } from "../../src/auth/resolve-api-key.ts";
 import { createWorkspace } from "../../src/auth/workspaces.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/database.ts";
+import type { QueryObserver } from "../../src/db/sql-executor.ts";
 import { createContentYoga } from "../../src/graphql/yoga.ts";
 import { createRateLimiter } from "../../src/limits/create-rate-limiter.ts";
 import type { RateLimiter } from "../../src/limits/rate-limiter.ts";
@@ -47,7 +48,7 @@ export interface TestApp {
 }
 
 export async function startTestApp(
-  options: { env?: Record<string, string>; onQuery?: (sql: string) => void; rateLimiter?: RateLimiter } = {},
+  options: { env?: Record<string, string>; onQuery?: QueryObserver; rateLimiter?: RateLimiter } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "content-test-"));
   const config = loadConfig({

@@ -3,10 +3,11 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { type Database, openDatabase } from "../../src/db/database.ts";
+import type { QueryObserver } from "../../src/db/sql-executor.ts";
 
 export const storageMode = process.env.DATABASE_URL ? "postgres" : "embedded";
 
-export async function openTestDatabase(options: { onQuery?: (sql: string) => void } = {}): Promise<Database> {
+export async function openTestDatabase(options: { onQuery?: QueryObserver } = {}): Promise<Database> {
   const url = process.env.DATABASE_URL;
   if (!url) return openDatabase({ kind: "memory" }, options);
   const schema = `test_${randomBytes(6).toString("hex")}`;

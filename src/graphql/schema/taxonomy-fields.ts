@@ -1,10 +1,11 @@
 // What Category and Tag types share: the published-post count and the `posts` page.
+import { queryFromInfo } from "@pothos/plugin-prisma";
 import type { GraphQLResolveInfo } from "graphql";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import type { GraphQLContext } from "../context.ts";
-import { listPage } from "../list-page.ts";
-import type { PageArgs } from "../pagination.ts";
+import { type PageArgs, pageWindow } from "../pagination.ts";
+import { orderedPostPage, publishedAtOrder } from "../post-list.ts";
 
 export const PostCount = builder.objectRef<{ posts: number }>("PostCount").implement({
   description: "Counts of related records",
@@ -18,9 +19,9 @@ export function publishedPostsPage(
   where: Prisma.PostWhereInput,
   args: PageArgs,
 ) {
-  return listPage(ctx, info, ctx.prisma.post, {
+  return orderedPostPage(ctx, queryFromInfo({ context: ctx, info, path: ["items"] }), {
     where: { ...where, workspaceId: ctx.caller.workspaceId, status: "published" },
-    orderBy: [{ publishedAt: "desc" }, { id: "asc" }],
-    args,
+    orderBy: publishedAtOrder("desc"),
+    window: pageWindow(args),
   });
 }
