@@ -67,6 +67,7 @@ export async function orderedPostPage(
 ): Promise<PostPageResult> {
   const { where, orderBy, window } = page;
   const range = { where, orderBy, skip: window.skip, take: window.take };
+  prefetchFieldDefinitions(ctx, query);
   const count = ctx.prisma.post.count({ where });
   if (!readModelCovers(query)) {
     const [totalItems, items] = await Promise.all([count, ctx.prisma.post.findMany({ ...query, ...range })]);
@@ -96,6 +97,7 @@ async function rankedPage(
   rankedIds: string[],
   window: PageWindow,
 ): Promise<PostPageResult> {
+  prefetchFieldDefinitions(ctx, query);
   const rank = new Map(rankedIds.map((id, index) => [id, index]));
   const byRank = (a: string, b: string) => (rank.get(a) ?? 0) - (rank.get(b) ?? 0);
   const matching = rankedIds.length ? await ctx.prisma.post.findMany({ where, select: { id: true } }) : [];
@@ -108,4 +110,13 @@ async function rankedPage(
     ? await ctx.prisma.post.findMany({ ...query, where: { id: { in: pageIds } } })
     : [];
   return { items: items.sort((a, b) => byRank(a.id, b.id)), pagination };
+}
+
+/**
+ * `fields` of every post needs the workspace's field definitions; asking for them with the page's own
+ * queries saves a round trip after them. The per-request loader keeps the promise, so the resolvers get
+ * this one (and its error, if it fails: nothing is swallowed).
+ */
+function prefetchFieldDefinitions(ctx: GraphQLContext, query: PlannedPostQuery): void {
+  if (query.select?.fieldValues) ctx.loaders.fieldDefinitions.load(ctx.caller.workspaceId).catch(() => {});
 }

@@ -53,26 +53,42 @@ const TAXONOMY_JSON = (alias: string) =>
      'updatedAt', ${alias}."updatedAt")`;
 
 // json (not jsonb) objects: nothing is compared or indexed, and building json is the cheaper of the two.
+// Relations are aggregated for the whole page at once (one join each, not one subquery per post).
 // `$2` leaves the body out when the plan does not ask for it (a title list need not read the bodies).
 const POST_ROWS_SQL = `
+WITH authors AS (
+  SELECT pa."postId", json_agg(json_build_object('author', json_build_object(
+           'id', a.id, 'workspaceId', a."workspaceId", 'name', a.name, 'slug', a.slug, 'image', a.image,
+           'bio', a.bio, 'role', a.role, 'email', a.email, 'socials', a.socials,
+           'createdAt', a."createdAt", 'updatedAt', a."updatedAt")) ORDER BY pa.position) AS list
+    FROM "PostAuthor" pa JOIN "Author" a ON a.id = pa."authorId"
+   WHERE pa."postId" = ANY($1::text[])
+   GROUP BY pa."postId"
+), tags AS (
+  SELECT pt."postId", json_agg(json_build_object('tag', ${TAXONOMY_JSON("t")}) ORDER BY t.name) AS list
+    FROM "PostTag" pt JOIN "Tag" t ON t.id = pt."tagId"
+   WHERE pt."postId" = ANY($1::text[])
+   GROUP BY pt."postId"
+), field_values AS (
+  SELECT v."postId", json_agg(json_build_object('fieldId', v."fieldId", 'value', v.value)) AS list
+    FROM "PostFieldValue" v
+   WHERE v."postId" = ANY($1::text[])
+   GROUP BY v."postId"
+)
 SELECT json_build_object(
   'id', p.id, 'workspaceId', p."workspaceId", 'slug', p.slug, 'title', p.title, 'status', p.status,
   'featured', p.featured, 'coverImage', p."coverImage", 'description', p.description,
   'attribution', p.attribution, 'publishedAt', p."publishedAt", 'createdAt', p."createdAt",
   'updatedAt', p."updatedAt", 'categoryId', p."categoryId",
   'content', CASE WHEN $2::boolean THEN p.content END,
-  'category', (SELECT ${TAXONOMY_JSON("c")} FROM "Category" c WHERE c.id = p."categoryId"),
-  'authors', (SELECT coalesce(json_agg(json_build_object('author', json_build_object(
-                 'id', a.id, 'workspaceId', a."workspaceId", 'name', a.name, 'slug', a.slug, 'image', a.image,
-                 'bio', a.bio, 'role', a.role, 'email', a.email, 'socials', a.socials,
-                 'createdAt', a."createdAt", 'updatedAt', a."updatedAt")) ORDER BY pa.position), '[]')
-                FROM "PostAuthor" pa JOIN "Author" a ON a.id = pa."authorId" WHERE pa."postId" = p.id),
-  'tags', (SELECT coalesce(json_agg(json_build_object('tag', ${TAXONOMY_JSON("t")}) ORDER BY t.name), '[]')
-             FROM "PostTag" pt JOIN "Tag" t ON t.id = pt."tagId" WHERE pt."postId" = p.id),
-  'fieldValues', (SELECT coalesce(json_agg(json_build_object('fieldId', v."fieldId", 'value', v.value)), '[]')
-                    FROM "PostFieldValue" v WHERE v."postId" = p.id)
+  'category', ${TAXONOMY_JSON("c")},
+  'authors', coalesce(au.list, '[]'), 'tags', coalesce(tg.list, '[]'), 'fieldValues', coalesce(fv.list, '[]')
 ) AS post
 FROM "Post" p
+JOIN "Category" c ON c.id = p."categoryId"
+LEFT JOIN authors au ON au."postId" = p.id
+LEFT JOIN tags tg ON tg."postId" = p.id
+LEFT JOIN field_values fv ON fv."postId" = p.id
 WHERE p.id = ANY($1::text[])`;
 
 interface TimestampedJson {
