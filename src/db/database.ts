@@ -1,6 +1,5 @@
 // Opens the one database the service uses: embedded PGlite (default) or a PostgreSQL server.
 // Both go through a Prisma driver adapter, so everything above this file runs one code path.
-import { createHash } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
@@ -18,6 +17,7 @@ import {
   type QueryObserver,
   type SqlExecutor,
 } from "./sql-executor.ts";
+import { statementName } from "./statement-names.ts";
 
 export type DatabaseConfig = Config["database"] | { kind: "memory" };
 
@@ -72,7 +72,8 @@ export async function openDatabase(
     }
     const adapter = new PrismaPg(pool, {
       ...(config.schema ? { schema: config.schema } : {}),
-      statementNameGenerator: preparedStatementName,
+      // Each connection prepares a statement once (see statement-names.ts).
+      statementNameGenerator: (query) => statementName(query.sql),
     });
     const prisma = createPrisma(adapter, options.onQuery);
     return {
@@ -127,21 +128,4 @@ function createPrisma(adapter: SqlDriverAdapterFactory, onQuery?: QueryObserver)
   const prisma = new PrismaClient({ adapter, transactionOptions, log: [{ emit: "event", level: "query" }] });
   prisma.$on("query", (event: { query: string }) => onQuery(event.query, "prisma"));
   return prisma as unknown as PrismaClient;
-}
-
-/**
- * Names Prisma's statements so each connection prepares them once. Without names PostgreSQL plans
- * every query anew, and planning the joined post-list query (a lateral join per relation) cost more
- * than running it — most of the database's time per request in the benchmark's profile.
- */
-const statementNames = new Map<string, string>();
-function preparedStatementName(query: { sql: string }): string {
-  let name = statementNames.get(query.sql);
-  if (!name) {
-    name = `s_${createHash("sha1").update(query.sql).digest("hex").slice(0, 24)}`;
-    // Statement texts are few (one per query shape); the bound only guards against runaway growth.
-    if (statementNames.size >= 5_000) statementNames.clear();
-    statementNames.set(query.sql, name);
-  }
-  return name;
 }

@@ -3,11 +3,12 @@
 import { queryFromInfo } from "@pothos/plugin-prisma";
 import type { GraphQLResolveInfo } from "graphql";
 import { type PostListFilter, type PostStatusFilter, postListWhere } from "../content/post-filters.ts";
+import { postListCondition, postListOrder, SqlParams } from "../content/post-list-sql.ts";
 import { searchPostIds } from "../content/post-search.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { assertCanReadDrafts, type GraphQLContext } from "./context.ts";
 import { type PageArgs, type Pagination, pageWindow, paginate } from "./pagination.ts";
-import { type PlannedPostQuery, readModelCovers, readPostRows } from "./post-rows.ts";
+import { type PlannedPostQuery, readModelCovers, readPostPage, readPostRows } from "./post-rows.ts";
 
 export interface PostListArgs extends Omit<PostListFilter, "matchingIds" | "status"> {
   status?: PostStatusFilter | null;
@@ -21,16 +22,22 @@ export interface PostListWhere {
   rankedIds: string[] | null;
 }
 
-/** The Prisma `where` of a post list; drafts need a private key. */
-export async function postListQuery(ctx: GraphQLContext, args: PostListArgs): Promise<PostListWhere> {
+/** The filter of a post list, after the full-text search if there is one; drafts need a private key. */
+async function postListFilter(
+  ctx: GraphQLContext,
+  args: PostListArgs,
+): Promise<{ filter: PostListFilter; rankedIds: string[] | null }> {
   const status = args.status ?? "published";
   if (status !== "published") assertCanReadDrafts(ctx);
   const text = args.query?.trim();
   const rankedIds = text ? await searchPostIds(ctx.services.sql, ctx.caller.workspaceId, text) : null;
-  return {
-    where: postListWhere(ctx.caller.workspaceId, { ...args, status, matchingIds: rankedIds }),
-    rankedIds,
-  };
+  return { filter: { ...args, status, matchingIds: rankedIds }, rankedIds };
+}
+
+/** The Prisma `where` of a post list; drafts need a private key. */
+export async function postListQuery(ctx: GraphQLContext, args: PostListArgs): Promise<PostListWhere> {
+  const { filter, rankedIds } = await postListFilter(ctx, args);
+  return { where: postListWhere(ctx.caller.workspaceId, filter), rankedIds };
 }
 
 export function publishedAtOrder(
@@ -49,9 +56,24 @@ export async function postPage(
   args: PostListArgs & PageArgs,
 ): Promise<PostPageResult> {
   const window = pageWindow(args);
-  const { where, rankedIds } = await postListQuery(ctx, args);
   const query = queryFromInfo({ context: ctx, info, path: ["items"] }) as PlannedPostQuery;
-  if (rankedIds && !args.order) return rankedPage(ctx, query, where, rankedIds, window);
+  const { filter, rankedIds } = await postListFilter(ctx, args);
+  const byRank = rankedIds !== null && !args.order;
+  if (readModelCovers(query)) {
+    // The common case (the REST list, a frontend's post list): count and page ids, then the rows.
+    prefetchFieldDefinitions(ctx, query);
+    const params = new SqlParams();
+    const condition = postListCondition(ctx.caller.workspaceId, filter, params);
+    const order = postListOrder(
+      byRank ? { by: "rank", rankedIds } : { by: "publishedAt", direction: args.order ?? "desc" },
+      params,
+    );
+    const page = { condition, ...order, limit: window.take, offset: window.skip, params };
+    const { totalItems, items } = await readPostPage(ctx.services.sql, page, query);
+    return { items, pagination: paginate(totalItems, window) };
+  }
+  const where = postListWhere(ctx.caller.workspaceId, filter);
+  if (byRank) return rankedPage(ctx, query, where, rankedIds, window);
   return orderedPostPage(ctx, query, { where, orderBy: publishedAtOrder(args.order), window });
 }
 
@@ -97,15 +119,12 @@ async function rankedPage(
   rankedIds: string[],
   window: PageWindow,
 ): Promise<PostPageResult> {
-  prefetchFieldDefinitions(ctx, query);
   const rank = new Map(rankedIds.map((id, index) => [id, index]));
   const byRank = (a: string, b: string) => (rank.get(a) ?? 0) - (rank.get(b) ?? 0);
   const matching = rankedIds.length ? await ctx.prisma.post.findMany({ where, select: { id: true } }) : [];
   const ordered = matching.map((row) => row.id).sort(byRank);
   const pagination = paginate(ordered.length, window);
   const pageIds = ordered.slice(window.skip, window.skip + window.take);
-  if (readModelCovers(query))
-    return { items: await readPostRows(ctx.services.sql, pageIds, query), pagination };
   const items = pageIds.length
     ? await ctx.prisma.post.findMany({ ...query, where: { id: { in: pageIds } } })
     : [];

@@ -9,7 +9,9 @@
 // knows, proven to return Prisma's rows exactly (test/graphql/post-rows.test.ts). Any other plan
 // (e.g. `tags { count { posts } }`) goes through Prisma as before.
 import { isDeepStrictEqual } from "node:util";
+import type { SqlParams } from "../content/post-list-sql.ts";
 import type { SqlExecutor } from "../db/sql-executor.ts";
+import { statementName } from "../db/statement-names.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 
 /** What the read model loads, as the Prisma `select` entries plugin-prisma plans for `Post` fields. */
@@ -52,44 +54,52 @@ const TAXONOMY_JSON = (alias: string) =>
      'slug', ${alias}.slug, 'description', ${alias}.description, 'createdAt', ${alias}."createdAt",
      'updatedAt', ${alias}."updatedAt")`;
 
-// json (not jsonb) objects: nothing is compared or indexed, and building json is the cheaper of the two.
-// Relations are aggregated for the whole page at once (one join each, not one subquery per post).
-// `$2` leaves the body out when the plan does not ask for it (a title list need not read the bodies).
-const POST_ROWS_SQL = `
-WITH authors AS (
+/**
+ * The rows of the posts whose ids the text[] `pageIds` lists, as one json array in that order. json (not jsonb) objects: nothing is compared or indexed, and building json is the
+ * cheaper of the two. Relations are aggregated for the whole page at once (one join each, not one
+ * subquery per post). `withContent` leaves the body out when the plan does not ask for it.
+ */
+function postRowsSql(pageIds: string, withContent: string): string {
+  return `
+WITH page AS (
+  SELECT id, ord FROM unnest(${pageIds}) WITH ORDINALITY AS page(id, ord)
+), authors AS (
   SELECT pa."postId", json_agg(json_build_object('author', json_build_object(
            'id', a.id, 'workspaceId', a."workspaceId", 'name', a.name, 'slug', a.slug, 'image', a.image,
            'bio', a.bio, 'role', a.role, 'email', a.email, 'socials', a.socials,
            'createdAt', a."createdAt", 'updatedAt', a."updatedAt")) ORDER BY pa.position) AS list
     FROM "PostAuthor" pa JOIN "Author" a ON a.id = pa."authorId"
-   WHERE pa."postId" = ANY($1::text[])
+   WHERE pa."postId" IN (SELECT id FROM page)
    GROUP BY pa."postId"
 ), tags AS (
   SELECT pt."postId", json_agg(json_build_object('tag', ${TAXONOMY_JSON("t")}) ORDER BY t.name) AS list
     FROM "PostTag" pt JOIN "Tag" t ON t.id = pt."tagId"
-   WHERE pt."postId" = ANY($1::text[])
+   WHERE pt."postId" IN (SELECT id FROM page)
    GROUP BY pt."postId"
 ), field_values AS (
   SELECT v."postId", json_agg(json_build_object('fieldId', v."fieldId", 'value', v.value)) AS list
     FROM "PostFieldValue" v
-   WHERE v."postId" = ANY($1::text[])
+   WHERE v."postId" IN (SELECT id FROM page)
    GROUP BY v."postId"
 )
-SELECT json_build_object(
+SELECT json_agg(json_build_object(
   'id', p.id, 'workspaceId', p."workspaceId", 'slug', p.slug, 'title', p.title, 'status', p.status,
   'featured', p.featured, 'coverImage', p."coverImage", 'description', p.description,
   'attribution', p.attribution, 'publishedAt', p."publishedAt", 'createdAt', p."createdAt",
   'updatedAt', p."updatedAt", 'categoryId', p."categoryId",
-  'content', CASE WHEN $2::boolean THEN p.content END,
+  'content', CASE WHEN ${withContent}::boolean THEN p.content END,
   'category', ${TAXONOMY_JSON("c")},
   'authors', coalesce(au.list, '[]'), 'tags', coalesce(tg.list, '[]'), 'fieldValues', coalesce(fv.list, '[]')
-) AS post
-FROM "Post" p
+) ORDER BY page.ord)
+FROM page
+JOIN "Post" p ON p.id = page.id
 JOIN "Category" c ON c.id = p."categoryId"
 LEFT JOIN authors au ON au."postId" = p.id
 LEFT JOIN tags tg ON tg."postId" = p.id
-LEFT JOIN field_values fv ON fv."postId" = p.id
-WHERE p.id = ANY($1::text[])`;
+LEFT JOIN field_values fv ON fv."postId" = p.id`;
+}
+
+const POST_ROWS_BY_IDS_SQL = `SELECT (${postRowsSql("$1::text[]", "$2")}) AS posts`;
 
 interface TimestampedJson {
   createdAt: string | Date;
@@ -106,7 +116,8 @@ interface PostJson extends TimestampedJson {
 
 /**
  * The posts with these ids, in the order of `ids`, shaped as Prisma returns them for the read model's
- * selection (Dates for timestamps, `authors: [{ author }]`, `tags: [{ tag }]`, ...).
+ * selection (Dates for timestamps, `authors: [{ author }]`, `tags: [{ tag }]`, ...). Unknown ids are
+ * left out.
  */
 export async function readPostRows(
   sql: SqlExecutor,
@@ -115,14 +126,39 @@ export async function readPostRows(
 ): Promise<Record<string, unknown>[]> {
   if (ids.length === 0) return [];
   const withContent = query.select?.content === true;
-  const rows = await sql.query<{ post: PostJson }>(POST_ROWS_SQL, [ids, withContent], {
-    name: "post_rows",
+  const [row] = await sql.query<{ posts: PostJson[] | null }>(POST_ROWS_BY_IDS_SQL, [ids, withContent], {
+    name: "post_rows_by_ids",
   });
-  const byId = new Map(rows.map(({ post }) => [post.id, post]));
-  return ids.flatMap((id) => {
-    const post = byId.get(id);
-    return post ? [toPrismaShape(post, withContent)] : [];
+  return (row?.posts ?? []).map((post) => toPrismaShape(post, withContent));
+}
+
+/**
+ * One page of posts and the number of posts matching `condition` (on `"Post" p`): one statement counts
+ * and picks the page's ids (by `condition`, `join`, `orderBy`, `limit`, `offset`), a second reads their
+ * rows as readPostRows does. Two, not one: a statement with a LIMIT parameter gets a fresh plan on every
+ * run, which is cheap for the ids and costly for the rows; the rows' statement keeps its plan.
+ */
+export async function readPostPage(
+  sql: SqlExecutor,
+  page: {
+    condition: string;
+    join: string;
+    orderBy: string;
+    limit: number;
+    offset: number;
+    params: SqlParams;
+  },
+  query: PlannedPostQuery,
+): Promise<{ totalItems: number; items: Record<string, unknown>[] }> {
+  const { params } = page;
+  const statement = `SELECT (SELECT count(*)::int FROM "Post" p WHERE ${page.condition}) AS total,
+    ARRAY(SELECT p.id FROM "Post" p ${page.join} WHERE ${page.condition}
+          ORDER BY ${page.orderBy} LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}) AS ids`;
+  // Named after its text: the filters in use shape the statement, each shape is prepared once.
+  const [row] = await sql.query<{ total: number; ids: string[] }>(statement, params.values, {
+    name: statementName(statement),
   });
+  return { totalItems: row?.total ?? 0, items: await readPostRows(sql, row?.ids ?? [], query) };
 }
 
 function toPrismaShape(post: PostJson, withContent: boolean): Record<string, unknown> {

@@ -1,0 +1,53 @@
+// The post list filters of the contract as a SQL condition on `"Post" p`: the same rules as
+// postListWhere (post-filters.ts), for the post read model's page query, which would otherwise need two
+// Prisma calls (count and page ids) before its own. test/graphql/post-list-sql.test.ts checks that both
+// select the same posts for every filter.
+import type { PostListFilter } from "./post-filters.ts";
+
+/** Positional parameters of one statement: `add` returns the placeholder of the value. */
+export class SqlParams {
+  readonly values: unknown[] = [];
+
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+export function postListCondition(workspaceId: string, filter: PostListFilter, params: SqlParams): string {
+  const workspace = params.add(workspaceId);
+  const and = [`p."workspaceId" = ${workspace}`];
+  if (filter.status !== "all") and.push(`p.status = ${params.add(filter.status)}::"PostStatus"`);
+  if (filter.featured !== null && filter.featured !== undefined)
+    and.push(`p.featured = ${params.add(filter.featured)}`);
+  const categoriesBySlug = (slugs: readonly string[]) =>
+    `(SELECT c.id FROM "Category" c WHERE c."workspaceId" = ${workspace} AND c.slug = ANY(${params.add([...slugs])}::text[]))`;
+  if (filter.categories?.length) and.push(`p."categoryId" IN ${categoriesBySlug(filter.categories)}`);
+  if (filter.excludeCategories?.length)
+    and.push(`p."categoryId" NOT IN ${categoriesBySlug(filter.excludeCategories)}`);
+  const taggedWith = (slugs: readonly string[]) =>
+    `EXISTS (SELECT 1 FROM "PostTag" pt JOIN "Tag" t ON t.id = pt."tagId"
+              WHERE pt."postId" = p.id AND t.slug = ANY(${params.add([...slugs])}::text[]))`;
+  if (filter.tags?.length) and.push(taggedWith(filter.tags));
+  if (filter.excludeTags?.length) and.push(`NOT ${taggedWith(filter.excludeTags)}`);
+  if (filter.matchingIds) and.push(`p.id = ANY(${params.add([...filter.matchingIds])}::text[])`);
+  return and.join(" AND ");
+}
+
+/**
+ * The order of a post list: by publishedAt (ties by id, as Prisma's order in post-list.ts), or by the
+ * position in `rankedIds` (best search match first), joined as a table rather than looked up per row.
+ */
+export function postListOrder(
+  order: { by: "publishedAt"; direction: "asc" | "desc" } | { by: "rank"; rankedIds: readonly string[] },
+  params: SqlParams,
+): { join: string; orderBy: string } {
+  if (order.by === "rank") {
+    const ranked = params.add([...order.rankedIds]);
+    return {
+      join: `JOIN unnest(${ranked}::text[]) WITH ORDINALITY AS ranked(id, rank) ON ranked.id = p.id`,
+      orderBy: "ranked.rank",
+    };
+  }
+  return { join: "", orderBy: `p."publishedAt" ${order.direction === "asc" ? "ASC" : "DESC"}, p.id ASC` };
+}
