@@ -247,3 +247,43 @@ describe.skipIf(!process.env.DATABASE_URL)("applyPendingMigrations on PostgreSQL
     await expectSearchTrigger(pgExecutor(clients[0]!));
   });
 });
+
+describe("data migrations", () => {
+  it("keeps every tag assignment when post ↔ tag becomes the PostTag model", async () => {
+    const pglite = await PGlite.create();
+    try {
+      const db = pgliteExecutor(pglite);
+      // The history up to the migration before the change, applied from a copy of the folder.
+      const before = await copyOfMigrations();
+      const names = await migrationNames();
+      const change = names.find((name) => name.endsWith("_post_tag_join_model"));
+      expect(change).toBeDefined();
+      for (const name of names.filter((n) => n >= (change as string)))
+        await rm(join(before, name), { recursive: true });
+      await applyPendingMigrations(db, { migrationsDir: before });
+
+      await db.exec(`
+        INSERT INTO "Workspace" (id, name, slug, "updatedAt") VALUES ('ws', 'W', 'w', now());
+        INSERT INTO "Category" (id, "workspaceId", name, slug, "updatedAt") VALUES ('cat', 'ws', 'C', 'c', now());
+        INSERT INTO "Tag" (id, "workspaceId", name, slug, "updatedAt")
+          VALUES ('tag-1', 'ws', 'One', 'one', now()), ('tag-2', 'ws', 'Two', 'two', now());
+        INSERT INTO "Post" (id, "workspaceId", slug, title, status, description, content, "publishedAt", "updatedAt", "categoryId")
+          VALUES ('post', 'ws', 'p', 'P', 'published', 'd', '<p>c</p>', now(), now(), 'cat');
+        INSERT INTO "_PostToTag" ("A", "B") VALUES ('post', 'tag-1'), ('post', 'tag-2');`);
+
+      expect(await applyPendingMigrations(db)).toContain(change);
+      const links = await db.query<{ postId: string; tagId: string }>(
+        `SELECT "postId", "tagId" FROM "PostTag" ORDER BY "tagId"`,
+      );
+      expect(links).toEqual([
+        { postId: "post", tagId: "tag-1" },
+        { postId: "post", tagId: "tag-2" },
+      ]);
+      // The constraints came along: deleting the tag detaches it from the post.
+      await db.exec(`DELETE FROM "Tag" WHERE id = 'tag-1'`);
+      expect(await db.query(`SELECT "tagId" FROM "PostTag"`)).toEqual([{ tagId: "tag-2" }]);
+    } finally {
+      await pglite.close();
+    }
+  });
+});
