@@ -10,7 +10,11 @@ export function graphqlEnum(value: unknown): string | undefined {
   return typeof value === "string" ? value.toUpperCase() : undefined;
 }
 
-/** A GraphQL result record with `key` turned back into the REST spelling. */
+/**
+ * A GraphQL result record with `key` turned back into the REST spelling. The record is changed in place:
+ * execution results are built per request and belong to the route that reshapes them.
+ */
 export function withRestEnum(record: Record<string, unknown>, key: string): Record<string, unknown> {
-  return { ...record, [key]: String(record[key]).toLowerCase() };
+  record[key] = String(record[key]).toLowerCase();
+  return record;
 }
