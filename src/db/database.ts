@@ -72,8 +72,9 @@ export async function openDatabase(
     }
     const adapter = new PrismaPg(pool, {
       ...(config.schema ? { schema: config.schema } : {}),
-      // Each connection prepares a statement once (see statement-names.ts).
-      statementNameGenerator: (query) => statementName(query.sql),
+      // Each connection prepares a statement once (see statement-names.ts). The adapter hands the name
+      // to `pg`, for which no name means an unnamed statement; its type only says string.
+      statementNameGenerator: (query) => statementName(query.sql) as string,
     });
     const prisma = createPrisma(adapter, options.onQuery);
     return {

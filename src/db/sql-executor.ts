@@ -1,4 +1,4 @@
-// The smallest raw-SQL surface the migration runner and tooling need, over either driver.
+// Raw SQL over either driver: migrations, readiness, full-text search and the post read model.
 import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 

@@ -8,18 +8,18 @@ import { searchPostIds } from "../content/post-search.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { assertCanReadDrafts, type GraphQLContext } from "./context.ts";
 import { type PageArgs, type Pagination, pageWindow, paginate } from "./pagination.ts";
-import { type PlannedPostQuery, readModelCovers, readPostPage, readPostRows } from "./post-rows.ts";
+import {
+  type PlannedPostQuery,
+  readModelCovers,
+  readModelPays,
+  readPostPage,
+  readPostRows,
+} from "./post-rows.ts";
 
 export interface PostListArgs extends Omit<PostListFilter, "matchingIds" | "status"> {
   status?: PostStatusFilter | null;
   query?: string | null;
   order?: "asc" | "desc" | null;
-}
-
-export interface PostListWhere {
-  where: Prisma.PostWhereInput;
-  /** Ids matching the full-text `query`, best match first; null without a query. */
-  rankedIds: string[] | null;
 }
 
 /** The filter of a post list, after the full-text search if there is one; drafts need a private key. */
@@ -34,10 +34,13 @@ async function postListFilter(
   return { filter: { ...args, status, matchingIds: rankedIds }, rankedIds };
 }
 
-/** The Prisma `where` of a post list; drafts need a private key. */
-export async function postListQuery(ctx: GraphQLContext, args: PostListArgs): Promise<PostListWhere> {
-  const { filter, rankedIds } = await postListFilter(ctx, args);
-  return { where: postListWhere(ctx.caller.workspaceId, filter), rankedIds };
+/** The Prisma `where` of a post list (a search narrows it to the matches); drafts need a private key. */
+export async function postListWhereOf(
+  ctx: GraphQLContext,
+  args: PostListArgs,
+): Promise<Prisma.PostWhereInput> {
+  const { filter } = await postListFilter(ctx, args);
+  return postListWhere(ctx.caller.workspaceId, filter);
 }
 
 export function publishedAtOrder(
@@ -69,7 +72,7 @@ export async function postPage(
       params,
     );
     const page = { condition, ...order, limit: window.take, offset: window.skip, params };
-    const { totalItems, items } = await readPostPage(ctx.services.sql, page, query);
+    const { totalItems, items } = await readPostPage(ctx.services.sql, ctx.caller.workspaceId, page, query);
     return { items, pagination: paginate(totalItems, window) };
   }
   const where = postListWhere(ctx.caller.workspaceId, filter);
@@ -91,7 +94,7 @@ export async function orderedPostPage(
   const range = { where, orderBy, skip: window.skip, take: window.take };
   prefetchFieldDefinitions(ctx, query);
   const count = ctx.prisma.post.count({ where });
-  if (!readModelCovers(query)) {
+  if (!readModelCovers(query) || !readModelPays(query)) {
     const [totalItems, items] = await Promise.all([count, ctx.prisma.post.findMany({ ...query, ...range })]);
     return { items, pagination: paginate(totalItems, window) };
   }
@@ -102,6 +105,7 @@ export async function orderedPostPage(
   const pagination = paginate(totalItems, window);
   const items = await readPostRows(
     ctx.services.sql,
+    ctx.caller.workspaceId,
     idRows.map((row) => row.id),
     query,
   );

@@ -6,13 +6,14 @@
 // service's CPU for a page of 10 posts, and PostgreSQL twice the work of a plain json_build_object
 // query. plugin-prisma still plans every request: its plan records which rows answer which fields,
 // and this module only stands in for the query that would load them — for the one shape of plan it
-// knows, proven to return Prisma's rows exactly (test/graphql/post-rows.test.ts). Any other plan
-// (e.g. `tags { count { posts } }`) goes through Prisma as before.
+// knows, checked to return Prisma's rows (test/graphql/post-rows.test.ts). Any other plan (e.g.
+// `tags { count { posts } }`) goes through Prisma as before.
 import { isDeepStrictEqual } from "node:util";
 import type { SqlParams } from "../content/post-list-sql.ts";
 import type { SqlExecutor } from "../db/sql-executor.ts";
 import { statementName } from "../db/statement-names.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
+import { type PostRowParts, postRowsSql } from "./post-rows-sql.ts";
 
 /** What the read model loads, as the Prisma `select` entries plugin-prisma plans for `Post` fields. */
 export const READ_MODEL_SELECT = {
@@ -32,7 +33,7 @@ export const READ_MODEL_SELECT = {
   content: true,
   category: true,
   authors: { orderBy: { position: "asc" }, select: { author: true } },
-  tags: { orderBy: { tag: { name: "asc" } }, select: { tag: true } },
+  tags: { orderBy: [{ tag: { name: "asc" } }, { tagId: "asc" }], select: { tag: true } },
   fieldValues: { select: { fieldId: true, value: true } },
 } as const satisfies Prisma.PostSelect;
 
@@ -49,97 +50,64 @@ export function readModelCovers(query: PlannedPostQuery): boolean {
   );
 }
 
-const TAXONOMY_JSON = (alias: string) =>
-  `json_build_object('id', ${alias}.id, 'workspaceId', ${alias}."workspaceId", 'name', ${alias}.name,
-     'slug', ${alias}.slug, 'description', ${alias}.description, 'createdAt', ${alias}."createdAt",
-     'updatedAt', ${alias}."updatedAt")`;
-
-/**
- * The rows of the posts whose ids the text[] `pageIds` lists, as one json array in that order. json (not jsonb) objects: nothing is compared or indexed, and building json is the
- * cheaper of the two. Relations are aggregated for the whole page at once (one join each, not one
- * subquery per post). `withContent` leaves the body out when the plan does not ask for it.
- */
-function postRowsSql(pageIds: string, withContent: string): string {
-  return `
-WITH page AS (
-  SELECT id, ord FROM unnest(${pageIds}) WITH ORDINALITY AS page(id, ord)
-), authors AS (
-  SELECT pa."postId", json_agg(json_build_object('author', json_build_object(
-           'id', a.id, 'workspaceId', a."workspaceId", 'name', a.name, 'slug', a.slug, 'image', a.image,
-           'bio', a.bio, 'role', a.role, 'email', a.email, 'socials', a.socials,
-           'createdAt', a."createdAt", 'updatedAt', a."updatedAt")) ORDER BY pa.position) AS list
-    FROM "PostAuthor" pa JOIN "Author" a ON a.id = pa."authorId"
-   WHERE pa."postId" IN (SELECT id FROM page)
-   GROUP BY pa."postId"
-), tags AS (
-  SELECT pt."postId", json_agg(json_build_object('tag', ${TAXONOMY_JSON("t")}) ORDER BY t.name) AS list
-    FROM "PostTag" pt JOIN "Tag" t ON t.id = pt."tagId"
-   WHERE pt."postId" IN (SELECT id FROM page)
-   GROUP BY pt."postId"
-), field_values AS (
-  SELECT v."postId", json_agg(json_build_object('fieldId', v."fieldId", 'value', v.value)) AS list
-    FROM "PostFieldValue" v
-   WHERE v."postId" IN (SELECT id FROM page)
-   GROUP BY v."postId"
-)
-SELECT json_agg(json_build_object(
-  'id', p.id, 'workspaceId', p."workspaceId", 'slug', p.slug, 'title', p.title, 'status', p.status,
-  'featured', p.featured, 'coverImage', p."coverImage", 'description', p.description,
-  'attribution', p.attribution, 'publishedAt', p."publishedAt", 'createdAt', p."createdAt",
-  'updatedAt', p."updatedAt", 'categoryId', p."categoryId",
-  'content', CASE WHEN ${withContent}::boolean THEN p.content END,
-  'category', ${TAXONOMY_JSON("c")},
-  'authors', coalesce(au.list, '[]'), 'tags', coalesce(tg.list, '[]'), 'fieldValues', coalesce(fv.list, '[]')
-) ORDER BY page.ord)
-FROM page
-JOIN "Post" p ON p.id = page.id
-JOIN "Category" c ON c.id = p."categoryId"
-LEFT JOIN authors au ON au."postId" = p.id
-LEFT JOIN tags tg ON tg."postId" = p.id
-LEFT JOIN field_values fv ON fv."postId" = p.id`;
-}
-
-const POST_ROWS_BY_IDS_SQL = `SELECT (${postRowsSql("$1::text[]", "$2")}) AS posts`;
-
 interface TimestampedJson {
-  createdAt: string | Date;
-  updatedAt: string | Date;
+  createdAt: string;
+  updatedAt: string;
 }
 interface PostJson extends TimestampedJson {
-  id: string;
-  publishedAt: string | Date;
-  content: string | null;
-  category: TimestampedJson;
-  authors: { author: TimestampedJson }[];
-  tags: { tag: TimestampedJson }[];
+  publishedAt: string;
+  category?: TimestampedJson;
+  authors?: { author: TimestampedJson }[];
+  tags?: { tag: TimestampedJson }[];
+}
+
+/** The parts of the read form `query` asks for (a covered plan: see readModelCovers). */
+function partsOf(query: PlannedPostQuery): PostRowParts {
+  const select = query.select ?? {};
+  return {
+    content: Boolean(select.content),
+    category: Boolean(select.category),
+    authors: Boolean(select.authors),
+    tags: Boolean(select.tags),
+    fieldValues: Boolean(select.fieldValues),
+  };
+}
+
+/** True when a covered plan loads a relation: without one, Prisma's own query is about as cheap. */
+export function readModelPays(query: PlannedPostQuery): boolean {
+  const parts = partsOf(query);
+  return parts.category || parts.authors || parts.tags || parts.fieldValues;
 }
 
 /**
- * The posts with these ids, in the order of `ids`, shaped as Prisma returns them for the read model's
- * selection (Dates for timestamps, `authors: [{ author }]`, `tags: [{ tag }]`, ...). Unknown ids are
- * left out.
+ * The workspace's posts with these ids, in the order of `ids`, shaped as Prisma returns them for the
+ * plan (Dates for timestamps, `authors: [{ author }]`, `tags: [{ tag }]`, ...). Unknown ids are left
+ * out; so are ids of another workspace, should a caller ever pass one.
  */
 export async function readPostRows(
   sql: SqlExecutor,
+  workspaceId: string,
   ids: readonly string[],
   query: PlannedPostQuery,
 ): Promise<Record<string, unknown>[]> {
   if (ids.length === 0) return [];
-  const withContent = query.select?.content === true;
-  const [row] = await sql.query<{ posts: PostJson[] | null }>(POST_ROWS_BY_IDS_SQL, [ids, withContent], {
-    name: "post_rows_by_ids",
+  const statement = postRowsSql(partsOf(query));
+  const [row] = await sql.query<{ posts: PostJson[] | null }>(statement, [workspaceId, ids], {
+    name: statementName(statement),
   });
-  return (row?.posts ?? []).map((post) => toPrismaShape(post, withContent));
+  return (row?.posts ?? []).map(toPrismaShape);
 }
 
 /**
  * One page of posts and the number of posts matching `condition` (on `"Post" p`): one statement counts
  * and picks the page's ids (by `condition`, `join`, `orderBy`, `limit`, `offset`), a second reads their
- * rows as readPostRows does. Two, not one: a statement with a LIMIT parameter gets a fresh plan on every
- * run, which is cheap for the ids and costly for the rows; the rows' statement keeps its plan.
+ * rows as readPostRows does. Two, not one: PostgreSQL plans a statement with a LIMIT parameter afresh on
+ * every run here (its generic plan assumes the LIMIT keeps 10% of the rows, so it never looks cheaper),
+ * which costs little for the ids and much for the rows; the rows' statement keeps one plan.
  */
 export async function readPostPage(
   sql: SqlExecutor,
+  workspaceId: string,
   page: {
     condition: string;
     join: string;
@@ -158,19 +126,22 @@ export async function readPostPage(
   const [row] = await sql.query<{ total: number; ids: string[] }>(statement, params.values, {
     name: statementName(statement),
   });
-  return { totalItems: row?.total ?? 0, items: await readPostRows(sql, row?.ids ?? [], query) };
+  return {
+    totalItems: row?.total ?? 0,
+    items: await readPostRows(sql, workspaceId, row?.ids ?? [], query),
+  };
 }
 
-function toPrismaShape(post: PostJson, withContent: boolean): Record<string, unknown> {
-  const { content, ...rest } = post;
+function toPrismaShape(post: PostJson): Record<string, unknown> {
   return {
-    ...rest,
-    ...(withContent ? { content } : {}),
+    ...post,
     publishedAt: timestamp(post.publishedAt),
     ...timestamps(post),
-    category: { ...post.category, ...timestamps(post.category) },
-    authors: post.authors.map(({ author }) => ({ author: { ...author, ...timestamps(author) } })),
-    tags: post.tags.map(({ tag }) => ({ tag: { ...tag, ...timestamps(tag) } })),
+    ...(post.category ? { category: { ...post.category, ...timestamps(post.category) } } : {}),
+    ...(post.authors
+      ? { authors: post.authors.map(({ author }) => ({ author: { ...author, ...timestamps(author) } })) }
+      : {}),
+    ...(post.tags ? { tags: post.tags.map(({ tag }) => ({ tag: { ...tag, ...timestamps(tag) } })) } : {}),
   };
 }
 
@@ -178,8 +149,7 @@ function timestamps(row: TimestampedJson): { createdAt: Date; updatedAt: Date } 
   return { createdAt: timestamp(row.createdAt), updatedAt: timestamp(row.updatedAt) };
 }
 
-/** Prisma's DateTime columns are `timestamp(3)` in UTC; json renders them without a zone. */
-function timestamp(value: string | Date): Date {
-  if (value instanceof Date) return value;
+/** Prisma's DateTime columns are `timestamp(3)` holding UTC; json renders them without a zone. */
+function timestamp(value: string): Date {
   return new Date(value.endsWith("Z") ? value : `${value}Z`);
 }

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostListFilter, postListWhere } from "../../src/content/post-filters.ts";
 import { postListCondition, postListOrder, SqlParams } from "../../src/content/post-list-sql.ts";
+import { readPostPage } from "../../src/graphql/post-rows.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 let app: TestApp;
@@ -129,6 +130,38 @@ describe("post list filters: SQL and Prisma agree", () => {
     expect(await prismaIds({ status: "all" }, "desc")).toHaveLength(24);
     expect(await prismaIds({ status: "draft" }, "desc")).toHaveLength(5);
     expect(await prismaIds({ status: "published", tags: ["no-such-tag"] }, "desc")).toEqual([]);
+  });
+
+  it("pages: readPostPage's total and ids agree with Prisma's count and skip/take", async () => {
+    for (const filter of [filters[0], filters[2], filters[9], filters[10]] as PostListFilter[]) {
+      for (const [limit, page] of [
+        [5, 1],
+        [5, 2],
+        [7, 3],
+        [10, 9],
+      ] as const) {
+        const params = new SqlParams();
+        const condition = postListCondition(workspaceId, filter, params);
+        const order = postListOrder({ by: "publishedAt", direction: "desc" }, params);
+        const offset = (page - 1) * limit;
+        const { totalItems, items } = await readPostPage(
+          app.db.sql,
+          workspaceId,
+          { condition, ...order, limit, offset, params },
+          { select: { id: true, title: true } },
+        );
+        const where = postListWhere(workspaceId, filter);
+        const expected = await app.db.prisma.post.findMany({
+          where,
+          orderBy: [{ publishedAt: "desc" }, { id: "asc" }],
+          skip: offset,
+          take: limit,
+          select: { id: true },
+        });
+        expect(totalItems).toBe(await app.db.prisma.post.count({ where }));
+        expect(items.map((row) => row.id)).toEqual(expected.map((row) => row.id));
+      }
+    }
   });
 
   it("restricts to matching ids and orders by search rank", async () => {

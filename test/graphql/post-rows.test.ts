@@ -2,18 +2,34 @@
 // the post read form: it must return exactly the rows Prisma returns for that selection, and claim no
 // plan it does not load.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { READ_MODEL_SELECT, readModelCovers, readPostRows } from "../../src/graphql/post-rows.ts";
+import type { Prisma } from "../../src/generated/prisma/client.ts";
+import {
+  READ_MODEL_SELECT,
+  readModelCovers,
+  readModelPays,
+  readPostRows,
+} from "../../src/graphql/post-rows.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 let app: TestApp;
+let workspaceId: string;
 let ids: string[];
+let otherWorkspacePostId: string;
+// Timestamps must not depend on the server's time zone: the rows are read under another one.
+const zone = process.env.TZ;
 
 beforeAll(async () => {
+  process.env.TZ = "America/New_York";
   app = await startTestApp();
-  const ws = await app.workspace("Read model");
-  ids = await seed(ws.id);
+  workspaceId = (await app.workspace("Read model")).id;
+  ids = await seed(workspaceId);
+  otherWorkspacePostId = await seedOtherWorkspace((await app.workspace("Elsewhere")).id);
 }, 60_000);
-afterAll(async () => app?.close());
+afterAll(async () => {
+  await app?.close();
+  if (zone === undefined) delete process.env.TZ;
+  else process.env.TZ = zone;
+});
 
 async function seed(workspaceId: string): Promise<string[]> {
   const prisma = app.db.prisma;
@@ -21,9 +37,11 @@ async function seed(workspaceId: string): Promise<string[]> {
     data: { id: "cat-a", workspaceId, name: "Guides", slug: "guides", description: "How-tos" },
   });
   await prisma.category.create({ data: { id: "cat-b", workspaceId, name: "News", slug: "news" } });
-  // Inserted out of name order, so the read model has to sort them as Prisma's plan does.
+  // Inserted out of name order, so the read model has to sort them as Prisma's plan does; two share a
+  // name, so the tie-break shows too.
   for (const [id, name] of [
     ["tag-z", "Zeta"],
+    ["tag-n", "Mu"],
     ["tag-a", "Alpha"],
     ["tag-m", "Mu"],
   ] as const) {
@@ -61,7 +79,7 @@ async function seed(workspaceId: string): Promise<string[]> {
       attribution: "Originally elsewhere",
       publishedAt: new Date("2024-02-29T23:59:59.123Z"),
       categoryId: "cat-a",
-      tags: { create: [{ tagId: "tag-z" }, { tagId: "tag-a" }, { tagId: "tag-m" }] },
+      tags: { create: [{ tagId: "tag-z" }, { tagId: "tag-n" }, { tagId: "tag-a" }, { tagId: "tag-m" }] },
       authors: {
         create: [
           { authorId: "author-2", position: 0 },
@@ -91,13 +109,36 @@ async function seed(workspaceId: string): Promise<string[]> {
   return [bare.id, full.id];
 }
 
-/** Prisma's own rows for the read model's selection, in the order of `ids`. */
-async function prismaRows(postIds: string[]) {
+async function seedOtherWorkspace(otherId: string): Promise<string> {
+  const prisma = app.db.prisma;
+  await prisma.category.create({ data: { id: "other-cat", workspaceId: otherId, name: "O", slug: "o" } });
+  const post = await prisma.post.create({
+    data: {
+      workspaceId: otherId,
+      slug: "other",
+      title: "Other",
+      status: "published",
+      description: "d",
+      content: "<p>c</p>",
+      publishedAt: new Date(),
+      categoryId: "other-cat",
+    },
+  });
+  return post.id;
+}
+
+/** Prisma's own rows for `select`, in the order of `postIds`. */
+async function prismaRows(postIds: string[], select: Prisma.PostSelect = READ_MODEL_SELECT) {
   const rows = await app.db.prisma.post.findMany({
-    select: READ_MODEL_SELECT,
+    select: { ...select, id: true },
     where: { id: { in: postIds } },
   });
-  return postIds.map((id) => rows.find((row) => row.id === id));
+  return postIds.map((id) => rows.find((row) => row.id === id) as Record<string, unknown>);
+}
+
+/** Only the keys `select` asks for (the read model always carries the post's own columns). */
+function pick(row: Record<string, unknown>, select: Prisma.PostSelect): Record<string, unknown> {
+  return Object.fromEntries(Object.keys({ ...select, id: true }).map((key) => [key, row[key]]));
 }
 
 const byFieldId = (a: { fieldId: string }, b: { fieldId: string }) => a.fieldId.localeCompare(b.fieldId);
@@ -105,26 +146,48 @@ const byFieldId = (a: { fieldId: string }, b: { fieldId: string }) => a.fieldId.
 describe("post read model", () => {
   it("returns exactly Prisma's rows for the selection it covers, in the order of the ids", async () => {
     const expected = await prismaRows(ids);
-    const actual = await readPostRows(app.db.sql, ids, { select: READ_MODEL_SELECT });
+    const actual = await readPostRows(app.db.sql, workspaceId, ids, { select: READ_MODEL_SELECT });
     // Field values have no order in either (they are keyed by field where used).
     for (const row of [...expected, ...actual] as { fieldValues: { fieldId: string }[] }[])
       row.fieldValues.sort(byFieldId);
-    expect(actual).toEqual(expected);
+    expect(actual).toStrictEqual(expected);
     expect(actual.map((row) => row.id)).toEqual(ids);
-    const full = actual[1] as { tags: { tag: { name: string } }[]; publishedAt: Date };
-    expect(full.tags.map((link) => link.tag.name)).toEqual(["Alpha", "Mu", "Zeta"]);
-    expect(full.publishedAt).toEqual(new Date("2024-02-29T23:59:59.123Z"));
+    const full = actual[1] as { tags: { tag: { id: string } }[]; publishedAt: Date };
+    expect(full.tags.map((link) => link.tag.id)).toEqual(["tag-a", "tag-m", "tag-n", "tag-z"]);
+    expect(full.publishedAt.toISOString()).toBe("2024-02-29T23:59:59.123Z");
+  });
+
+  it("loads only the parts a smaller plan asks for, equal to Prisma's for that plan", async () => {
+    const plans: Prisma.PostSelect[] = [
+      { id: true, title: true, publishedAt: true },
+      { id: true, slug: true, tags: READ_MODEL_SELECT.tags },
+      { id: true, content: true, category: true, fieldValues: READ_MODEL_SELECT.fieldValues },
+      { id: true, authors: READ_MODEL_SELECT.authors, updatedAt: true },
+    ];
+    for (const select of plans) {
+      const actual = await readPostRows(app.db.sql, workspaceId, ids, { select });
+      expect(actual.map((row) => pick(row, select))).toStrictEqual(await prismaRows(ids, select));
+      for (const part of ["content", "category", "authors", "tags", "fieldValues"])
+        if (!(part in select)) expect(actual[1]).not.toHaveProperty(part);
+    }
   });
 
   it("leaves the body out when the plan does not ask for it, and skips unknown ids", async () => {
     const { content: _content, ...withoutContent } = READ_MODEL_SELECT;
-    const rows = await readPostRows(app.db.sql, ["no-such-post", ids[1] as string], {
+    const rows = await readPostRows(app.db.sql, workspaceId, ["no-such-post", ids[1] as string], {
       select: withoutContent,
     });
     expect(rows).toHaveLength(1);
     expect(rows[0]).not.toHaveProperty("content");
     expect(rows[0]?.title).toBe("Everything set");
-    expect(await readPostRows(app.db.sql, [], { select: READ_MODEL_SELECT })).toEqual([]);
+    expect(await readPostRows(app.db.sql, workspaceId, [], { select: READ_MODEL_SELECT })).toEqual([]);
+  });
+
+  it("never returns a post of another workspace, whatever ids it is given", async () => {
+    const rows = await readPostRows(app.db.sql, workspaceId, [otherWorkspacePostId, ids[0] as string], {
+      select: READ_MODEL_SELECT,
+    });
+    expect(rows.map((row) => row.id)).toEqual([ids[0]]);
   });
 
   it("covers the plans it loads exactly, and no other", () => {
@@ -139,5 +202,15 @@ describe("post read model", () => {
     expect(readModelCovers({ select: { tags: { select: { tag: true } } } })).toBe(false);
     expect(readModelCovers({ select: { search: true } as never })).toBe(false);
     expect(readModelCovers({ include: { tags: true } })).toBe(false);
+    // Tags by name alone (no tie-break) is not the order the read model gives.
+    expect(
+      readModelCovers({ select: { tags: { orderBy: { tag: { name: "asc" } }, select: { tag: true } } } }),
+    ).toBe(false);
+  });
+
+  it("is used for lists only when the plan loads a relation", () => {
+    expect(readModelPays({ select: { id: true, title: true, content: true } })).toBe(false);
+    expect(readModelPays({ select: { id: true, category: true } })).toBe(true);
+    expect(readModelPays({ select: READ_MODEL_SELECT })).toBe(true);
   });
 });

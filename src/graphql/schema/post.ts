@@ -8,7 +8,7 @@ import { builder } from "../builder.ts";
 import { assertCanReadDrafts, assertCanWrite } from "../context.ts";
 import { notFoundError } from "../errors.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageArgs, pageListComplexity, pageType } from "../pagination.ts";
-import { postListQuery, postPage, publishedAtOrder } from "../post-list.ts";
+import { postListWhereOf, postPage, publishedAtOrder } from "../post-list.ts";
 import { Author } from "./author.ts";
 import {
   ContentFormatEnum,
@@ -63,7 +63,11 @@ export const Post = builder.prismaObject("Post", {
       type: [Tag],
       description: "The post's tags, by name",
       select: (_args, _ctx, nestedSelection) => ({
-        tags: { orderBy: { tag: { name: "asc" } }, select: { tag: nestedSelection(true) } },
+        // Ties by id, so the order is the same in every query (and in the read model, post-rows-sql.ts).
+        tags: {
+          orderBy: [{ tag: { name: "asc" } }, { tagId: "asc" }],
+          select: { tag: nestedSelection(true) },
+        },
       }),
       // The Tag type shares Category's typing (taxonomy-schema.ts), so the row's type is named here.
       resolve: (post) => post.tags.map((link) => link.tag as TagRow),
@@ -157,11 +161,11 @@ builder.queryFields((t) => ({
     maxSize: MAX_PAGE_SIZE,
     complexity: (args) => ({ field: 1, multiplier: args.first ?? args.last ?? DEFAULT_PAGE_SIZE }),
     totalCount: async (_parent, args, ctx) =>
-      ctx.prisma.post.count({ where: (await postListQuery(ctx, args)).where }),
+      ctx.prisma.post.count({ where: await postListWhereOf(ctx, args) }),
     resolve: async (query, _root, args, ctx) =>
       ctx.prisma.post.findMany({
         ...query,
-        where: (await postListQuery(ctx, args)).where,
+        where: await postListWhereOf(ctx, args),
         orderBy: publishedAtOrder(args.order),
       }),
   }),

@@ -1,0 +1,91 @@
+// The SQL of the post read model (post-rows.ts): the rows of a list of post ids as one json array, with
+// only the parts the plan asks for. One text per shape of plan, built once.
+
+/** Which parts of the read form a plan asks for. */
+export interface PostRowParts {
+  content: boolean;
+  category: boolean;
+  authors: boolean;
+  tags: boolean;
+  fieldValues: boolean;
+}
+
+const TAXONOMY_JSON = (alias: string) =>
+  `json_build_object('id', ${alias}.id, 'workspaceId', ${alias}."workspaceId", 'name', ${alias}.name,
+     'slug', ${alias}.slug, 'description', ${alias}.description, 'createdAt', ${alias}."createdAt",
+     'updatedAt', ${alias}."updatedAt")`;
+
+const AUTHORS_CTE = `authors AS (
+  SELECT pa."postId", json_agg(json_build_object('author', json_build_object(
+           'id', a.id, 'workspaceId', a."workspaceId", 'name', a.name, 'slug', a.slug, 'image', a.image,
+           'bio', a.bio, 'role', a.role, 'email', a.email, 'socials', a.socials,
+           'createdAt', a."createdAt", 'updatedAt', a."updatedAt")) ORDER BY pa.position) AS list
+    FROM "PostAuthor" pa JOIN "Author" a ON a.id = pa."authorId"
+   WHERE pa."postId" IN (SELECT id FROM page)
+   GROUP BY pa."postId"
+)`;
+
+// By name, ties by id: the order of Post.tags' Prisma plan (schema/post.ts).
+const TAGS_CTE = `tags AS (
+  SELECT pt."postId", json_agg(json_build_object('tag', ${TAXONOMY_JSON("t")}) ORDER BY t.name, t.id) AS list
+    FROM "PostTag" pt JOIN "Tag" t ON t.id = pt."tagId"
+   WHERE pt."postId" IN (SELECT id FROM page)
+   GROUP BY pt."postId"
+)`;
+
+const FIELD_VALUES_CTE = `field_values AS (
+  SELECT v."postId", json_agg(json_build_object('fieldId', v."fieldId", 'value', v.value)) AS list
+    FROM "PostFieldValue" v
+   WHERE v."postId" IN (SELECT id FROM page)
+   GROUP BY v."postId"
+)`;
+
+/**
+ * `SELECT … AS posts`: the posts of workspace `$1` whose ids the text[] `$2` lists, as one json array in
+ * that order (unknown ids, and ids of other workspaces, left out). json (not jsonb) objects: nothing is
+ * compared or indexed, and building json is the cheaper of the two. Relations are aggregated for the
+ * whole page at once (one join each, not one subquery per post).
+ */
+export function postRowsSql(parts: PostRowParts): string {
+  const key = JSON.stringify(parts);
+  let sql = built.get(key);
+  if (!sql) {
+    sql = buildPostRowsSql(parts);
+    built.set(key, sql);
+  }
+  return sql;
+}
+const built = new Map<string, string>();
+
+function buildPostRowsSql(parts: PostRowParts): string {
+  const ctes = [`page AS (SELECT id, ord FROM unnest($2::text[]) WITH ORDINALITY AS page(id, ord))`];
+  const fields = [
+    `'id', p.id, 'workspaceId', p."workspaceId", 'slug', p.slug, 'title', p.title, 'status', p.status,
+     'featured', p.featured, 'coverImage', p."coverImage", 'description', p.description,
+     'attribution', p.attribution, 'publishedAt', p."publishedAt", 'createdAt', p."createdAt",
+     'updatedAt', p."updatedAt", 'categoryId', p."categoryId"`,
+  ];
+  const joins = [`JOIN "Post" p ON p.id = page.id AND p."workspaceId" = $1`];
+  if (parts.content) fields.push(`'content', p.content`);
+  if (parts.category) {
+    fields.push(`'category', ${TAXONOMY_JSON("c")}`);
+    joins.push(`JOIN "Category" c ON c.id = p."categoryId"`);
+  }
+  const lists = [
+    [parts.authors, "authors", AUTHORS_CTE, "au"],
+    [parts.tags, "tags", TAGS_CTE, "tg"],
+    [parts.fieldValues, "fieldValues", FIELD_VALUES_CTE, "fv"],
+  ] as const;
+  for (const [wanted, name, cte, alias] of lists) {
+    if (!wanted) continue;
+    const table = cte.slice(0, cte.indexOf(" "));
+    ctes.push(cte);
+    fields.push(`'${name}', coalesce(${alias}.list, '[]')`);
+    joins.push(`LEFT JOIN ${table} ${alias} ON ${alias}."postId" = p.id`);
+  }
+  return `SELECT (
+WITH ${ctes.join(", ")}
+SELECT json_agg(json_build_object(${fields.join(", ")}) ORDER BY page.ord)
+FROM page
+${joins.join("\n")}) AS posts`;
+}
