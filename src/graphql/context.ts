@@ -39,7 +39,7 @@ export function createGraphQLContext(
   caller: RequestCaller | null | undefined,
 ): GraphQLContext {
   if (!caller) throw unauthenticatedError();
-  return { prisma, caller, services, loaders: createLoaders(prisma) };
+  return { prisma, caller, services, loaders: createLoaders(services.sql) };
 }
 
 /** Writes need a private key: public keys are embedded in websites. */
