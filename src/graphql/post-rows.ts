@@ -14,26 +14,16 @@ import type { SqlExecutor } from "../db/sql-executor.ts";
 import { statementName } from "../db/statement-names.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { type PostRowParts, postRowsSql } from "./post-rows-sql.ts";
+import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "./post-selection.ts";
 
 /** What the read model loads, as the Prisma `select` entries plugin-prisma plans for `Post` fields. */
 export const READ_MODEL_SELECT = {
-  id: true,
-  workspaceId: true,
-  slug: true,
-  title: true,
-  status: true,
-  featured: true,
-  coverImage: true,
-  description: true,
-  attribution: true,
-  publishedAt: true,
-  createdAt: true,
-  updatedAt: true,
+  ...POST_COLUMNS,
   categoryId: true,
   content: true,
   category: true,
-  authors: { orderBy: { position: "asc" }, select: { author: true } },
-  tags: { orderBy: [{ tag: { name: "asc" } }, { tagId: "asc" }], select: { tag: true } },
+  authors: { orderBy: POST_AUTHORS_ORDER, select: { author: true } },
+  tags: { orderBy: POST_TAGS_ORDER, select: { tag: true } },
   fieldValues: { select: { fieldId: true, value: true } },
 } as const satisfies Prisma.PostSelect;
 

@@ -9,6 +9,7 @@ import { assertCanReadDrafts, assertCanWrite } from "../context.ts";
 import { notFoundError } from "../errors.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { postListWhereOf, postPage, publishedAtOrder } from "../post-list.ts";
+import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "../post-selection.ts";
 import { Author } from "./author.ts";
 import {
   ContentFormatEnum,
@@ -25,20 +26,7 @@ export const Post = builder.prismaObject("Post", {
   // Select mode, so the large body (`content`) loads only when a query asks for it. The small columns
   // are always selected and read with plain resolvers: a field with its own `select` is wrapped by
   // plugin-prisma's per-row bookkeeping, which costs more than reading a dozen short columns.
-  select: {
-    id: true,
-    workspaceId: true,
-    slug: true,
-    title: true,
-    status: true,
-    featured: true,
-    coverImage: true,
-    description: true,
-    attribution: true,
-    publishedAt: true,
-    createdAt: true,
-    updatedAt: true,
-  },
+  select: POST_COLUMNS,
   fields: (t) => ({
     id: t.id({ resolve: (post) => post.id }),
     slug: t.string({ resolve: (post) => post.slug }),
@@ -63,11 +51,7 @@ export const Post = builder.prismaObject("Post", {
       type: [Tag],
       description: "The post's tags, by name",
       select: (_args, _ctx, nestedSelection) => ({
-        // Ties by id, so the order is the same in every query (and in the read model, post-rows-sql.ts).
-        tags: {
-          orderBy: [{ tag: { name: "asc" } }, { tagId: "asc" }],
-          select: { tag: nestedSelection(true) },
-        },
+        tags: { orderBy: POST_TAGS_ORDER, select: { tag: nestedSelection(true) } },
       }),
       // The Tag type shares Category's typing (taxonomy-schema.ts), so the row's type is named here.
       resolve: (post) => post.tags.map((link) => link.tag as TagRow),
@@ -76,7 +60,7 @@ export const Post = builder.prismaObject("Post", {
       type: [Author],
       description: "The post's authors, in the order they were given",
       select: (_args, _ctx, nestedSelection) => ({
-        authors: { orderBy: { position: "asc" }, select: { author: nestedSelection(true) } },
+        authors: { orderBy: POST_AUTHORS_ORDER, select: { author: nestedSelection(true) } },
       }),
       resolve: (post) => post.authors.map((link) => link.author),
     }),
