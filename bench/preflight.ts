@@ -1,7 +1,7 @@
 // One request per step before a route is loaded: a route that answers with the wrong status (or a
 // GraphQL error) is reported instead of measured, and the body is kept for the baseline comparison.
 import type { ChildServer } from "./processes.ts";
-import { renderStep, type Scenario, type Step, type StepContext } from "./scenarios.ts";
+import { renderStep, type Scenario, type Step, type StepContext, sendStep } from "./scenarios.ts";
 
 export async function preflightScenario(
   server: ChildServer,
@@ -13,14 +13,7 @@ export async function preflightScenario(
   for (const [i, step] of scenario.steps.entries()) {
     const rendered = renderStep(step, ctx, 2_000_000 + i);
     if (!rendered) return { body, problem: `${step.label}: previous step gave no result` };
-    const response = await fetch(server.url + rendered.path, {
-      method: step.method,
-      headers: {
-        authorization: keys[step.key],
-        ...(rendered.body ? { "content-type": "application/json" } : {}),
-      },
-      body: rendered.body,
-    });
+    const response = await sendStep(server.url, step, rendered, keys[step.key]);
     const text = await response.text();
     try {
       body = JSON.parse(text);

@@ -223,3 +223,17 @@ export function renderStep(
 export function isStatic(step: Step): boolean {
   return typeof step.path === "string" && !step.makeBody && !step.capture;
 }
+
+/** Sends one rendered step to `baseUrl` with the step's key (the preflight and the statement count). */
+export function sendStep(
+  baseUrl: string,
+  step: Step,
+  rendered: { path: string; body: string | undefined },
+  key: string,
+): Promise<Response> {
+  return fetch(baseUrl + rendered.path, {
+    method: step.method,
+    headers: { authorization: key, ...(rendered.body ? { "content-type": "application/json" } : {}) },
+    body: rendered.body,
+  });
+}

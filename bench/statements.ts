@@ -15,7 +15,7 @@ import { buildApp } from "../src/app.ts";
 import { openRuntime } from "../src/bootstrap.ts";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/logger.ts";
-import { renderStep, type Scenario, type Step, type StepContext } from "./scenarios.ts";
+import { renderStep, type Scenario, type Step, type StepContext, sendStep } from "./scenarios.ts";
 
 export interface StepStatements {
   label: string;
@@ -73,14 +73,7 @@ export async function countStatements(
           counters.driver.length = 0;
           counters.prisma = 0;
           counters.raw = 0;
-          const response = await fetch(base + rendered.path, {
-            method: step.method,
-            headers: {
-              authorization: keys[step.key],
-              ...(rendered.body ? { "content-type": "application/json" } : {}),
-            },
-            body: rendered.body,
-          });
+          const response = await sendStep(base, step, rendered, keys[step.key]);
           const text = await response.text();
           if (step.capture && response.status === step.expectStatus) step.capture(JSON.parse(text), ctx);
           counted.push({

@@ -80,7 +80,7 @@ export async function openDatabase(
     return {
       kind: "postgres",
       prisma,
-      sql: options.onQuery ? observedExecutor(sql, options.onQuery) : sql,
+      sql: observedExecutor(sql, options.onQuery),
       migrate,
       async close() {
         await prisma.$disconnect();
@@ -112,7 +112,7 @@ export async function openDatabase(
   return {
     kind: config.kind,
     prisma,
-    sql: options.onQuery ? observedExecutor(sql, options.onQuery) : sql,
+    sql: observedExecutor(sql, options.onQuery),
     migrate,
     async close() {
       await prisma.$disconnect();

@@ -46,8 +46,12 @@ export function pgExecutor(client: pg.Pool | pg.PoolClient | pg.Client): SqlExec
   };
 }
 
-/** The same executor, reporting each statement's text first (statement counts in tests and the bench). */
-export function observedExecutor(executor: SqlExecutor, onQuery: QueryObserver): SqlExecutor {
+/**
+ * The same executor, reporting each statement's text first (statement counts in tests and the bench);
+ * without an observer, the executor itself.
+ */
+export function observedExecutor(executor: SqlExecutor, onQuery: QueryObserver | undefined): SqlExecutor {
+  if (!onQuery) return executor;
   return {
     exec: (sql) => {
       onQuery(sql, "raw");

@@ -34,14 +34,20 @@ async function postListFilter(
   return { filter: { ...args, status, matchingIds: rankedIds }, rankedIds };
 }
 
-/** The Prisma `where` of a post list (a search narrows it to the matches); drafts need a private key. */
-export async function postListWhereOf(
-  ctx: GraphQLContext,
-  args: PostListArgs,
-): Promise<Prisma.PostWhereInput> {
-  const { filter } = await postListFilter(ctx, args);
-  return postListWhere(ctx.caller.workspaceId, filter);
+/**
+ * The Prisma `where` of a post list (a search narrows it to the matches); drafts need a private key.
+ * The cursor connection asks for it twice per request (its page and its totalCount) with the same
+ * arguments object: the search runs once.
+ */
+export function postListWhereOf(ctx: GraphQLContext, args: PostListArgs): Promise<Prisma.PostWhereInput> {
+  let where = whereByArgs.get(args);
+  if (!where) {
+    where = postListFilter(ctx, args).then(({ filter }) => postListWhere(ctx.caller.workspaceId, filter));
+    whereByArgs.set(args, where);
+  }
+  return where;
 }
+const whereByArgs = new WeakMap<PostListArgs, Promise<Prisma.PostWhereInput>>();
 
 export function publishedAtOrder(
   order: "asc" | "desc" | null | undefined,

@@ -72,13 +72,12 @@ function buildPostRowsSql(parts: PostRowParts): string {
     joins.push(`JOIN "Category" c ON c.id = p."categoryId"`);
   }
   const lists = [
-    [parts.authors, "authors", AUTHORS_CTE, "au"],
-    [parts.tags, "tags", TAGS_CTE, "tg"],
-    [parts.fieldValues, "fieldValues", FIELD_VALUES_CTE, "fv"],
+    [parts.authors, "authors", "authors", AUTHORS_CTE, "au"],
+    [parts.tags, "tags", "tags", TAGS_CTE, "tg"],
+    [parts.fieldValues, "fieldValues", "field_values", FIELD_VALUES_CTE, "fv"],
   ] as const;
-  for (const [wanted, name, cte, alias] of lists) {
+  for (const [wanted, name, table, cte, alias] of lists) {
     if (!wanted) continue;
-    const table = cte.slice(0, cte.indexOf(" "));
     ctes.push(cte);
     fields.push(`'${name}', coalesce(${alias}.list, '[]')`);
     joins.push(`LEFT JOIN ${table} ${alias} ON ${alias}."postId" = p.id`);

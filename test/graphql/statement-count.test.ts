@@ -180,6 +180,17 @@ describe("statements per post list request", () => {
   });
 });
 
+describe("statements per cursor connection request", () => {
+  it("a search with totalCount matches the text once, for the page and the count together", async () => {
+    const query = `{ postsConnection(first: 5, query: "body") { totalCount edges { node { id } } } }`;
+    const { result, statements } = await measure(() => app.graphql(ws.publicKey, query));
+    expect(result.errors).toBeUndefined();
+    expect(result.data.postsConnection.edges).toHaveLength(5);
+    expect(statements.filter((sql) => sql.includes("websearch_to_tsquery"))).toHaveLength(1);
+    expect(statements.length).toBeLessThanOrEqual(MAX_STATEMENTS);
+  });
+});
+
 describe("statements per write request (REST)", () => {
   it("create, update and delete a post each stay within the limit, whatever the post carries", async () => {
     await app.request("GET", "/v1/posts?limit=1", { key: ws.privateKey });
