@@ -24,7 +24,7 @@ export interface BenchFixtures {
 
 export interface SeedReport {
   sizes: SeedSizes;
-  /** Time of `seedWorkspace` (batched createMany + tag connections). */
+  /** Time of `seedWorkspace` (every record through the content services, as the API writes them). */
   seedMs: number;
   /** Time of VACUUM ANALYZE afterwards (realistic planner statistics and visibility map). */
   vacuumMs: number;

@@ -3,14 +3,19 @@
 // /graphql | /v1 REST → JSON errors.
 import express, { type Express, type RequestHandler } from "express";
 import { createCallerResolver } from "./auth/caller-cache.ts";
+import { workspaceExists } from "./auth/workspaces.ts";
 import type { Config } from "./config.ts";
+import { onCommittedChanges } from "./content/writer.ts";
 import type { Database } from "./db/database.ts";
+import { echoInput } from "./domain/echo-input.ts";
 import { rateLimitedError } from "./graphql/errors.ts";
 import { createContentYoga } from "./graphql/yoga.ts";
 import { adminRoutes } from "./http/admin-routes.ts";
 import { openCors } from "./http/cors.ts";
+import { graphqlBody, graphqlBodyErrors } from "./http/graphql-body.ts";
 import { graphqlGate } from "./http/graphql-gate.ts";
 import { jsonErrorHandler, sendError } from "./http/json-errors.ts";
+import { refuseNullBytesInUrl } from "./http/refuse-null-bytes.ts";
 import { resolveRequestCaller } from "./http/request-caller.ts";
 import { requestLog } from "./http/request-log.ts";
 import { statusRoutes } from "./http/status-routes.ts";
@@ -39,6 +44,11 @@ export function buildApp(deps: AppDeps): Express {
   app.set("query parser", "extended");
 
   const callers = createCallerResolver(db.prisma);
+  // A key revoked or issued through this instance is seen at once here (other instances within the
+  // cache's lifetime).
+  onCommittedChanges(db.prisma, (changes) => {
+    if (changes.some((change) => change.resource === "api_key")) callers.clear();
+  });
   const services = { config, logger, sql: db.sql, mediaStorage: deps.mediaStorage };
   const yoga = createContentYoga(db.prisma, services);
 
@@ -46,8 +56,17 @@ export function buildApp(deps: AppDeps): Express {
   app.use(openCors());
   app.use(statusRoutes(db.sql, deps.isShuttingDown ?? (() => false)));
   if (isSelfServed(deps.mediaStorage)) app.use(serveLocalMedia(deps.mediaStorage));
+  app.use(["/admin", "/v1"], refuseNullBytesInUrl());
   if (config.adminToken)
-    app.use("/admin", adminRoutes({ prisma: db.prisma, token: config.adminToken, callers }));
+    app.use(
+      "/admin",
+      adminRoutes({
+        prisma: db.prisma,
+        token: config.adminToken,
+        callers,
+        failedAuth: { limiter: deps.rateLimiter, limit: config.rateLimit.unauthenticated },
+      }),
+    );
 
   const identify = (req: express.Request) =>
     req.caller?.keyId
@@ -63,11 +82,31 @@ export function buildApp(deps: AppDeps): Express {
   const graphqlLimitedBody = (message: string, seconds: number) => ({
     errors: [rateLimitedError(message, seconds).toJSON()],
   });
-  app.use("/graphql", ...limited(graphqlLimitedBody), graphqlGate(), yoga as unknown as RequestHandler);
-  app.use("/v1", createRestRouter({ yoga, prisma: db.prisma, config, logger, limited: limited() }));
+  app.use(
+    "/graphql",
+    ...limited(graphqlLimitedBody),
+    graphqlGate(),
+    ...graphqlBody({
+      limitBytes: config.bodyLimitBytes,
+      mediaMaxBytes: config.media.maxBytes,
+      multipartMaxBytes: config.media.maxRequestBytes,
+    }),
+    yoga as unknown as RequestHandler,
+    graphqlBodyErrors(),
+  );
+  app.use(
+    "/v1",
+    createRestRouter({
+      yoga,
+      workspaceExists: (id) => workspaceExists(db.prisma, id),
+      config,
+      logger,
+      limited: limited(),
+    }),
+  );
 
   app.use((req, res) => {
-    sendError(res, 404, "Not found", `No route for ${req.method} ${req.path}`);
+    sendError(res, 404, "Not found", `No route for ${req.method} ${echoInput(req.path)}`);
   });
   app.use(jsonErrorHandler(logger));
   return app;

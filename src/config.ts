@@ -10,6 +10,47 @@ const flag = z
   .enum(["true", "false", "1", "0", "yes", "no"])
   .transform((v) => v === "true" || v === "1" || v === "yes");
 
+/**
+ * node-postgres fills a missing user from the operating system's login and a missing database from the
+ * user, so a URL without them fails only at the first connection, far from the setting's name. Say it here.
+ */
+function requireUserHostDatabase(value: string, ctx: z.RefinementCtx): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: "custom", message: "is not a valid URL" });
+    return;
+  }
+  const missing = [
+    url.username ? null : "a user",
+    url.hostname || url.searchParams.has("host") ? null : "a host",
+    url.pathname.length > 1 ? null : "a database",
+  ].filter((part) => part !== null);
+  if (missing.length)
+    ctx.addIssue({
+      code: "custom",
+      message: `must name ${missing.join(" and ")}, as in postgresql://user:password@host:5432/database`,
+    });
+}
+
+const DURATION_UNITS_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
+
+/** "5s,30s,2m,1h" → [5000, 30000, 120000, 3600000]: whole numbers with a unit, each above zero. */
+const durationList = z
+  .string()
+  .regex(
+    /^\s*\d+(ms|s|m|h)\s*(,\s*\d+(ms|s|m|h)\s*)*$/,
+    'must be a comma-separated list of durations such as "5s,30s,2m,1h" (units ms, s, m, h)',
+  )
+  .transform((list) =>
+    list.split(",").map((item) => {
+      const [, amount = "0", unit = "ms"] = /(\d+)(ms|s|m|h)/.exec(item) ?? [];
+      return Number(amount) * DURATION_UNITS_MS[unit as keyof typeof DURATION_UNITS_MS];
+    }),
+  )
+  .refine((waits) => waits.every((wait) => wait > 0), "every duration must be above zero");
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: port.default(3000),
@@ -20,6 +61,7 @@ const EnvSchema = z.object({
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .superRefine(requireUserHostDatabase)
     .optional(),
   /** PostgreSQL schema to use (tests give each file its own). */
   DATABASE_SCHEMA: z
@@ -55,9 +97,17 @@ const EnvSchema = z.object({
   S3_PUBLIC_URL: optionalUrl,
   GRAPHQL_MAX_DEPTH: positiveInt.default(10),
   GRAPHQL_MAX_COMPLEXITY: positiveInt.default(5_000),
+  /** Largest GraphQL answer (REST answers included, they run GraphQL), in bytes of JSON. */
+  GRAPHQL_MAX_RESPONSE_BYTES: positiveInt.default(16 * 1024 * 1024),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** Milliseconds SIGTERM waits for in-flight requests before closing anyway. */
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
+  /** Days the change log keeps events; a cursor older than that answers 410. */
+  EVENT_RETENTION_DAYS: positiveInt.default(30),
+  /** Lets webhooks target loopback, private and link-local addresses (local development and tests). */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: flag.default(false),
+  /** Waits between webhook delivery attempts; unset: src/webhooks/retry-schedule.ts's default. */
+  WEBHOOK_RETRY_SCHEDULE: durationList.optional(),
 });
 
 export type Config = ReturnType<typeof toConfig>;
@@ -93,6 +143,8 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
     publicUrl: env.PUBLIC_URL?.replace(/\/$/, ""),
     media: {
       maxBytes: env.MEDIA_MAX_BYTES,
+      /** A whole upload request: the file, two JSON parts (GraphQL's operations and map), part headers. */
+      maxRequestBytes: env.MEDIA_MAX_BYTES + 2 * env.BODY_LIMIT_BYTES + 64 * 1024,
       storage:
         env.MEDIA_STORAGE === "s3"
           ? {
@@ -107,9 +159,19 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
             }
           : { kind: "local" as const, dir: path.join(dataDir, "media") },
     },
-    graphql: { maxDepth: env.GRAPHQL_MAX_DEPTH, maxComplexity: env.GRAPHQL_MAX_COMPLEXITY },
+    graphql: {
+      maxDepth: env.GRAPHQL_MAX_DEPTH,
+      maxComplexity: env.GRAPHQL_MAX_COMPLEXITY,
+      maxResponseBytes: env.GRAPHQL_MAX_RESPONSE_BYTES,
+    },
     logLevel: env.LOG_LEVEL,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    events: { retentionDays: env.EVENT_RETENTION_DAYS },
+    webhooks: {
+      allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      /** Milliseconds; undefined: the default schedule. */
+      retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE,
+    },
   };
 }
 

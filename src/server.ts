@@ -4,8 +4,10 @@ import type { Server } from "node:http";
 import { buildApp } from "./app.ts";
 import { openRuntime } from "./bootstrap.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { scheduleEventPruning } from "./content/event-retention.ts";
 import { EmbeddedDatabaseLockedError } from "./db/embedded-lock.ts";
 import { ensureDefaultWorkspace } from "./first-start.ts";
+import { answerParserErrorsWithJson } from "./http/client-errors.ts";
 import { createLogger } from "./logger.ts";
 
 async function main(): Promise<void> {
@@ -16,11 +18,15 @@ async function main(): Promise<void> {
     process.stdout.write(`${text.replace("PORT", String(config.port))}\n`),
   );
 
+  // The change log keeps EVENT_RETENTION_DAYS: pruned at start-up, then hourly.
+  const stopPruning = scheduleEventPruning(runtime.db.prisma, config.events.retentionDays, logger);
+
   let shuttingDown = false;
   const app = buildApp({ config, logger, ...runtime, isShuttingDown: () => shuttingDown });
   const server: Server = app.listen(config.port, config.host, () => {
     logger.info("listening", { url: `http://${config.host}:${config.port}`, database: runtime.db.kind });
   });
+  answerParserErrorsWithJson(server);
 
   // Handlers can outlive their connection (a client that gave up): count requests, not sockets, so
   // the database is closed only when no handler can still use it.
@@ -42,6 +48,7 @@ async function main(): Promise<void> {
       logger.warn("in-flight requests did not finish in time; closing anyway", { inFlight });
       server.closeAllConnections();
     }
+    stopPruning();
     await runtime.close();
     logger.info("stopped");
     process.exit(0);
@@ -53,6 +60,9 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof EmbeddedDatabaseLockedError) {
     process.stderr.write(`${error.message}\n`);
+  } else if (isConnectionError(error)) {
+    // The server is unreachable or refuses the credentials: a setting to fix, not a bug to debug.
+    process.stderr.write(`Cannot connect to the database named by DATABASE_URL: ${error.message}\n`);
   } else {
     process.stderr.write(
       `Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
@@ -60,3 +70,10 @@ main().catch((error: unknown) => {
   }
   process.exit(1);
 });
+
+/** node-postgres' errors for a server that cannot be reached or refuses the login (SQLSTATE 08, 28, 3D). */
+function isConnectionError(error: unknown): error is Error & { code: string } {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return false;
+  return /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|08...|28...|3D000)$/.test(code);
+}

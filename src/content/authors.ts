@@ -1,41 +1,15 @@
 // Author write rules: profile fields, e-mail, image URL, and socials from a fixed list of platforms.
+import { SOCIAL_PLATFORMS } from "../domain/constants.ts";
+import { NotFoundError } from "../domain/errors.ts";
+import type { AuthorWrite, Social } from "../domain/inputs.ts";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
-import { notFoundError } from "../graphql/errors.ts";
+import { orNotFound } from "./or-not-found.ts";
 import { byIdentifier } from "./post-filters.ts";
 import { isHttpUrl, ProblemList } from "./validation.ts";
-
-export const SOCIAL_PLATFORMS = [
-  "x",
-  "twitter",
-  "github",
-  "facebook",
-  "instagram",
-  "youtube",
-  "tiktok",
-  "linkedin",
-  "website",
-  "onlyfans",
-  "discord",
-  "bluesky",
-] as const;
-
-export interface Social {
-  platform: string;
-  url: string;
-}
-
-export interface AuthorWrite {
-  name?: string | null;
-  slug?: string | null;
-  bio?: string | null;
-  role?: string | null;
-  email?: string | null;
-  image?: string | null;
-  socials?: readonly Social[] | null;
-}
+import { type ReadClient, write } from "./writer.ts";
 
 export async function findAuthorId(
-  prisma: PrismaClient,
+  prisma: ReadClient,
   workspaceId: string,
   identifier: string,
 ): Promise<string> {
@@ -43,7 +17,7 @@ export async function findAuthorId(
     where: byIdentifier(workspaceId, identifier),
     select: { id: true },
   });
-  if (!found) throw notFoundError("Author", identifier);
+  if (!found) throw new NotFoundError("Author", identifier);
   return found.id;
 }
 
@@ -53,20 +27,23 @@ export async function createAuthor(
   input: AuthorWrite & { name: string; slug: string },
 ): Promise<string> {
   check(input).throwIfAny("Invalid author");
-  const row = await prisma.author.create({
-    data: {
-      workspaceId,
-      name: input.name,
-      slug: input.slug,
-      bio: input.bio ?? null,
-      role: input.role ?? null,
-      email: input.email ?? null,
-      image: input.image ?? null,
-      socials: toJson(input.socials ?? []),
-    },
-    select: { id: true },
+  return write(prisma, async (uow) => {
+    const row = await uow.tx.author.create({
+      data: {
+        workspaceId,
+        name: input.name,
+        slug: input.slug,
+        bio: input.bio ?? null,
+        role: input.role ?? null,
+        email: input.email ?? null,
+        image: input.image ?? null,
+        socials: toJson(input.socials ?? []),
+      },
+      select: { id: true },
+    });
+    uow.changed({ resource: "author", action: "created", id: row.id, workspaceId });
+    return row.id;
   });
-  return row.id;
 }
 
 export async function updateAuthor(
@@ -78,21 +55,26 @@ export async function updateAuthor(
   const problems = check(input);
   for (const key of ["name", "slug"] as const) if (input[key] === null) problems.add(key, "Cannot be null");
   problems.throwIfAny("Invalid author");
-  const id = await findAuthorId(prisma, workspaceId, identifier);
-  await prisma.author.update({
-    where: { id },
-    data: {
-      name: input.name ?? undefined,
-      slug: input.slug ?? undefined,
-      bio: input.bio,
-      role: input.role,
-      email: input.email,
-      image: input.image,
-      // `socials`, when given, replaces the whole list; null clears it.
-      socials: input.socials === undefined ? undefined : toJson(input.socials ?? []),
-    },
+  return write(prisma, async (uow) => {
+    const id = await findAuthorId(uow.tx, workspaceId, identifier);
+    const update = uow.tx.author.update({
+      where: { id },
+      data: {
+        name: input.name ?? undefined,
+        slug: input.slug ?? undefined,
+        bio: input.bio,
+        role: input.role,
+        email: input.email,
+        image: input.image,
+        // `socials`, when given, replaces the whole list; null clears it.
+        socials: input.socials === undefined ? undefined : toJson(input.socials ?? []),
+      },
+      select: { id: true },
+    });
+    await orNotFound(update, "Author", identifier);
+    uow.changed({ resource: "author", action: "updated", id, workspaceId });
+    return id;
   });
-  return id;
 }
 
 export async function deleteAuthor(
@@ -100,9 +82,19 @@ export async function deleteAuthor(
   workspaceId: string,
   identifier: string,
 ): Promise<string> {
-  const id = await findAuthorId(prisma, workspaceId, identifier);
-  await prisma.author.delete({ where: { id } });
-  return id;
+  return write(prisma, async (uow) => {
+    // The slug too: the change log records it as the deleted author's last known one.
+    const found = await uow.tx.author.findFirst({
+      where: byIdentifier(workspaceId, identifier),
+      select: { id: true, slug: true },
+    });
+    if (!found) throw new NotFoundError("Author", identifier);
+    const { id, slug } = found;
+    const { count } = await uow.tx.author.deleteMany({ where: { id } });
+    if (count === 0) throw new NotFoundError("Author", identifier);
+    uow.changed({ resource: "author", action: "deleted", id, workspaceId, slug });
+    return id;
+  });
 }
 
 function check(input: AuthorWrite): ProblemList {

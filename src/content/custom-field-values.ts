@@ -1,7 +1,8 @@
 // A post's custom field values: validated against the workspace's definitions on write, and read back
 // as an object that has every defined key (null where unset), values in their own JSON type.
+import { echoInput } from "../domain/echo-input.ts";
+import type { FieldProblem } from "../domain/errors.ts";
 import type { FieldType } from "../generated/prisma/client.ts";
-import type { FieldProblem } from "../graphql/errors.ts";
 import { sanitizeHtml } from "./sanitize-html.ts";
 
 export interface FieldDefinitionForValues {
@@ -51,7 +52,10 @@ export function validateFieldValues(
   const byKey = new Map(definitions.map((d) => [d.key, d]));
   for (const key of Object.keys(given)) {
     if (!byKey.has(key))
-      changes.problems.push({ field: `fields.${key}`, message: `Unknown custom field "${key}"` });
+      changes.problems.push({
+        field: `fields.${echoInput(key)}`,
+        message: `Unknown custom field "${echoInput(key)}"`,
+      });
   }
   for (const definition of definitions) {
     const path = `fields.${definition.key}`;

@@ -1,40 +1,19 @@
 // Custom field definitions: the contract's rules for keys, names, types and options, plus the rule
 // that a definition change may never silently invalidate values posts already store.
+import { InvalidInputError, NotFoundError } from "../domain/errors.ts";
+import type { FieldWrite } from "../domain/inputs.ts";
 import type { FieldType, PrismaClient } from "../generated/prisma/client.ts";
-import { notFoundError, userInputError } from "../graphql/errors.ts";
+import { orNotFound } from "./or-not-found.ts";
 import { ProblemList } from "./validation.ts";
+import { type ReadClient, write } from "./writer.ts";
 
-export const FIELD_TYPES = [
-  "text",
-  "number",
-  "boolean",
-  "date",
-  "richtext",
-  "select",
-  "multiselect",
-] as const;
 const KEY_PATTERN = /^[a-z0-9_]+$/;
 const MAX_OPTIONS = 100;
-
-export interface FieldOptionInput {
-  value: string;
-  label: string;
-}
-
-export interface FieldWrite {
-  key?: string | null;
-  name?: string | null;
-  description?: string | null;
-  type?: FieldType | null;
-  required?: boolean | null;
-  position?: number | null;
-  options?: readonly FieldOptionInput[] | null;
-}
 
 const hasOptions = (type: FieldType) => type === "select" || type === "multiselect";
 
 export async function findFieldId(
-  prisma: PrismaClient,
+  prisma: ReadClient,
   workspaceId: string,
   identifier: string,
 ): Promise<string> {
@@ -42,7 +21,7 @@ export async function findFieldId(
     where: { workspaceId, OR: [{ id: identifier }, { key: identifier }] },
     select: { id: true },
   });
-  if (!found) throw notFoundError("Field", identifier);
+  if (!found) throw new NotFoundError("Field", identifier);
   return found.id;
 }
 
@@ -58,9 +37,9 @@ export async function createField(
   if (!hasOptions(input.type) && input.options)
     problems.add("options", `Not allowed for ${input.type} fields`);
   problems.throwIfAny("Invalid field");
-  return prisma.$transaction(async (tx) => {
+  return write(prisma, async ({ tx, changed }) => {
     // Two creates at once would both read the same last position: serialise them per workspace.
-    await tx.$executeRawUnsafe("SELECT pg_advisory_xact_lock(hashtext($1))", `field-position:${workspaceId}`);
+    await lockFieldPositions(tx, workspaceId);
     const last = await tx.field.aggregate({ where: { workspaceId }, _max: { position: true } });
     const field = await tx.field.create({
       data: {
@@ -75,6 +54,7 @@ export async function createField(
       },
       select: { id: true },
     });
+    changed({ resource: "field", action: "created", id: field.id, workspaceId });
     return field.id;
   });
 }
@@ -85,8 +65,12 @@ export async function updateField(
   identifier: string,
   input: FieldWrite,
 ): Promise<string> {
-  const id = await findFieldId(prisma, workspaceId, identifier);
-  const current = await prisma.field.findUniqueOrThrow({ where: { id }, include: { options: true } });
+  const current = await prisma.field.findFirst({
+    where: { workspaceId, OR: [{ id: identifier }, { key: identifier }] },
+    include: { options: true },
+  });
+  if (!current) throw new NotFoundError("Field", identifier);
+  const id = current.id;
   const problems = checkDefinition(input);
   for (const key of ["key", "name", "type", "required"] as const)
     if (input[key] === null) problems.add(key, "Cannot be null");
@@ -99,8 +83,16 @@ export async function updateField(
   problems.throwIfAny("Invalid field");
   await assertValuesStayValid(prisma, current, input);
 
-  await prisma.$transaction(async (tx) => {
-    await tx.field.update({
+  const position = input.position ?? null;
+  await write(prisma, async ({ tx, changed }) => {
+    // Moves renumber their neighbours: serialise them (and creates, which append) per workspace before
+    // locking any row, so two moves cannot each hold a row the other needs.
+    if (position !== null) await lockFieldPositions(tx, workspaceId);
+    // Updating first locks the row for the rest of the transaction (so options are never written for a
+    // field deleted meanwhile); replacing the options is a change of the field too, so it moves
+    // updatedAt. A row gone since it was found is a 404.
+    const replacesOptions = Boolean(input.options || (input.type && !hasOptions(input.type)));
+    const update = tx.field.update({
       where: { id },
       data: {
         key: input.key ?? undefined,
@@ -108,21 +100,24 @@ export async function updateField(
         description: input.description,
         type: input.type ?? undefined,
         required: input.required ?? undefined,
+        ...(replacesOptions ? { updatedAt: new Date() } : {}),
       },
+      select: { id: true },
     });
-    if (input.options || (input.type && !hasOptions(input.type))) {
+    await orNotFound(update, "Field", identifier);
+    if (replacesOptions) {
       await tx.fieldOption.deleteMany({ where: { fieldId: id } });
       await tx.fieldOption.createMany({
-        data: (input.options ?? []).map((o, position) => ({
+        data: (input.options ?? []).map((o, index) => ({
           fieldId: id,
           value: o.value,
           label: o.label,
-          position,
+          position: index,
         })),
       });
     }
-    if (input.position !== undefined && input.position !== null)
-      await moveField(tx, workspaceId, id, input.position);
+    if (position !== null) await moveField(tx, workspaceId, id, position);
+    changed({ resource: "field", action: "updated", id, workspaceId });
   });
   return id;
 }
@@ -132,10 +127,20 @@ export async function deleteField(
   workspaceId: string,
   identifier: string,
 ): Promise<string> {
-  const id = await findFieldId(prisma, workspaceId, identifier);
-  // Stored values go with the definition (ON DELETE CASCADE).
-  await prisma.field.delete({ where: { id } });
-  return id;
+  return write(prisma, async (uow) => {
+    // The key too: the change log records it as the deleted field's last known slug.
+    const found = await uow.tx.field.findFirst({
+      where: { workspaceId, OR: [{ id: identifier }, { key: identifier }] },
+      select: { id: true, key: true },
+    });
+    if (!found) throw new NotFoundError("Field", identifier);
+    const { id, key } = found;
+    // Stored values go with the definition (ON DELETE CASCADE).
+    const { count } = await uow.tx.field.deleteMany({ where: { id } });
+    if (count === 0) throw new NotFoundError("Field", identifier);
+    uow.changed({ resource: "field", action: "deleted", id, workspaceId, slug: key });
+    return id;
+  });
 }
 
 function checkDefinition(input: FieldWrite): ProblemList {
@@ -187,7 +192,7 @@ async function assertValuesStayValid(
     select: { value: true },
   });
   if (input.type && input.type !== current.type && values.length > 0) {
-    throw userInputError(
+    throw new InvalidInputError(
       `Cannot change the type of "${current.key}": ${values.length} post(s) store values of type ${current.type}`,
       [{ field: "type", message: `${values.length} post(s) have a ${current.type} value; clear them first` }],
     );
@@ -199,7 +204,7 @@ async function assertValuesStayValid(
     );
     const removedInUse = current.options.map((o) => o.value).filter((v) => used.has(v) && !kept.has(v));
     if (removedInUse.length) {
-      throw userInputError(`Cannot remove options still used by posts: ${removedInUse.join(", ")}`, [
+      throw new InvalidInputError(`Cannot remove options still used by posts: ${removedInUse.join(", ")}`, [
         { field: "options", message: `Still in use: ${removedInUse.join(", ")}` },
       ]);
     }
@@ -207,7 +212,7 @@ async function assertValuesStayValid(
   if (input.required && !current.required) {
     const posts = await prisma.post.count({ where: { workspaceId: current.workspaceId } });
     if (posts > values.length) {
-      throw userInputError(
+      throw new InvalidInputError(
         `Cannot make "${current.key}" required: ${posts - values.length} post(s) have no value`,
         [
           {
@@ -233,6 +238,12 @@ async function moveField(
   });
   const ids = ordered.map((f) => f.id).filter((other) => other !== id);
   ids.splice(Math.min(position, ids.length), 0, id);
+  // A neighbour deleted meanwhile is simply not renumbered (updateMany, not update).
   for (const [index, fieldId] of ids.entries())
-    await tx.field.update({ where: { id: fieldId }, data: { position: index } });
+    await tx.field.updateMany({ where: { id: fieldId }, data: { position: index } });
+}
+
+/** Held until the transaction ends: position changes of one workspace's fields happen one at a time. */
+async function lockFieldPositions(tx: Pick<PrismaClient, "$executeRawUnsafe">, workspaceId: string) {
+  await tx.$executeRawUnsafe("SELECT pg_advisory_xact_lock(hashtext($1))", `field-position:${workspaceId}`);
 }

@@ -9,6 +9,20 @@ const turndown = new TurndownService({
   bulletListMarker: "-",
 });
 
+/**
+ * Turndown escapes what would be markdown syntax in text (`*`, `_`, `[` …) but not what would be HTML:
+ * the text `<img src=x onerror=…>` (stored as `&lt;img …&gt;`) would come out as a live tag, and
+ * `&amp;lt;` as an entity a renderer decodes. Markdown treats raw HTML and entities as markup, so text
+ * must escape them too: every `<` (tags, comments, autolinks such as `<javascript:…>`) and an `&` that
+ * would start an entity reference. CommonMark lets a backslash escape any ASCII punctuation; an `&` in
+ * ordinary prose ("Tom & Jerry") and other text stay as they are. Code keeps its text verbatim (turndown
+ * does not escape it), where neither is markup.
+ */
+const ENTITY_START = /&(?=#\d{1,7};|#[xX][\da-fA-F]{1,6};|[A-Za-z][A-Za-z\d]{0,31};)/g;
+const escapeMarkdownSyntax = turndown.escape.bind(turndown);
+turndown.escape = (text: string) =>
+  escapeMarkdownSyntax(text).replace(/</g, "\\<").replace(ENTITY_START, "\\&");
+
 /** Converted bodies are cached process-wide: the same post is read far more often than it changes. */
 const cache = new Map<string, string>();
 const CACHE_LIMIT = 2_000;

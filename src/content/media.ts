@@ -1,19 +1,15 @@
 // Media records: an upload becomes a stored object plus a record, all or nothing; a deleted record
 // takes its object with it.
+import { InvalidInputError, NotFoundError, PayloadTooLargeError } from "../domain/errors.ts";
+import type { MediaUpdate, MediaUpload } from "../domain/inputs.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { notFoundError, payloadTooLargeError, userInputError } from "../graphql/errors.ts";
 import type { Logger } from "../logger.ts";
 import { discardStoredMedia, ingestMedia } from "../media/ingest.ts";
 import type { MediaStorage } from "../media/storage.ts";
 import { UnsupportedMediaTypeError, UploadTooLargeError } from "../media/upload-errors.ts";
+import { orNotFound } from "./or-not-found.ts";
 import { ProblemList } from "./validation.ts";
-
-export interface MediaUpload {
-  bytes: Uint8Array;
-  filename: string;
-  name?: string | null;
-  alt?: string | null;
-}
+import { write } from "./writer.ts";
 
 interface MediaDeps {
   prisma: PrismaClient;
@@ -42,17 +38,21 @@ export async function createMedia(
       maxBytes: deps.maxBytes,
     });
   } catch (error) {
-    if (error instanceof UploadTooLargeError) throw payloadTooLargeError(error.message);
+    if (error instanceof UploadTooLargeError) throw new PayloadTooLargeError(error.message);
     if (error instanceof UnsupportedMediaTypeError)
-      throw userInputError(error.message, [{ field: "file", message: error.message }]);
+      throw new InvalidInputError(error.message, [{ field: "file", message: error.message }]);
     throw error;
   }
   try {
-    const row = await deps.prisma.media.create({
-      data: { workspaceId, name, alt: upload.alt ?? null, ...ingested },
-      select: { id: true },
+    return await write(deps.prisma, async (uow) => {
+      const row = await uow.tx.media.create({
+        data: { workspaceId, name, alt: upload.alt ?? null, ...ingested },
+        select: { id: true },
+      });
+      const mediaUrl = (key: string) => deps.storage.urlFor(key);
+      uow.changed({ resource: "media", action: "created", id: row.id, workspaceId, mediaUrl });
+      return row.id;
     });
-    return row.id;
   } catch (error) {
     await discardStoredMedia(deps.storage, ingested.storageKey, deps.logger);
     throw error;
@@ -60,20 +60,28 @@ export async function createMedia(
 }
 
 export async function updateMedia(
-  prisma: PrismaClient,
+  deps: Pick<MediaDeps, "prisma" | "storage">,
   workspaceId: string,
   id: string,
-  input: { name?: string | null; alt?: string | null },
+  input: MediaUpdate,
 ): Promise<string> {
   const problems = new ProblemList()
     .text("name", input.name, { max: 500 })
     .text("alt", input.alt, { min: 0, max: 2_000 });
   if (input.name === null) problems.add("name", "Cannot be null");
   problems.throwIfAny("Invalid media update");
-  const existing = await prisma.media.findFirst({ where: { workspaceId, id }, select: { id: true } });
-  if (!existing) throw notFoundError("Media", id);
-  await prisma.media.update({ where: { id }, data: { name: input.name ?? undefined, alt: input.alt } });
-  return id;
+  return write(deps.prisma, async (uow) => {
+    const existing = await uow.tx.media.findFirst({ where: { workspaceId, id }, select: { id: true } });
+    if (!existing) throw new NotFoundError("Media", id);
+    await orNotFound(
+      uow.tx.media.update({ where: { id }, data: { name: input.name ?? undefined, alt: input.alt } }),
+      "Media",
+      id,
+    );
+    const mediaUrl = (key: string) => deps.storage.urlFor(key);
+    uow.changed({ resource: "media", action: "updated", id, workspaceId, mediaUrl });
+    return id;
+  });
 }
 
 export async function deleteMedia(
@@ -81,12 +89,19 @@ export async function deleteMedia(
   workspaceId: string,
   id: string,
 ): Promise<string> {
-  const existing = await deps.prisma.media.findFirst({
-    where: { workspaceId, id },
-    select: { id: true, storageKey: true },
+  const storageKey = await write(deps.prisma, async (uow) => {
+    const existing = await uow.tx.media.findFirst({
+      where: { workspaceId, id },
+      select: { id: true, storageKey: true },
+    });
+    if (!existing) throw new NotFoundError("Media", id);
+    // Only the request whose DELETE removed the row discards the file; a concurrent one answers 404.
+    const { count } = await uow.tx.media.deleteMany({ where: { id } });
+    if (count === 0) throw new NotFoundError("Media", id);
+    uow.changed({ resource: "media", action: "deleted", id, workspaceId });
+    return existing.storageKey;
   });
-  if (!existing) throw notFoundError("Media", id);
-  await deps.prisma.media.delete({ where: { id } });
-  await discardStoredMedia(deps.storage, existing.storageKey, deps.logger);
+  // After COMMIT: a file is never discarded for a record that still exists.
+  await discardStoredMedia(deps.storage, storageKey, deps.logger);
   return id;
 }

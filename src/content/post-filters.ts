@@ -1,4 +1,12 @@
 // The post list filters of the contract, as one Prisma `where`.
+//
+// Why a second form exists (post-list-sql.ts, the same rules as a SQL condition): plugin-prisma plans a
+// list's nested selection (authors, tags, category …) into one Prisma query, and Prisma takes only its
+// own `where` — it has no raw SQL conditions — so every list that plugin-prisma reads (the cursor
+// connection, taxonomies' post pages, selections other than the read form) needs this form; the post
+// read model's page query (count and ids in one raw statement) needs the SQL one. Building the Prisma
+// query from the SQL ids instead would cost one more statement per list. test/graphql/post-list-sql.test.ts
+// proves that both forms select the same posts in the same order for every filter.
 import type { Prisma } from "../generated/prisma/client.ts";
 
 export type PostStatusFilter = "published" | "draft" | "all";

@@ -1,12 +1,20 @@
 // Everything a post write must check, read in ONE statement: the post (for updates), whether the
 // category, tags and authors exist in the workspace, the default author, and the custom field
 // definitions. Keeps a write at three statements: this, the write, and reading the result back.
+// Inside a transaction (updates) it also locks what it read until the write commits: the post itself
+// (concurrent writes of one post take turns, and a DELETE of it waits or came first) and the records the
+// write will point at (their DELETE waits, then takes them off the post), so the checks still hold when
+// the write runs. The post is locked FOR NO KEY UPDATE, not FOR UPDATE: a category's DELETE checks the
+// posts pointing at it with FOR KEY SHARE, which must not wait for a write waiting on that category.
+import type { PostStatus } from "../domain/constants.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { FieldDefinitionForValues } from "./custom-field-values.ts";
 
 export interface PostWriteContext {
   /** The post the identifier names (updates), or null. */
   postId: string | null;
+  /** That post's status before the write (read with the lock, so no other write changes it meanwhile). */
+  postStatus: PostStatus | null;
   categoryExists: boolean;
   existingTags: Set<string>;
   existingAuthors: Set<string>;
@@ -17,19 +25,19 @@ export interface PostWriteContext {
 
 const CONTEXT_SQL = `
 SELECT
-  (SELECT id FROM "Post" WHERE "workspaceId" = $1 AND (id = $2 OR slug = $2) ORDER BY (id = $2) DESC LIMIT 1) AS "postId",
-  EXISTS (SELECT 1 FROM "Category" WHERE "workspaceId" = $1 AND id = $3) AS "categoryExists",
-  ARRAY(SELECT id FROM "Tag" WHERE "workspaceId" = $1 AND id = ANY($4::text[])) AS tags,
-  ARRAY(SELECT id FROM "Author" WHERE "workspaceId" = $1 AND id = ANY($5::text[])) AS authors,
+  (SELECT json_build_object('id', id, 'status', status) FROM "Post" WHERE "workspaceId" = $1 AND (id = $2 OR slug = $2) ORDER BY (id = $2) DESC LIMIT 1 FOR NO KEY UPDATE) AS post,
+  EXISTS (SELECT 1 FROM "Category" WHERE "workspaceId" = $1 AND id = $3 FOR KEY SHARE) AS "categoryExists",
+  ARRAY(SELECT id FROM "Tag" WHERE "workspaceId" = $1 AND id = ANY($4::text[]) FOR KEY SHARE) AS tags,
+  ARRAY(SELECT id FROM "Author" WHERE "workspaceId" = $1 AND id = ANY($5::text[]) FOR KEY SHARE) AS authors,
   (SELECT id FROM "Author" WHERE "workspaceId" = $1 ORDER BY "createdAt", id LIMIT 1) AS "firstAuthorId",
   (SELECT coalesce(json_agg(json_build_object(
       'id', f.id, 'key', f.key, 'type', f.type, 'required', f.required,
       'options', (SELECT coalesce(json_agg(json_build_object('value', o.value)), '[]'::json) FROM "FieldOption" o WHERE o."fieldId" = f.id)
     ) ORDER BY f.position, f."createdAt"), '[]'::json)
-   FROM "Field" f WHERE f."workspaceId" = $1) AS fields`;
+   FROM (SELECT * FROM "Field" WHERE "workspaceId" = $1 FOR KEY SHARE) f) AS fields`;
 
 interface ContextRow {
-  postId: string | null;
+  post: { id: string; status: PostStatus } | string | null;
   categoryExists: boolean;
   tags: string[] | string;
   authors: string[] | string;
@@ -38,7 +46,7 @@ interface ContextRow {
 }
 
 export async function loadPostWriteContext(
-  prisma: PrismaClient,
+  prisma: Pick<PrismaClient, "$queryRawUnsafe">,
   workspaceId: string,
   refs: {
     identifier?: string | null;
@@ -56,8 +64,11 @@ export async function loadPostWriteContext(
     [...(refs.authors ?? [])],
   );
   if (!row) throw new Error("post write context query returned no row");
+  const post: { id: string; status: PostStatus } | null =
+    typeof row.post === "string" ? JSON.parse(row.post) : row.post;
   return {
-    postId: row.postId,
+    postId: post?.id ?? null,
+    postStatus: post?.status ?? null,
     categoryExists: row.categoryExists,
     existingTags: new Set(asArray(row.tags)),
     existingAuthors: new Set(asArray(row.authors)),

@@ -1,7 +1,8 @@
 // A post and everything attached to it (authors in order, tags, custom field values) written in ONE
 // statement: data-modifying CTEs run atomically, so no transaction round trips are needed either.
-import type { PrismaClient } from "../generated/prisma/client.ts";
+
 import type { FieldValueChanges } from "./custom-field-values.ts";
+import type { WriteClient } from "./writer.ts";
 
 export interface PostRowInsert {
   id: string;
@@ -38,8 +39,11 @@ WITH post AS (
 )
 SELECT id FROM post`;
 
-export async function insertPostRow(prisma: PrismaClient, row: PostRowInsert): Promise<void> {
-  await prisma.$queryRawUnsafe(
+/** A unit of work's client (writer.ts): these statements run only inside a write's transaction. */
+type Queryable = Pick<WriteClient, "$queryRawUnsafe">;
+
+export async function insertPostRow(tx: Queryable, row: PostRowInsert): Promise<void> {
+  await tx.$queryRawUnsafe(
     INSERT_SQL,
     row.id,
     row.workspaceId,
@@ -80,7 +84,9 @@ export interface PostRowUpdate {
 }
 
 // Replacing a set removes what is no longer in it and upserts the rest, so no statement ever deletes
-// and re-inserts the same row (CTEs share one snapshot and could not see each other's changes).
+// and re-inserts the same row (CTEs share one snapshot and could not see each other's changes). What is
+// attached is inserted only alongside an updated post row: a post deleted meanwhile updates nothing,
+// and the statement returns no row instead of failing on a foreign key.
 const UPDATE_SQL = `
 WITH post AS (
   UPDATE "Post" SET
@@ -101,24 +107,25 @@ WITH post AS (
   DELETE FROM "PostAuthor" WHERE $15 AND "postId" = $1 AND NOT ("authorId" = ANY($16::text[]))
 ), put_authors AS (
   INSERT INTO "PostAuthor" ("postId", "authorId", position)
-  SELECT $1, a.id, a.ord - 1 FROM unnest($16::text[]) WITH ORDINALITY AS a(id, ord) WHERE $15
+  SELECT post.id, a.id, a.ord - 1 FROM post, unnest($16::text[]) WITH ORDINALITY AS a(id, ord) WHERE $15
   ON CONFLICT ("postId", "authorId") DO UPDATE SET position = EXCLUDED.position
 ), drop_tags AS (
   DELETE FROM "PostTag" WHERE $17 AND "postId" = $1 AND NOT ("tagId" = ANY($18::text[]))
 ), put_tags AS (
-  INSERT INTO "PostTag" ("postId", "tagId") SELECT $1, t.id FROM unnest($18::text[]) AS t(id) WHERE $17
+  INSERT INTO "PostTag" ("postId", "tagId") SELECT post.id, t.id FROM post, unnest($18::text[]) AS t(id) WHERE $17
   ON CONFLICT DO NOTHING
 ), clear_fields AS (
   DELETE FROM "PostFieldValue" WHERE "postId" = $1 AND "fieldId" = ANY($19::text[])
 ), put_fields AS (
   INSERT INTO "PostFieldValue" ("postId", "fieldId", value)
-  SELECT $1, v.key, v.value FROM jsonb_each($20::jsonb) AS v(key, value)
+  SELECT post.id, v.key, v.value FROM post, jsonb_each($20::jsonb) AS v(key, value)
   ON CONFLICT ("postId", "fieldId") DO UPDATE SET value = EXCLUDED.value
 )
 SELECT id FROM post`;
 
-export async function updatePostRow(prisma: PrismaClient, row: PostRowUpdate): Promise<void> {
-  await prisma.$queryRawUnsafe(
+/** Returns false when no post has the id (any more). */
+export async function updatePostRow(tx: Queryable, row: PostRowUpdate): Promise<boolean> {
+  const updated = await tx.$queryRawUnsafe<{ id: string }[]>(
     UPDATE_SQL,
     row.id,
     row.title ?? null,
@@ -141,6 +148,7 @@ export async function updatePostRow(prisma: PrismaClient, row: PostRowUpdate): P
     row.fieldValues?.clear ?? [],
     JSON.stringify(Object.fromEntries(row.fieldValues?.set ?? [])),
   );
+  return updated.length > 0;
 }
 
 /** Prisma keeps DateTime as UTC in `timestamp(3)` columns; send the same text it would. */

@@ -1,9 +1,10 @@
 // The rules of post writes: body conversion and sanitizing, references, default author, custom
 // field values. Checks read one statement (post-write-context.ts); the write is one more
-// (post-write-sql.ts).
+// (post-write-sql.ts). Each write runs in its own unit of work (writer.ts), so its checks hold until it
+// commits.
+import { InvalidInputError, NotFoundError } from "../domain/errors.ts";
+import type { CreatePostData, UpdatePostData } from "../domain/inputs.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { notFoundError, userInputError } from "../graphql/errors.ts";
-import type { CreatePostData, UpdatePostData } from "../graphql/schema/post-inputs.ts";
 import { validateFieldValues } from "./custom-field-values.ts";
 import { newId } from "./ids.ts";
 import { markdownToHtml } from "./markdown.ts";
@@ -13,38 +14,52 @@ import { insertPostRow, updatePostRow } from "./post-write-sql.ts";
 import { assertReferencesExist } from "./references.ts";
 import { sanitizeHtml } from "./sanitize-html.ts";
 import { ProblemList } from "./validation.ts";
+import { write } from "./writer.ts";
 
 export async function createPost(
   prisma: PrismaClient,
   workspaceId: string,
   input: CreatePostData,
 ): Promise<string> {
-  const context = await loadPostWriteContext(prisma, workspaceId, input);
   const problems = checkScalars(input);
-  const fieldValues = validateFieldValues(context.fields, input.fields, "create");
-  problems.problems.push(...fieldValues.problems);
-  problems.throwIfAny("Invalid post");
-  assertReferencesExist(context, input);
-  const authors = input.authors ?? (context.firstAuthorId ? [context.firstAuthorId] : []);
-  const id = newId();
-  await insertPostRow(prisma, {
-    id,
-    workspaceId,
-    title: input.title,
-    slug: input.slug,
-    description: input.description,
-    content: toStoredHtml(input.content, input.contentFormat),
-    status: input.status,
-    featured: input.featured ?? false,
-    coverImage: input.coverImage ?? null,
-    attribution: input.attribution ?? null,
-    publishedAt: input.publishedAt ?? new Date(),
-    categoryId: input.categoryId,
-    tagIds: unique(input.tags ?? []),
-    authorIds: unique(authors),
-    fieldValues,
+  // Converting and sanitizing the body is the slow part: done before the transaction starts.
+  const content = toStoredHtml(input.content, input.contentFormat);
+  return write(prisma, async (uow) => {
+    // Inside the transaction the references it checks stay until it commits (post-write-context.ts).
+    const context = await loadPostWriteContext(uow.tx, workspaceId, input);
+    const fieldValues = validateFieldValues(context.fields, input.fields, "create");
+    problems.problems.push(...fieldValues.problems);
+    problems.throwIfAny("Invalid post");
+    assertReferencesExist(context, input);
+    assertContentLeft(content);
+    const authors = input.authors ?? (context.firstAuthorId ? [context.firstAuthorId] : []);
+    const id = newId();
+    await insertPostRow(uow.tx, {
+      id,
+      workspaceId,
+      title: input.title,
+      slug: input.slug,
+      description: input.description,
+      content,
+      status: input.status,
+      featured: input.featured ?? false,
+      coverImage: input.coverImage ?? null,
+      attribution: input.attribution ?? null,
+      publishedAt: input.publishedAt ?? new Date(),
+      categoryId: input.categoryId,
+      tagIds: unique(input.tags ?? []),
+      authorIds: unique(authors),
+      fieldValues,
+    });
+    uow.changed({
+      resource: "post",
+      action: "created",
+      id,
+      workspaceId,
+      statusChange: { from: null, to: input.status },
+    });
+    return id;
   });
-  return id;
 }
 
 export async function updatePost(
@@ -53,8 +68,6 @@ export async function updatePost(
   identifier: string,
   input: UpdatePostData,
 ): Promise<string> {
-  const context = await loadPostWriteContext(prisma, workspaceId, { ...input, identifier });
-  if (!context.postId) throw notFoundError("Post", identifier);
   const problems = checkScalars(input);
   for (const key of [
     "title",
@@ -68,30 +81,43 @@ export async function updatePost(
   ] as const) {
     if (input[key] === null) problems.add(key, "Cannot be null");
   }
-  const fieldValues =
-    input.fields === undefined ? undefined : validateFieldValues(context.fields, input.fields, "update");
-  problems.problems.push(...(fieldValues?.problems ?? []));
-  problems.throwIfAny("Invalid post");
-  assertReferencesExist(context, input);
+  // Converting and sanitizing the body is the slow part: done before the transaction holds the post.
+  const content = input.content ? toStoredHtml(input.content, input.contentFormat) : undefined;
 
-  // A change of custom fields alone still moves updatedAt (the statement always sets it).
-  await updatePostRow(prisma, {
-    id: context.postId,
-    title: input.title ?? undefined,
-    slug: input.slug ?? undefined,
-    description: input.description ?? undefined,
-    content: input.content ? toStoredHtml(input.content, input.contentFormat) : undefined,
-    status: input.status ?? undefined,
-    featured: input.featured ?? undefined,
-    coverImage: input.coverImage,
-    attribution: input.attribution,
-    publishedAt: input.publishedAt ?? undefined,
-    categoryId: input.categoryId ?? undefined,
-    tagIds: input.tags ? unique(input.tags) : undefined,
-    authorIds: input.authors ? unique(input.authors) : undefined,
-    fieldValues,
+  return write(prisma, async ({ tx, changed }) => {
+    // Locks the post (see post-write-context.ts): writes of one post take turns, each seeing the last
+    // one whole, and one deleted before its turn answers 404.
+    const context = await loadPostWriteContext(tx, workspaceId, { ...input, identifier });
+    if (!context.postId) throw new NotFoundError("Post", identifier);
+    const fieldValues =
+      input.fields === undefined ? undefined : validateFieldValues(context.fields, input.fields, "update");
+    problems.problems.push(...(fieldValues?.problems ?? []));
+    problems.throwIfAny("Invalid post");
+    assertReferencesExist(context, input);
+    assertContentLeft(content);
+
+    // A change of custom fields alone still moves updatedAt (the statement always sets it).
+    const updated = await updatePostRow(tx, {
+      id: context.postId,
+      title: input.title ?? undefined,
+      slug: input.slug ?? undefined,
+      description: input.description ?? undefined,
+      content,
+      status: input.status ?? undefined,
+      featured: input.featured ?? undefined,
+      coverImage: input.coverImage,
+      attribution: input.attribution,
+      publishedAt: input.publishedAt ?? undefined,
+      categoryId: input.categoryId ?? undefined,
+      tagIds: input.tags ? unique(input.tags) : undefined,
+      authorIds: input.authors ? unique(input.authors) : undefined,
+      fieldValues,
+    });
+    if (!updated) throw new NotFoundError("Post", identifier);
+    const statusChange = { from: context.postStatus, to: input.status ?? context.postStatus ?? "draft" };
+    changed({ resource: "post", action: "updated", id: context.postId, workspaceId, statusChange });
+    return context.postId;
   });
-  return context.postId;
 }
 
 export async function deletePost(
@@ -99,13 +125,18 @@ export async function deletePost(
   workspaceId: string,
   identifier: string,
 ): Promise<string> {
-  const existing = await prisma.post.findFirst({
-    where: byIdentifier(workspaceId, identifier),
-    select: { id: true },
+  return write(prisma, async (uow) => {
+    const existing = await uow.tx.post.findFirst({
+      where: byIdentifier(workspaceId, identifier),
+      select: { id: true, slug: true },
+    });
+    if (!existing) throw new NotFoundError("Post", identifier);
+    // No row deleted: a concurrent DELETE was first.
+    const { count } = await uow.tx.post.deleteMany({ where: { id: existing.id } });
+    if (count === 0) throw new NotFoundError("Post", identifier);
+    uow.changed({ resource: "post", action: "deleted", id: existing.id, workspaceId, slug: existing.slug });
+    return existing.id;
   });
-  if (!existing) throw notFoundError("Post", identifier);
-  await prisma.post.delete({ where: { id: existing.id } });
-  return existing.id;
 }
 
 function checkScalars(input: Partial<CreatePostData> | UpdatePostData): ProblemList {
@@ -122,12 +153,14 @@ function checkScalars(input: Partial<CreatePostData> | UpdatePostData): ProblemL
 }
 
 function toStoredHtml(content: string, format: "html" | "markdown" | null | undefined): string {
-  const html = sanitizeHtml(format === "markdown" ? markdownToHtml(content) : content);
-  if (!html.trim())
-    throw userInputError("Invalid post", [
+  return sanitizeHtml(format === "markdown" ? markdownToHtml(content) : content);
+}
+
+function assertContentLeft(html: string | undefined): void {
+  if (html !== undefined && !html.trim())
+    throw new InvalidInputError("Invalid post", [
       { field: "content", message: "Is empty once unsafe markup is removed" },
     ]);
-  return html;
 }
 
 function unique(ids: readonly string[]): string[] {

@@ -1,6 +1,7 @@
 // Posts point at a category, tags and authors by id. Every missing one is named in the error, so a
 // client can fix all of them in one go.
-import { type FieldProblem, userInputError } from "../graphql/errors.ts";
+import { echoInput } from "../domain/echo-input.ts";
+import { type FieldProblem, InvalidInputError } from "../domain/errors.ts";
 import type { PostWriteContext } from "./post-write-context.ts";
 
 export interface PostReferences {
@@ -12,13 +13,16 @@ export interface PostReferences {
 export function assertReferencesExist(context: PostWriteContext, refs: PostReferences): void {
   const problems: FieldProblem[] = [];
   if (refs.categoryId && !context.categoryExists) {
-    problems.push({ field: "categoryId", message: `Category "${refs.categoryId}" does not exist` });
+    problems.push({
+      field: "categoryId",
+      message: `Category "${echoInput(refs.categoryId)}" does not exist`,
+    });
   }
   problems.push(
     ...missing("tags", "Tag", refs.tags, context.existingTags),
     ...missing("authors", "Author", refs.authors, context.existingAuthors),
   );
-  if (problems.length > 0) throw userInputError("Referenced records do not exist", problems);
+  if (problems.length > 0) throw new InvalidInputError("Referenced records do not exist", problems);
 }
 
 function missing(
@@ -29,5 +33,5 @@ function missing(
 ): FieldProblem[] {
   return [...new Set(wanted ?? [])]
     .filter((id) => !present.has(id))
-    .map((id) => ({ field, message: `${label} "${id}" does not exist` }));
+    .map((id) => ({ field, message: `${label} "${echoInput(id)}" does not exist` }));
 }

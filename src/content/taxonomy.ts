@@ -1,23 +1,15 @@
 // Categories and tags follow the same write rules (name, slug, description); only the model and one
 // delete rule differ, so both share this module.
+import { isForeignKeyViolation } from "../db/prisma-errors.ts";
+import { InvalidInputError, NotFoundError } from "../domain/errors.ts";
+import type { TaxonomyCreate, TaxonomyUpdate } from "../domain/inputs.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { notFoundError, userInputError } from "../graphql/errors.ts";
+import { orNotFound } from "./or-not-found.ts";
 import { byIdentifier } from "./post-filters.ts";
 import { ProblemList } from "./validation.ts";
+import { type ReadClient, write } from "./writer.ts";
 
 export type TaxonomyModel = "category" | "tag";
-
-export interface TaxonomyCreate {
-  name: string;
-  slug: string;
-  description?: string | null;
-}
-
-export interface TaxonomyUpdate {
-  name?: string | null;
-  slug?: string | null;
-  description?: string | null;
-}
 
 const label: Record<TaxonomyModel, string> = { category: "Category", tag: "Tag" };
 
@@ -26,15 +18,15 @@ interface TaxonomyDelegate {
   findFirst(args: object): Promise<{ id: string } | null>;
   create(args: object): Promise<{ id: string }>;
   update(args: object): Promise<{ id: string }>;
-  delete(args: object): Promise<{ id: string }>;
+  deleteMany(args: object): Promise<{ count: number }>;
 }
 
-function delegate(prisma: PrismaClient, model: TaxonomyModel): TaxonomyDelegate {
+function delegate(prisma: ReadClient, model: TaxonomyModel): TaxonomyDelegate {
   return prisma[model] as unknown as TaxonomyDelegate;
 }
 
 export async function findTaxonomyId(
-  prisma: PrismaClient,
+  prisma: ReadClient,
   model: TaxonomyModel,
   workspaceId: string,
   identifier: string,
@@ -43,7 +35,7 @@ export async function findTaxonomyId(
     where: byIdentifier(workspaceId, identifier),
     select: { id: true },
   });
-  if (!found) throw notFoundError(label[model], identifier);
+  if (!found) throw new NotFoundError(label[model], identifier);
   return found.id;
 }
 
@@ -54,11 +46,14 @@ export async function createTaxonomy(
   input: TaxonomyCreate,
 ): Promise<string> {
   check(input).throwIfAny(`Invalid ${model}`);
-  const row = await delegate(prisma, model).create({
-    data: { workspaceId, name: input.name, slug: input.slug, description: input.description ?? null },
-    select: { id: true },
+  return write(prisma, async (uow) => {
+    const row = await delegate(uow.tx, model).create({
+      data: { workspaceId, name: input.name, slug: input.slug, description: input.description ?? null },
+      select: { id: true },
+    });
+    uow.changed({ resource: model, action: "created", id: row.id, workspaceId });
+    return row.id;
   });
-  return row.id;
 }
 
 export async function updateTaxonomy(
@@ -72,13 +67,24 @@ export async function updateTaxonomy(
   if (input.name === null) problems.add("name", "Cannot be null");
   if (input.slug === null) problems.add("slug", "Cannot be null");
   problems.throwIfAny(`Invalid ${model}`);
-  const id = await findTaxonomyId(prisma, model, workspaceId, identifier);
-  await delegate(prisma, model).update({
-    where: { id },
-    data: { name: input.name ?? undefined, slug: input.slug ?? undefined, description: input.description },
-    select: { id: true },
+  return write(prisma, async (uow) => {
+    const id = await findTaxonomyId(uow.tx, model, workspaceId, identifier);
+    await orNotFound(
+      delegate(uow.tx, model).update({
+        where: { id },
+        data: {
+          name: input.name ?? undefined,
+          slug: input.slug ?? undefined,
+          description: input.description,
+        },
+        select: { id: true },
+      }),
+      label[model],
+      identifier,
+    );
+    uow.changed({ resource: model, action: "updated", id, workspaceId });
+    return id;
   });
-  return id;
 }
 
 export async function deleteTaxonomy(
@@ -87,18 +93,31 @@ export async function deleteTaxonomy(
   workspaceId: string,
   identifier: string,
 ): Promise<string> {
-  const id = await findTaxonomyId(prisma, model, workspaceId, identifier);
-  if (model === "category") {
-    // Every post needs a category: deleting one that is in use would orphan posts.
-    const inUse = await prisma.post.count({ where: { categoryId: id } });
-    if (inUse > 0) {
-      throw userInputError(`Category "${identifier}" still has ${inUse} post${inUse === 1 ? "" : "s"}`, [
-        { field: "identifier", message: "Move or delete the category's posts first" },
-      ]);
-    }
+  try {
+    return await write(prisma, async (uow) => {
+      // The slug too: the change log records it as the deleted record's last known one.
+      const found = await delegate(uow.tx, model).findFirst({
+        where: byIdentifier(workspaceId, identifier),
+        select: { id: true, slug: true },
+      });
+      if (!found) throw new NotFoundError(label[model], identifier);
+      const { id, slug } = found as { id: string; slug: string };
+      const deleted = await delegate(uow.tx, model).deleteMany({ where: { id } });
+      if (deleted.count === 0) throw new NotFoundError(label[model], identifier);
+      uow.changed({ resource: model, action: "deleted", id, workspaceId, slug });
+      return id;
+    });
+  } catch (error) {
+    // Every post needs a category: the foreign key refuses to delete one in use (also one that a
+    // concurrent write has just given a post), and the client hears how many posts hold it. Counted
+    // after the rolled-back transaction, which a failed statement has ended.
+    if (model !== "category" || !isForeignKeyViolation(error)) throw error;
+    const held = { category: byIdentifier(workspaceId, identifier) };
+    const inUse = Math.max(1, await prisma.post.count({ where: held }));
+    throw new InvalidInputError(`Category "${identifier}" still has ${inUse} post${inUse === 1 ? "" : "s"}`, [
+      { field: "identifier", message: "Move or delete the category's posts first" },
+    ]);
   }
-  await delegate(prisma, model).delete({ where: { id } });
-  return id;
 }
 
 function check(input: TaxonomyUpdate): ProblemList {

@@ -1,6 +1,6 @@
 // Small checks shared by every write: each returns a FieldProblem instead of throwing, so a write can
 // report all of its problems at once.
-import { type FieldProblem, userInputError } from "../graphql/errors.ts";
+import { type FieldProblem, InvalidInputError } from "../domain/errors.ts";
 import { isValidSlug, SLUG_MAX_LENGTH } from "./slugs.ts";
 
 export class ProblemList {
@@ -43,9 +43,9 @@ export class ProblemList {
     return this;
   }
 
-  /** Throws BAD_USER_INPUT naming every problem, if there are any. */
+  /** Throws InvalidInputError naming every problem, if there are any. */
   throwIfAny(message = "Invalid input"): void {
-    if (this.problems.length > 0) throw userInputError(message, this.problems);
+    if (this.problems.length > 0) throw new InvalidInputError(message, this.problems);
   }
 }
 

@@ -5,6 +5,7 @@ import PrismaPlugin from "@pothos/plugin-prisma";
 import RelayPlugin from "@pothos/plugin-relay";
 import { GraphQLError, Kind } from "graphql";
 import type { Config } from "../config.ts";
+import { DATE_RANGE_PROBLEM, isCalendarDay, isStorableDate } from "../domain/dates.ts";
 import type PrismaTypes from "../generated/pothos-prisma-types.ts";
 import { getDatamodel } from "../generated/pothos-prisma-types.ts";
 import type { GraphQLContext } from "./context.ts";
@@ -14,11 +15,19 @@ import { queryTooComplexError } from "./errors.ts";
 export const MAX_QUERY_BREADTH = 400;
 
 /**
+ * Bounds on the document itself, checked before validation finishes (use-query-bounds.ts); not
+ * configurable. Generous for any real frontend query (GraphiQL's introspection query has 163 tokens),
+ * small enough that parsing and walking a document stays far below a millisecond.
+ */
+export const DOCUMENT_BOUNDS = { maxTokens: 1_000, maxAliases: 30, maxDirectives: 50 } as const;
+
+/**
  * Limits that reject abusive queries before any resolver runs (GRAPHQL_MAX_DEPTH and
  * GRAPHQL_MAX_COMPLEXITY). A field costs 1; page lists and connections count their selection once
  * per item their `limit`/`first` allows (see pageListComplexity), so the REST list of 100 posts
  * with everything costs about 3,400, while lists of posts nested in lists of posts cost tens of
- * thousands. Introspection is not counted.
+ * thousands. Introspection costs one per object its answer holds (the whole schema is about 1,050)
+ * and is held to the same limit.
  */
 export function queryLimits(config: Pick<Config, "graphql">) {
   return {
@@ -100,11 +109,11 @@ builder.scalarType("Upload", {
 });
 
 function parseDateTime(value: unknown): Date {
-  if (typeof value === "string" && /^\d{4}-\d{2}-\d{2}/.test(value)) {
-    const date = new Date(value);
-    if (!Number.isNaN(date.getTime())) return date;
-  }
-  throw new GraphQLError("Expected an ISO 8601 date-time string", {
-    extensions: { code: "BAD_USER_INPUT", http: { status: 400 } },
-  });
+  const refuse = (message: string) =>
+    new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT", http: { status: 400 } } });
+  const date = typeof value === "string" && isCalendarDay(value) ? new Date(value) : null;
+  if (!date || Number.isNaN(date.getTime())) throw refuse("Expected an ISO 8601 date-time string");
+  // Well-formed, but the database cannot store it (year 0, say): refused here, not by PostgreSQL.
+  if (!isStorableDate(date)) throw refuse(DATE_RANGE_PROBLEM);
+  return date;
 }

@@ -1,6 +1,18 @@
 // Every error a client can cause is made here, so codes, HTTP statuses and shapes stay consistent
 // across GraphQL and the REST layer (which reads `extensions.code` and `extensions.http.status`).
+// The domain's own errors (src/domain/errors.ts) get theirs from `fromDomainError`, called once for
+// every resolver by use-error-mapping.ts; the factories of the same kinds build on it, so each kind's
+// message and shape are written once.
 import { GraphQLError } from "graphql";
+import {
+  ConflictError,
+  type DomainError,
+  type FieldProblem,
+  ForbiddenError,
+  InvalidInputError,
+  NotFoundError,
+  PayloadTooLargeError,
+} from "../domain/errors.ts";
 
 export type ErrorCode =
   | "NOT_FOUND"
@@ -11,12 +23,10 @@ export type ErrorCode =
   | "RATE_LIMITED"
   | "PAGE_OUT_OF_RANGE"
   | "PAYLOAD_TOO_LARGE"
-  | "QUERY_TOO_COMPLEX";
-
-export interface FieldProblem {
-  field: string;
-  message: string;
-}
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "BAD_REQUEST"
+  | "QUERY_TOO_COMPLEX"
+  | "CURSOR_EXPIRED";
 
 const httpStatus: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
@@ -27,23 +37,47 @@ const httpStatus: Record<ErrorCode, number> = {
   RATE_LIMITED: 429,
   PAGE_OUT_OF_RANGE: 400,
   PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  BAD_REQUEST: 400,
   QUERY_TOO_COMPLEX: 400,
+  CURSOR_EXPIRED: 410,
 };
 
 function clientError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(message, { extensions: { code, http: { status: httpStatus[code] }, ...extra } });
 }
 
+/** The GraphQL error a domain error stands for. */
+export function fromDomainError(error: DomainError): GraphQLError {
+  if (error instanceof NotFoundError)
+    return clientError("NOT_FOUND", error.message, { resource: error.resource });
+  if (error instanceof InvalidInputError)
+    return clientError("BAD_USER_INPUT", error.message, { details: error.details });
+  if (error instanceof ConflictError)
+    return clientError("CONFLICT", error.message, {
+      details: [{ field: error.field, message: error.message }],
+    });
+  if (error instanceof ForbiddenError) return clientError("FORBIDDEN", error.message);
+  if (error instanceof PayloadTooLargeError) return clientError("PAYLOAD_TOO_LARGE", error.message);
+  throw new TypeError(`No GraphQL error for ${error.name}`);
+}
+
 export function notFoundError(resource: string, identifier: string): GraphQLError {
-  return clientError("NOT_FOUND", `${resource} "${identifier}" does not exist in this workspace`, {
+  return fromDomainError(new NotFoundError(resource, identifier));
+}
+
+/**
+ * A record that existed when a request found it and was deleted by another request before this one
+ * was done with it (Prisma's "record not found"): the 404 the request would have had a moment later.
+ */
+export function vanishedRecordError(resource: string): GraphQLError {
+  return clientError("NOT_FOUND", `This ${resource.toLowerCase()} no longer exists in this workspace`, {
     resource,
   });
 }
 
-export function forbiddenError(
-  message = "This operation needs a private API key; public keys can only read",
-): GraphQLError {
-  return clientError("FORBIDDEN", message);
+export function forbiddenError(message?: string): GraphQLError {
+  return fromDomainError(new ForbiddenError(message));
 }
 
 export function unauthenticatedError(
@@ -52,12 +86,20 @@ export function unauthenticatedError(
   return clientError("UNAUTHENTICATED", message);
 }
 
-export function userInputError(message: string, details: FieldProblem[] = []): GraphQLError {
-  return clientError("BAD_USER_INPUT", message, { details });
+/** A change log cursor older than the retention period: what followed it may be gone. */
+export function cursorExpiredError(retentionDays: number): GraphQLError {
+  return clientError(
+    "CURSOR_EXPIRED",
+    `This cursor is older than the change log's retention (${retentionDays} days) and events after it may have been deleted; resync the content, then read the log again without \`after\``,
+  );
 }
 
-export function conflictError(message: string, field = "slug"): GraphQLError {
-  return clientError("CONFLICT", message, { details: [{ field, message }] });
+export function userInputError(message: string, details: FieldProblem[] = []): GraphQLError {
+  return fromDomainError(new InvalidInputError(message, details));
+}
+
+export function conflictError(message: string, field?: string): GraphQLError {
+  return fromDomainError(new ConflictError(message, field));
 }
 
 export function pageOutOfRangeError(requestedPage: number, totalPages: number): GraphQLError {
@@ -72,25 +114,46 @@ export function pageOutOfRangeError(requestedPage: number, totalPages: number): 
 }
 
 export function payloadTooLargeError(message: string): GraphQLError {
-  return clientError("PAYLOAD_TOO_LARGE", message);
+  return fromDomainError(new PayloadTooLargeError(message));
 }
 
-/** A query deeper, wider or costlier than the limits of the complexity plugin (see builder.ts). */
+/** A /graphql request whose body has a type GraphQL over HTTP does not define. */
+export function unsupportedMediaTypeError(message: string): GraphQLError {
+  return clientError("UNSUPPORTED_MEDIA_TYPE", message);
+}
+
+/** A request that is not a GraphQL request at all (a body that cannot be read). */
+export function badRequestError(message: string): GraphQLError {
+  return clientError("BAD_REQUEST", message);
+}
+
+/**
+ * A query over one of the limits checked before it runs: the Pothos complexity plugin's depth, breadth
+ * and complexity (builder.ts), the document bounds of use-query-bounds.ts, or the answer's size.
+ * `actual` is null where counting stopped at the limit.
+ */
 export function queryTooComplexError(
-  measure: "depth" | "breadth" | "complexity",
-  actual: number,
+  measure: QueryMeasure,
+  actual: number | null,
   max: number,
 ): GraphQLError {
+  const found = actual === null ? "exceeds" : `${actual} exceeds`;
   return clientError(
     "QUERY_TOO_COMPLEX",
-    `Query ${measure} ${actual} exceeds the limit of ${max}; ask for less in one request`,
-    {
-      measure,
-      actual,
-      max,
-    },
+    `Query ${measure} ${found} the limit of ${max}; ask for less in one request`,
+    { measure, actual, max },
   );
 }
+
+export type QueryMeasure =
+  | "depth"
+  | "breadth"
+  | "complexity"
+  | "tokens"
+  | "aliases"
+  | "directives"
+  | "introspection"
+  | "response bytes";
 
 export function rateLimitedError(message: string, retryAfterSeconds: number): GraphQLError {
   return clientError("RATE_LIMITED", message, { retryAfterSeconds });

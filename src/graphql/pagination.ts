@@ -1,7 +1,8 @@
 // Page-based pagination as the REST contract describes it, shared by every list.
 import type { ImplementableObjectRef, ObjectRef } from "@pothos/core";
+import type { FieldProblem } from "../domain/errors.ts";
 import { builder } from "./builder.ts";
-import { type FieldProblem, pageOutOfRangeError, userInputError } from "./errors.ts";
+import { pageOutOfRangeError, userInputError } from "./errors.ts";
 
 export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 100;

@@ -1,25 +1,15 @@
-// Prisma's known errors, mapped once to the client errors they stand for. Anything else stays
-// unexpected and is masked by Yoga.
+// Prisma's known errors, mapped once to the client errors they stand for (recognising them is
+// src/db/prisma-errors.ts' part). Anything else stays unexpected and is masked by Yoga.
 import type { GraphQLError } from "graphql";
-import { conflictError, userInputError } from "./errors.ts";
-
-interface KnownPrismaError {
-  code: string;
-  meta?: Record<string, unknown>;
-}
-
-function isKnownPrismaError(error: unknown): error is KnownPrismaError {
-  return (
-    typeof error === "object" &&
-    error !== null &&
-    (error as { name?: string }).name === "PrismaClientKnownRequestError" &&
-    typeof (error as { code?: unknown }).code === "string"
-  );
-}
+import { isKnownPrismaError, postgresErrorCode, rawQueryEquivalent } from "../db/prisma-errors.ts";
+import { conflictError, userInputError, vanishedRecordError } from "./errors.ts";
 
 /** Returns the client error for a Prisma error a client can cause, or null. */
 export function mapPrismaError(error: unknown): GraphQLError | null {
   if (!isKnownPrismaError(error)) return null;
+  // Input the edge checks should have refused already; a safety net so it can never be a 500.
+  if (postgresErrorCode(error) === UNTRANSLATABLE_CHARACTER)
+    return userInputError("Text must not contain the NUL character (U+0000)");
   switch (rawQueryEquivalent(error) ?? error.code) {
     case "P2002": {
       const columns = uniqueViolationColumns(error.meta ?? {});
@@ -30,19 +20,21 @@ export function mapPrismaError(error: unknown): GraphQLError | null {
     }
     case "P2003":
       return userInputError("A referenced record does not exist");
+    case "P2025": {
+      // Required but not found: found by an earlier statement, deleted by a concurrent request since.
+      const model = error.meta?.modelName;
+      return vanishedRecordError(typeof model === "string" ? model : "Record");
+    }
     default:
       return null;
   }
 }
 
-/** Raw SQL writes fail as P2010 with the driver's error kind; treat them like the query API's codes. */
-function rawQueryEquivalent(error: KnownPrismaError): string | null {
-  if (error.code !== "P2010") return null;
-  const kind = (error.meta?.driverAdapterError as { cause?: { kind?: string } } | undefined)?.cause?.kind;
-  if (kind === "UniqueConstraintViolation") return "P2002";
-  if (kind === "ForeignKeyConstraintViolation") return "P2003";
-  return null;
-}
+/**
+ * SQLSTATE 22021 (character_not_in_repertoire): PostgreSQL's answer to U+0000 in text. Prisma reports
+ * it as P2039 (query API) or P2010 (raw SQL).
+ */
+const UNTRANSLATABLE_CHARACTER = "22021";
 
 /**
  * The columns of the violated unique constraint. Where they are depends on the driver adapter:

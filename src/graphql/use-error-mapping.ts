@@ -1,18 +1,22 @@
 // An envelop plugin that gives both doors (/graphql and the in-process REST executions) the same
-// errors: client errors pass through, Prisma errors a client can cause are mapped, everything else is
-// logged and masked so nothing internal leaks.
+// errors: client errors pass through, the domain's errors and the Prisma errors a client can cause are
+// mapped (here, for every resolver), everything else is logged and masked so nothing internal leaks.
 import type { Plugin } from "@envelop/core";
 import { PothosValidationError } from "@pothos/core";
 import { GraphQLError } from "graphql";
+import { echoInput, shortenMessage } from "../domain/echo-input.ts";
+import { DomainError } from "../domain/errors.ts";
 import type { Logger } from "../logger.ts";
-import { userInputError } from "./errors.ts";
+import { fromDomainError, userInputError } from "./errors.ts";
 import { mapPrismaError } from "./prisma-errors.ts";
 
 export const INTERNAL_ERROR_MESSAGE = "Unexpected error.";
 
 export function useErrorMapping(options: { logger: Logger }): Plugin {
   const mapError = (error: GraphQLError): GraphQLError => {
-    if (error.extensions?.code || !error.originalError) return error;
+    if (error.extensions?.code) return error;
+    // A required variable missing or null: graphql-js raises these itself, with no original error.
+    if (!error.originalError) return isMissingVariable(error) ? variableInputError(error) : error;
     const original = error.originalError;
     // Pothos rejects arguments it validates itself (connection cursors and sizes) with these.
     if (original instanceof PothosValidationError) {
@@ -28,17 +32,9 @@ export function useErrorMapping(options: { logger: Logger }): Plugin {
         return new GraphQLError(original.message, { ...error, extensions: original.extensions });
       // graphql-js itself raised it while coercing variables (a bad enum value, a missing input field,
       // an integer beyond 32 bits): always the client's input, never a 500.
-      return new GraphQLError(error.message, {
-        nodes: error.nodes,
-        path: error.path,
-        extensions: {
-          code: "BAD_USER_INPUT",
-          http: { status: 400 },
-          details: [variableProblem(error.message)],
-        },
-      });
+      return variableInputError(error);
     }
-    const mapped = mapPrismaError(original);
+    const mapped = original instanceof DomainError ? fromDomainError(original) : mapPrismaError(original);
     if (mapped)
       return new GraphQLError(mapped.message, {
         nodes: error.nodes,
@@ -65,10 +61,35 @@ export function useErrorMapping(options: { logger: Logger }): Plugin {
   };
 }
 
+/**
+ * A variable graphql-js refused, as BAD_USER_INPUT. Its messages quote the variable's value, whole:
+ * shortened, so a huge value does not come back (twice).
+ */
+function variableInputError(error: GraphQLError): GraphQLError {
+  return new GraphQLError(shortenMessage(error.message), {
+    nodes: error.nodes,
+    path: error.path,
+    extensions: {
+      code: "BAD_USER_INPUT",
+      http: { status: 400 },
+      details: [variableProblem(error.message)],
+    },
+  });
+}
+
+const MISSING_VARIABLE =
+  /^Variable "\$(\w+)" of (?:required|non-null) type "[^"]+" (?:was not provided|must not be null)\.$/;
+
+function isMissingVariable(error: GraphQLError): boolean {
+  return MISSING_VARIABLE.test(error.message);
+}
+
 /** `Variable "$input" got invalid value 1 at "input.title"; <reason>` → { field: "title", message: reason }. */
 function variableProblem(message: string): { field: string; message: string } {
+  const missing = MISSING_VARIABLE.exec(message);
+  if (missing) return { field: missing[1] ?? "variables", message };
   const match = /^Variable "\$(\w+)" got invalid value .*?(?: at "([\w.[\]]+)")?;\s*(.*)$/s.exec(message);
-  if (!match) return { field: "variables", message };
+  if (!match) return { field: "variables", message: shortenMessage(message) };
   const field = (match[2] ?? match[1] ?? "variables").replace(/^input\./, "");
-  return { field, message: match[3] || message };
+  return { field: echoInput(field), message: shortenMessage(match[3] || message) };
 }

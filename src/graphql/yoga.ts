@@ -5,6 +5,7 @@ import type { Request as ExpressRequest, Response as ExpressResponse } from "exp
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { UploadTooLargeError } from "../media/upload-errors.ts";
+import { DOCUMENT_BOUNDS } from "./builder.ts";
 import {
   type AppServices,
   createGraphQLContext,
@@ -14,6 +15,10 @@ import {
 import { payloadTooLargeError } from "./errors.ts";
 import { schema } from "./schema/index.ts";
 import { useErrorMapping } from "./use-error-mapping.ts";
+import { useGraphQLResponseMediaType } from "./use-graphql-response-media-type.ts";
+import { useNullByteGuard } from "./use-null-byte-guard.ts";
+import { useQueryBounds } from "./use-query-bounds.ts";
+import { useResponseSizeLimit } from "./use-response-size-limit.ts";
 
 export interface ServerContext {
   req: ExpressRequest & { caller?: RequestCaller | null };
@@ -23,7 +28,8 @@ export interface ServerContext {
 export type ContentYoga = YogaServerInstance<ServerContext, GraphQLContext>;
 
 export function createContentYoga(prisma: PrismaClient, services: AppServices): ContentYoga {
-  const maxBytes = services.config.media.maxBytes;
+  const { config } = services;
+  const maxBytes = config.media.maxBytes;
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -38,8 +44,27 @@ export function createContentYoga(prisma: PrismaClient, services: AppServices): 
     logging: false,
     // Multipart uploads (uploadMedia): without limits the parser buffers a file of any size before a
     // resolver could refuse it; with them it stops reading one byte past the media limit.
-    fetchAPI: createFetch({ formDataLimits: { fileSize: maxBytes, files: 1 } }),
-    plugins: [useErrorMapping({ logger: services.logger }), useMediaUploads(maxBytes)],
+    // The other parts (`operations`, `map`) are held to the JSON body limit, and there are only those.
+    fetchAPI: createFetch({
+      formDataLimits: { fileSize: maxBytes, files: 1, fieldSize: config.bodyLimitBytes, fields: 2, parts: 3 },
+    }),
+    // Every body but a multipart upload is held to BODY_LIMIT_BYTES before Yoga reads it
+    // (src/http/graphql-body.ts); multipart bodies are bounded part by part (formDataLimits above) and
+    // as a whole here. Yoga's limit also keeps reading what the parser leaves unread, so the
+    // connection stays usable after a refused upload (without it the next request on it hangs).
+    maxRequestBodySize: config.media.maxRequestBytes,
+    plugins: [
+      useQueryBounds({
+        ...DOCUMENT_BOUNDS,
+        maxDepth: config.graphql.maxDepth,
+        maxIntrospectionObjects: config.graphql.maxComplexity,
+      }),
+      useResponseSizeLimit({ maxBytes: config.graphql.maxResponseBytes }),
+      useGraphQLResponseMediaType(),
+      useErrorMapping({ logger: services.logger }),
+      useMediaUploads(maxBytes),
+      useNullByteGuard(),
+    ],
     context: ({ req }) => createGraphQLContext(prisma, services, req.caller),
   }) as ContentYoga;
 }

@@ -14,16 +14,30 @@ import {
   WorkspaceNotFoundError,
 } from "../auth/workspaces.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import { admitOrAnswer429, clientAddressKey } from "../limits/rate-limit-middleware.ts";
+import type { RateLimiter } from "../limits/rate-limiter.ts";
 import { sendError } from "./json-errors.ts";
+import { refuseNullBytesInBody } from "./refuse-null-bytes.ts";
+
+/** How many wrong admin tokens one client address may send per rate-limit window. */
+export interface FailedAuthLimit {
+  limiter: RateLimiter;
+  limit: number;
+}
 
 export function adminRoutes(options: {
   prisma: PrismaClient;
   token: string;
   callers: CallerResolver;
+  failedAuth: FailedAuthLimit;
 }): Router {
   const { prisma, callers } = options;
   const router = Router();
-  router.use(requireAdminToken(options.token), express.json({ limit: "16kb" }));
+  router.use(
+    requireAdminToken(options.token, options.failedAuth),
+    express.json({ limit: "16kb" }),
+    refuseNullBytesInBody(),
+  );
 
   router.get("/workspaces", async (_req, res) => {
     res.json({ workspaces: await listWorkspaces(prisma) });
@@ -67,14 +81,27 @@ export function adminRoutes(options: {
   return router;
 }
 
-function requireAdminToken(token: string): RequestHandler {
+/**
+ * Checks the bearer token, counting wrong ones per client address so the token cannot be guessed at
+ * speed. Only failures are counted (an operator's script is not limited), and a client over its budget
+ * is answered 429 whatever it sends, the right token included: were the right token let through, a 200
+ * among the 429s would still tell a guesser which guess was right. Each request compares first, then
+ * asks the store (a wrong token is counted atomically, a right one only looks), so concurrent guesses
+ * cannot learn more than the budget allows: every wrong guess answered 401 was counted.
+ */
+function requireAdminToken(token: string, failedAuth: FailedAuthLimit): RequestHandler {
   const expected = Buffer.from(token);
-  return (req, res, next) => {
+  const { limiter, limit } = failedAuth;
+  return async (req, res, next) => {
     const presented = Buffer.from(/^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1] ?? "");
+    const budget = `admin-auth-failures:${clientAddressKey(req)}`;
     if (presented.length === expected.length && timingSafeEqual(presented, expected)) {
-      next();
+      const standing = await limiter.check(budget, limit);
+      if (standing.allowed) next();
+      else admitOrAnswer429(res, standing);
       return;
     }
-    sendError(res, 401, "Unauthorized", "The admin API needs `Authorization: Bearer <ADMIN_TOKEN>`");
+    if (admitOrAnswer429(res, await limiter.consume(budget, limit)))
+      sendError(res, 401, "Unauthorized", "The admin API needs `Authorization: Bearer <ADMIN_TOKEN>`");
   };
 }

@@ -46,6 +46,7 @@ export function createRateLimiter(options: CreateRateLimiterOptions): RateLimite
 
   return {
     consume: (key, limit) => limiter.consume(key, limit),
+    check: (key, limit) => limiter.check(key, limit),
     async close() {
       await limiter.close();
       // quit() is refused while disconnected (no offline queue); disconnect() then stops reconnecting.

@@ -26,6 +26,14 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   async consume(key: string, limit: number): Promise<RateLimitDecision> {
+    return this.#decide(key, limit, true);
+  }
+
+  async check(key: string, limit: number): Promise<RateLimitDecision> {
+    return this.#decide(key, limit, false);
+  }
+
+  #decide(key: string, limit: number, count: boolean): RateLimitDecision {
     const nowMs = this.#now();
     this.#sweepIdleKeys(nowMs);
 
@@ -33,7 +41,7 @@ export class MemoryRateLimiter implements RateLimiter {
     // A request at time t is counted while now < t + window, the same boundary the Redis script uses.
     log.splice(0, countAtOrBefore(log, nowMs - this.#windowMs));
     const allowed = log.length < limit;
-    if (allowed) log.splice(countAtOrBefore(log, nowMs), 0, nowMs);
+    if (allowed && count) log.splice(countAtOrBefore(log, nowMs), 0, nowMs);
     if (log.length > 0) this.#logs.set(key, log);
     else this.#logs.delete(key);
 

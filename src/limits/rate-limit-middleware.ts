@@ -1,7 +1,7 @@
 // Express middleware in front of limited routes: every response carries the X-RateLimit-* headers, and a
 // request over the limit is answered 429 here, before any handler does work.
-import type { Request, RequestHandler } from "express";
-import type { RateLimiter } from "./rate-limiter.ts";
+import type { Request, RequestHandler, Response } from "express";
+import type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";
 
 /** Which budget a request draws on. */
 export interface RateLimitIdentity {
@@ -31,20 +31,29 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
   return async (req, res, next) => {
     const { key, limit } = await options.identify(req);
     const decision = await options.limiter.consume(key, limit);
-
-    res.setHeader("X-RateLimit-Limit", String(decision.limit));
-    res.setHeader("X-RateLimit-Remaining", String(decision.remaining));
-    res.setHeader("X-RateLimit-Reset", String(decision.resetAtSeconds));
-    if (decision.allowed) {
-      next();
-      return;
-    }
-
-    const seconds = decision.retryAfterSeconds;
-    res.setHeader("Retry-After", String(seconds));
-    const message = `Rate limit of ${decision.limit} requests exceeded; retry in ${seconds} second${seconds === 1 ? "" : "s"}.`;
-    res.status(429).json((options.limitedBody ?? restLimitedBody)(message, seconds));
+    if (admitOrAnswer429(res, decision, options.limitedBody)) next();
   };
+}
+
+/**
+ * Puts the X-RateLimit-* headers of `decision` on the response and, when it was not allowed, answers
+ * 429 with Retry-After. Returns whether the request may go on.
+ */
+export function admitOrAnswer429(
+  res: Response,
+  decision: RateLimitDecision,
+  limitedBody: RateLimitOptions["limitedBody"] = restLimitedBody,
+): boolean {
+  res.setHeader("X-RateLimit-Limit", String(decision.limit));
+  res.setHeader("X-RateLimit-Remaining", String(decision.remaining));
+  res.setHeader("X-RateLimit-Reset", String(decision.resetAtSeconds));
+  if (decision.allowed) return true;
+
+  const seconds = decision.retryAfterSeconds;
+  res.setHeader("Retry-After", String(seconds));
+  const message = `Rate limit of ${decision.limit} requests exceeded; retry in ${seconds} second${seconds === 1 ? "" : "s"}.`;
+  res.status(429).json(limitedBody(message, seconds));
+  return false;
 }
 
 /**

@@ -21,6 +21,11 @@ export interface RateLimitDecision {
  */
 export interface RateLimiter {
   consume(key: string, limit: number): Promise<RateLimitDecision>;
+  /**
+   * The decision a consume would get now, without counting anything: for budgets that only some
+   * requests draw on (failed authentications), checked by every request.
+   */
+  check(key: string, limit: number): Promise<RateLimitDecision>;
   /** Releases timers and connections this limiter owns. */
   close(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import { decisionFromLog, type RateLimitDecision, type RateLimiter } from "./rat
 // KEYS[1]  sorted set of admission times (ms) for one client
 // ARGV[1]  window ms   ARGV[2] limit   ARGV[3] unique member for this request
 // ARGV[4]  now in ms, or "" to use the Redis server's clock
+// ARGV[5]  "1" to count an admitted request, "0" to only report (check)
 // Returns {allowed 0|1, count in window, ms when capacity frees, now ms}.
 const SLIDING_LOG_LUA = `
 local window = tonumber(ARGV[1])
@@ -21,9 +22,11 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local count = redis.call('ZCARD', KEYS[1])
 local allowed = 0
 if count < limit then
-  redis.call('ZADD', KEYS[1], now, ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], window)
-  count = count + 1
+  if ARGV[5] == '1' then
+    redis.call('ZADD', KEYS[1], now, ARGV[3])
+    redis.call('PEXPIRE', KEYS[1], window)
+    count = count + 1
+  end
   allowed = 1
 end
 local index = 0
@@ -42,6 +45,7 @@ type SlidingLogCommand = (
   limit: number,
   member: string,
   nowMs: string,
+  count: "1" | "0",
 ) => Promise<[number, number, number, number]>;
 
 export interface RedisRateLimiterOptions {
@@ -88,16 +92,25 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async consume(key: string, limit: number): Promise<RateLimitDecision> {
+    return this.#decide(key, limit, "1");
+  }
+
+  async check(key: string, limit: number): Promise<RateLimitDecision> {
+    return this.#decide(key, limit, "0");
+  }
+
+  async #decide(key: string, limit: number, count: "1" | "0"): Promise<RateLimitDecision> {
     await this.#waitWhileConnecting();
     const member = `${this.#instanceId}:${++this.#sequence}`;
-    const [allowed, count, freesAtMs, nowMs] = await this.#run(
+    const [allowed, inWindow, freesAtMs, nowMs] = await this.#run(
       this.#keyPrefix + key,
       this.#windowMs,
       limit,
       member,
       this.#now ? String(this.#now()) : "",
+      count,
     );
-    return decisionFromLog({ allowed: allowed === 1, limit, count, nowMs, freesAtMs });
+    return decisionFromLog({ allowed: allowed === 1, limit, count: inWindow, nowMs, freesAtMs });
   }
 
   /** The client belongs to whoever created it. */

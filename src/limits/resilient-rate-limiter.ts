@@ -46,12 +46,20 @@ export class ResilientRateLimiter implements RateLimiter {
   }
 
   async consume(key: string, limit: number): Promise<RateLimitDecision> {
-    if (!this.#degraded) return this.#tryPrimary(key, limit);
+    return this.#decide((store) => store.consume(key, limit));
+  }
+
+  async check(key: string, limit: number): Promise<RateLimitDecision> {
+    return this.#decide((store) => store.check(key, limit));
+  }
+
+  async #decide(ask: (store: RateLimiter) => Promise<RateLimitDecision>): Promise<RateLimitDecision> {
+    if (!this.#degraded) return this.#tryPrimary(ask);
     // While degraded, exactly one request at a time is let through to find out whether the store is back.
-    if (this.#probing || this.#now() < this.#nextProbeAtMs) return this.#fallback.consume(key, limit);
+    if (this.#probing || this.#now() < this.#nextProbeAtMs) return ask(this.#fallback);
     this.#probing = true;
     try {
-      return await this.#tryPrimary(key, limit);
+      return await this.#tryPrimary(ask);
     } finally {
       this.#probing = false;
     }
@@ -61,10 +69,10 @@ export class ResilientRateLimiter implements RateLimiter {
     await Promise.all([this.#primary.close(), this.#fallback.close()]);
   }
 
-  async #tryPrimary(key: string, limit: number): Promise<RateLimitDecision> {
+  async #tryPrimary(ask: (store: RateLimiter) => Promise<RateLimitDecision>): Promise<RateLimitDecision> {
     let decision: RateLimitDecision;
     try {
-      decision = await this.#primary.consume(key, limit);
+      decision = await ask(this.#primary);
     } catch (error) {
       this.#nextProbeAtMs = this.#now() + this.#probeIntervalMs;
       if (!this.#degraded) {
@@ -72,7 +80,7 @@ export class ResilientRateLimiter implements RateLimiter {
         const message = "Rate limiting: shared store unavailable; limiting per instance until it recovers";
         this.#log.warn(message, { error: describe(error) });
       }
-      return this.#fallback.consume(key, limit);
+      return ask(this.#fallback);
     }
     if (this.#degraded) {
       this.#degraded = false;

@@ -25,6 +25,9 @@ export interface IngestMediaOptions {
   maxBytes?: number;
 }
 
+/** Why an image of an allowed type is refused when its pixels cannot be decoded. */
+const UNDECODABLE = "they cannot be decoded (the file is truncated or corrupt)";
+
 /** The stored object and what was learned about it: the columns of a media record. */
 export interface IngestedMedia {
   storageKey: string;
@@ -45,7 +48,7 @@ export interface CleanupLogger {
 
 /**
  * Checks, probes and stores an upload. Throws UnsupportedMediaTypeError for a type outside the
- * allow-list, UploadTooLargeError above `maxBytes`, and the storage's own error when storing fails
+ * allow-list or an image that does not decode, UploadTooLargeError above `maxBytes`, and the storage's own error when storing fails
  * (nothing is left stored then).
  */
 export async function ingestMedia(options: IngestMediaOptions): Promise<IngestedMedia> {
@@ -56,6 +59,7 @@ export async function ingestMedia(options: IngestMediaOptions): Promise<Ingested
   if (!detection.allowed) throw new UnsupportedMediaTypeError(detection.detectedMime, detection.reason);
 
   const probe = await probeAllowedMedia(bytes, detection.allowed);
+  if (!probe) throw new UnsupportedMediaTypeError(detection.allowed.mime, UNDECODABLE);
   const storageKey = newMediaKey(workspaceId, probe.extension);
   try {
     await storage.put(storageKey, bytes, probe.mimeType);

@@ -1,5 +1,6 @@
-// What an uploaded file is and what can be read from it. Only the type decides acceptance; every other
-// value is best effort and null when it cannot be read, so a quirky file never fails an upload here.
+// What an uploaded file is and what can be read from it. The type decides acceptance, and an image must
+// also decode (image-probe.ts); every other value is best effort and null when it cannot be read, so a
+// quirky video or document never fails an upload here.
 import type { AllowedMediaType, MediaType } from "./allowed-types.ts";
 import { probeAudioVideo } from "./av-probe.ts";
 import { detectMediaType } from "./detect-type.ts";
@@ -19,19 +20,27 @@ export interface ProbeResult {
   blurHash: string | null;
 }
 
-/** Probes `bytes`; null when their type is not allowed or not recognisable. */
+/** Probes `bytes`; null when their type is not allowed or not recognisable, or an image does not decode. */
 export async function probeMedia(bytes: Uint8Array): Promise<ProbeResult | null> {
   const detection = await detectMediaType(bytes);
   return detection.allowed ? probeAllowedMedia(bytes, detection.allowed) : null;
 }
 
-/** Reads the details of a file whose type has already been detected and allowed. */
-export async function probeAllowedMedia(bytes: Uint8Array, allowed: AllowedMediaType): Promise<ProbeResult> {
+/**
+ * Reads the details of a file whose type has already been detected and allowed; null when the file is an
+ * image whose bytes cannot be decoded (truncated or corrupt).
+ */
+export async function probeAllowedMedia(
+  bytes: Uint8Array,
+  allowed: AllowedMediaType,
+): Promise<ProbeResult | null> {
   const base = { mimeType: allowed.mime, extension: allowed.extension, type: allowed.type };
   const none = { width: null, height: null, duration: null, blurHash: null };
   switch (allowed.type) {
-    case "image":
-      return { ...base, ...none, ...(await probeImage(bytes)) };
+    case "image": {
+      const image = await probeImage(bytes);
+      return image && { ...base, ...none, ...image };
+    }
     case "audio":
     case "video":
       return { ...base, ...none, ...(await probeAudioVideo(bytes, allowed.mime)) };

@@ -1,6 +1,6 @@
 // GraphQL errors (from src/graphql/errors.ts) turned into the contract's REST error bodies.
 import type { GraphQLError, GraphQLFormattedError } from "graphql";
-import type { FieldProblem } from "../graphql/errors.ts";
+import type { FieldProblem } from "../domain/errors.ts";
 
 export interface RestError {
   status: number;
@@ -41,6 +41,8 @@ export function restErrorFromGraphQL(errors: readonly AnyGraphQLError[]): RestEr
       return { status: 413, body: { error: "Payload too large", message } };
     case "RATE_LIMITED":
       return { status: 429, body: { error: "Too many requests", details: { message, statusCode: 429 } } };
+    case "CURSOR_EXPIRED":
+      return { status: 410, body: { error: "Cursor expired", message } };
     case "QUERY_TOO_COMPLEX":
       return { status: 400, body: { error: "Query too complex", message } };
     default:

@@ -91,6 +91,7 @@ function operation(route: RestRoute, workspaceForm: boolean): JsonSchema {
   if (route.method === "post" || route.method === "patch")
     responses[409] = errorResponse("Slug (or key) already in use");
   if (route.multipart) responses[413] = errorResponse("File too large");
+  for (const [status, why] of Object.entries(route.errors ?? {})) responses[status] = errorResponse(why);
   if (route.body) {
     responses[413] = errorResponse("Body too large");
     responses[415] = errorResponse("Body encoding not supported");
@@ -128,6 +129,7 @@ function operation(route: RestRoute, workspaceForm: boolean): JsonSchema {
 function forbiddenWhen(route: RestRoute, workspaceForm: boolean): string | null {
   const reasons = [
     route.access === "write" ? "writes need a private key" : null,
+    route.access === "private" ? "this operation needs a private key" : null,
     route.query?.some((param) => param.name === "status")
       ? "drafts (`status=draft|all`) need a private key"
       : null,

@@ -1,6 +1,6 @@
 // Query parameters are declared once per route; the same declaration parses requests (with a
 // `details` entry per bad parameter) and describes them in the OpenAPI document.
-import type { FieldProblem } from "../graphql/errors.ts";
+import type { FieldProblem } from "../domain/errors.ts";
 
 export type QueryParam =
   | { name: string; kind: "integer"; min: number; max?: number; default?: number; description: string }

@@ -22,8 +22,8 @@ export interface RestRoute {
   path: string;
   tag: string;
   summary: string;
-  /** Writes need a private key; reads any valid key. */
-  access: "read" | "write";
+  /** Writes need a private key; reads any valid key; "private": any method, private keys only. */
+  access: "read" | "write" | "private";
   /** Also served read-only at `/v1/{workspace_id}<path>`, without a key. */
   workspacePathForm?: boolean;
   query?: readonly QueryParam[];
@@ -37,6 +37,8 @@ export interface RestRoute {
   /** The response body from the operation's `data`. */
   reshape(data: Record<string, unknown>, input: RouteInput): unknown;
   status: number;
+  /** Error statuses only this route answers, with why (OpenAPI), e.g. the change log's 410. */
+  errors?: Record<number, string>;
   /** Schema of the success body (OpenAPI and response tests). */
   response: z.ZodType;
 }

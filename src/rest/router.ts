@@ -3,9 +3,10 @@
 import express, { type Request, type RequestHandler, type Response, Router } from "express";
 import type { z } from "zod";
 import type { Config } from "../config.ts";
-import type { PrismaClient } from "../generated/prisma/client.ts";
+import { echoInput } from "../domain/echo-input.ts";
 import type { ContentYoga } from "../graphql/yoga.ts";
 import { sendError, sendUnauthorized } from "../http/json-errors.ts";
+import { refuseNullBytesInBody } from "../http/refuse-null-bytes.ts";
 import type { Logger } from "../logger.ts";
 import { internalError, type RestError, restErrorFromGraphQL, validationError } from "./errors.ts";
 import { executeOperation, type PreparedOperation, prepareOperation } from "./execute.ts";
@@ -17,7 +18,8 @@ import { restRoutes } from "./routes/index.ts";
 
 export interface RestRouterDeps {
   yoga: ContentYoga;
-  prisma: PrismaClient;
+  /** Whether a workspace has this id: the keyless `/v1/{workspace_id}/…` routes answer 404 otherwise. */
+  workspaceExists: (id: string) => Promise<boolean>;
   config: Config;
   logger: Logger;
   /** Caller resolution and rate limiting, applied to every resource route. */
@@ -32,7 +34,7 @@ export function createRestRouter(deps: RestRouterDeps): Router {
     res.json(openapi);
   });
 
-  const json = express.json({ limit: deps.config.bodyLimitBytes });
+  const json = [express.json({ limit: deps.config.bodyLimitBytes }), refuseNullBytesInBody()];
   const methodsByPath = new Map<string, Set<string>>([["/openapi.json", new Set(["get"])]]);
   const mounted = routes.map((route) => ({
     route,
@@ -42,18 +44,23 @@ export function createRestRouter(deps: RestRouterDeps): Router {
   // Every keyed route first: `/v1/categories/posts` (the category "posts") must never be taken for the
   // workspace path form `/v1/{workspace_id}/posts` of a workspace called "categories".
   for (const { route, path, handler } of mounted) {
-    router[route.method](path, ...deps.limited, requireKey(route), json, handler);
+    router[route.method](path, ...deps.limited, requireKey(route), ...json, handler);
     remember(methodsByPath, path, route.method);
   }
   for (const { route, path, handler } of mounted) {
     if (!route.workspacePathForm) continue;
-    router.get(`/:workspaceId${path}`, ...deps.limited, allowWorkspacePath(deps.prisma), handler);
+    router.get(`/:workspaceId${path}`, ...deps.limited, allowWorkspacePath(deps.workspaceExists), handler);
     remember(methodsByPath, `/:workspaceId${path}`, "get");
   }
   for (const [path, methods] of methodsByPath) {
     router.all(path, (req, res) => {
       res.setHeader("Allow", [...methods].map((m) => m.toUpperCase()).join(", "));
-      sendError(res, 405, "Method not allowed", `${req.method} is not allowed on ${req.baseUrl}${req.path}`);
+      sendError(
+        res,
+        405,
+        "Method not allowed",
+        `${req.method} is not allowed on ${echoInput(req.baseUrl + req.path)}`,
+      );
     });
   }
   return router;
@@ -128,12 +135,16 @@ function requireKey(route: RestRoute): RequestHandler {
       sendError(res, 403, "Forbidden", "Writes need a private API key; this key is public and can only read");
       return;
     }
+    if (route.access === "private" && req.caller.keyKind !== "private") {
+      sendError(res, 403, "Forbidden", "This endpoint needs a private API key; this key is public");
+      return;
+    }
     next();
   };
 }
 
 /** `/v1/{workspace_id}/…`: no key needed (read-only, at the unauthenticated limit), or a key of that workspace. */
-function allowWorkspacePath(prisma: PrismaClient): RequestHandler {
+function allowWorkspacePath(workspaceExists: RestRouterDeps["workspaceExists"]): RequestHandler {
   return async (req, res, next) => {
     const workspaceId = String(req.params.workspaceId);
     if (req.keyState === "invalid") {
@@ -148,9 +159,8 @@ function allowWorkspacePath(prisma: PrismaClient): RequestHandler {
       next();
       return;
     }
-    const workspace = await prisma.workspace.findUnique({ where: { id: workspaceId }, select: { id: true } });
-    if (!workspace) {
-      sendError(res, 404, "Workspace not found", `Workspace "${workspaceId}" does not exist`);
+    if (!(await workspaceExists(workspaceId))) {
+      sendError(res, 404, "Workspace not found", `Workspace "${echoInput(workspaceId)}" does not exist`);
       return;
     }
     req.caller = { keyId: null, workspaceId, keyKind: "public" };

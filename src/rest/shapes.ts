@@ -1,6 +1,7 @@
 // Response schemas of the contract's resources (zod), used for the OpenAPI document and by the tests
 // that check every real response against it. Read forms follow the contract's resource tables.
 import { z } from "zod";
+import { EVENT_TYPES } from "../domain/event-types.ts";
 
 const dateTime = z.string().datetime({ offset: true });
 const nullableString = z.string().nullable();
@@ -114,3 +115,13 @@ export const FieldShape = z.object({
 });
 
 export const DeleteResultShape = z.object({ id: z.string() });
+
+export const EventShape = z.object({
+  id: z.string(),
+  type: z.enum(EVENT_TYPES),
+  workspaceId: z.string(),
+  resourceId: z.string(),
+  slug: nullableString,
+  data: z.record(z.string(), z.unknown()),
+  createdAt: dateTime,
+});

@@ -1,7 +1,12 @@
-// Fills a workspace with demo content using batched writes (createMany), so even the benchmark's
-// 10,000 posts seed in seconds. Used by `cli seed` and by `npm run bench`.
+// Fills a workspace with demo content through the content services — the same functions, rules and
+// one writer as the API's writes, so seeded content is exactly what a client could have written.
+// Used by `cli seed` and by `npm run bench` (10,000 posts, several writers at once).
 
+import { createAuthor } from "../content/authors.ts";
+import { createField } from "../content/custom-fields.ts";
+import { createPost } from "../content/posts.ts";
 import { slugify } from "../content/slugs.ts";
+import { createTaxonomy } from "../content/taxonomy.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { demoHtml, demoTitle, FIRST_NAMES, LAST_NAMES, pick, ROLES, TAG_WORDS, TOPICS } from "./demo-text.ts";
 
@@ -18,7 +23,6 @@ export interface SeedSizes {
 
 export const DEMO_SIZES: SeedSizes = { posts: 36, categories: 6, tags: 15, authors: 5, fields: 3 };
 
-const BATCH = 1_000;
 const FIELD_KINDS = [
   { key: "reading_time", name: "Reading time", type: "number" as const },
   { key: "series", name: "Series", type: "select" as const, options: ["basics", "advanced", "case-study"] },
@@ -42,25 +46,22 @@ export async function seedWorkspace(
   const day = 86_400_000;
   const start = Date.now() - (sizes.posts * day) / 4;
 
-  const categories = range(sizes.categories).map((n) => ({
-    id: `cat_${run}_${n}`,
-    workspaceId,
-    name: `${pick(TOPICS, n)}${n >= TOPICS.length ? ` ${n}` : ""}`,
-    slug: unique(pick(TOPICS, n), n),
-    description: `Posts about ${pick(TOPICS, n).toLowerCase()}`,
-  }));
-  const tags = range(sizes.tags).map((n) => ({
-    id: `tag_${run}_${n}`,
-    workspaceId,
-    name: pick(TAG_WORDS, n),
-    slug: unique(pick(TAG_WORDS, n), n),
-    description: null,
-  }));
-  const authors = range(sizes.authors).map((n) => {
+  const categories = await inOrder(range(sizes.categories), (n) =>
+    createTaxonomy(prisma, "category", workspaceId, {
+      name: `${pick(TOPICS, n)}${n >= TOPICS.length ? ` ${n}` : ""}`,
+      slug: unique(pick(TOPICS, n), n),
+      description: `Posts about ${pick(TOPICS, n).toLowerCase()}`,
+    }),
+  );
+  const tags = await inOrder(range(sizes.tags), (n) =>
+    createTaxonomy(prisma, "tag", workspaceId, {
+      name: pick(TAG_WORDS, n),
+      slug: unique(pick(TAG_WORDS, n), n),
+    }),
+  );
+  const authors = await inOrder(range(sizes.authors), (n) => {
     const name = `${pick(FIRST_NAMES, n)} ${pick(LAST_NAMES, n * 3 + 1)}`;
-    return {
-      id: `aut_${run}_${n}`,
-      workspaceId,
+    return createAuthor(prisma, workspaceId, {
       name,
       slug: unique(name, n),
       role: pick(ROLES, n),
@@ -68,82 +69,66 @@ export async function seedWorkspace(
       email: `${slugify(name)}.${n}@example.com`,
       image: `https://i.pravatar.cc/150?u=${n}`,
       socials: [{ platform: "github", url: `https://github.com/${slugify(name)}` }],
-    };
+    });
   });
-  await prisma.category.createMany({ data: categories });
-  await prisma.tag.createMany({ data: tags });
-  await prisma.author.createMany({ data: authors });
-
   const fieldKinds = range(sizes.fields).map((n) => pick(FIELD_KINDS, n));
-  const fields: { id: string }[] = [];
-  for (const [position, kind] of fieldKinds.entries()) {
-    fields.push(
-      await prisma.field.create({
-        data: {
-          workspaceId,
-          key: `${kind.key}_${run}_${position}`.slice(0, 50),
-          name: kind.name,
-          type: kind.type,
-          position,
-          options: { create: (kind.options ?? []).map((value, i) => ({ value, label: value, position: i })) },
-        },
-      }),
-    );
-  }
+  const fieldKeys = fieldKinds.map((kind, position) => `${kind.key}_${run}_${position}`.slice(0, 50));
+  await inOrder(range(fieldKinds.length), (position) => {
+    const kind = fieldKinds[position] as (typeof FIELD_KINDS)[number];
+    return createField(prisma, workspaceId, {
+      key: fieldKeys[position] as string,
+      name: kind.name,
+      type: kind.type,
+      ...(kind.options ? { options: kind.options.map((value) => ({ value, label: value })) } : {}),
+    });
+  });
 
-  for (let from = 0; from < sizes.posts; from += BATCH) {
-    const batch = range(Math.min(BATCH, sizes.posts - from)).map((i) => from + i);
-    await prisma.post.createMany({
-      data: batch.map((n) => ({
-        id: `pst_${run}_${n}`,
-        workspaceId,
-        title: demoTitle(n),
-        slug: unique(demoTitle(n).slice(0, 60), n),
-        description: `A short summary of post ${n + 1}.`,
-        content: demoHtml(n, sizes.paragraphs),
-        status: n % 10 === 9 ? "draft" : "published",
-        featured: n % 7 === 0,
-        publishedAt: new Date(start + (n * day) / 4),
-        categoryId: (categories[n % categories.length] as { id: string }).id,
-        coverImage: n % 3 === 0 ? `https://picsum.photos/seed/${n}/1200/630` : null,
-      })),
-    });
-    await prisma.postAuthor.createMany({
-      data: batch.flatMap((n) =>
-        range(1 + (n % 3)).map((k) => ({
-          postId: `pst_${run}_${n}`,
-          authorId: (authors[(n + k * 7) % authors.length] as { id: string }).id,
-          position: k,
-        })),
-      ),
-      skipDuplicates: true,
-    });
-    await prisma.postFieldValue.createMany({
-      data: batch.flatMap((n) =>
-        fields.map((field, i) => ({
-          postId: `pst_${run}_${n}`,
-          fieldId: field.id,
-          value: demoValue(fieldKinds[i]!, n),
-        })),
-      ),
-    });
-    await prisma.postTag.createMany({
-      data: batch.flatMap((n) =>
-        [
-          ...new Set(
-            range(3 + (n % 3)).map((k) => (tags[(n * 5 + k * 11) % tags.length] as { id: string }).id),
-          ),
-        ].map((tagId) => ({ postId: `pst_${run}_${n}`, tagId })),
-      ),
-    });
-  }
+  const at = <T>(list: readonly T[], index: number) => list[index % list.length] as T;
+  await inParallel(range(sizes.posts), POST_WRITERS, (n) =>
+    createPost(prisma, workspaceId, {
+      title: demoTitle(n),
+      slug: unique(demoTitle(n).slice(0, 60), n),
+      description: `A short summary of post ${n + 1}.`,
+      content: demoHtml(n, sizes.paragraphs),
+      status: n % 10 === 9 ? "draft" : "published",
+      featured: n % 7 === 0,
+      publishedAt: new Date(start + (n * day) / 4),
+      categoryId: at(categories, n),
+      coverImage: n % 3 === 0 ? `https://picsum.photos/seed/${n}/1200/630` : null,
+      authors: [...new Set(range(1 + (n % 3)).map((k) => at(authors, n + k * 7)))],
+      tags: [...new Set(range(3 + (n % 3)).map((k) => at(tags, n * 5 + k * 11)))],
+      fields: Object.fromEntries(fieldKinds.map((kind, i) => [fieldKeys[i] as string, demoValue(kind, n)])),
+    }),
+  );
   return {
     categories: categories.length,
     tags: tags.length,
     authors: authors.length,
-    fields: fields.length,
+    fields: fieldKinds.length,
     posts: sizes.posts,
   };
+}
+
+/** Posts are written a few at a time: each is its own transaction, and a pool has several connections. */
+const POST_WRITERS = 8;
+
+async function inOrder<T>(items: readonly number[], create: (n: number) => Promise<T>): Promise<T[]> {
+  const created: T[] = [];
+  for (const n of items) created.push(await create(n));
+  return created;
+}
+
+async function inParallel(
+  items: readonly number[],
+  writers: number,
+  create: (n: number) => Promise<unknown>,
+) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(writers, items.length) }, async () => {
+      while (next < items.length) await create(items[next++] as number);
+    }),
+  );
 }
 
 function demoValue(kind: (typeof FIELD_KINDS)[number], n: number) {

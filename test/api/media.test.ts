@@ -12,9 +12,11 @@ import {
 } from "../helpers/media-backends.ts";
 import { expectMatchesOpenApi } from "../helpers/openapi-check.ts";
 import { isoDate } from "../helpers/rest-fixtures.ts";
+import { expectServerErrors } from "../helpers/server-errors.ts";
 import type { TestWorkspace } from "../helpers/test-app.ts";
 import {
   makeElf,
+  makeHugeCanvasPng,
   makeImage,
   makeMp4,
   makePdf,
@@ -31,6 +33,10 @@ const CACHE_FOREVER = "public, max-age=31536000, immutable";
 const TOO_LARGE = { error: "Payload too large", message: "The file is larger than the limit of 5 MiB" };
 const refusedType = (mime: string) => {
   const message = `Files of type ${mime} are not accepted; upload an image, video, audio file, PDF or office document`;
+  return { error: "Validation failed", message, details: [{ field: "file", message }] };
+};
+const undecodable = (mime: string) => {
+  const message = `Files of type ${mime} are not accepted when they cannot be decoded (the file is truncated or corrupt)`;
   return { error: "Validation failed", message, details: [{ field: "file", message }] };
 };
 const notFound = (id: string) => notFoundBody("Media", id);
@@ -255,17 +261,7 @@ describe.each(MEDIA_BACKENDS)("media on %s storage", (kind) => {
       });
     });
 
-    it("keeps a file whose details cannot be read, with nulls for them", async () => {
-      const png = await makeImage("png");
-      // The header is intact, the pixel data cut short: no blurHash can be computed.
-      const media = await uploaded({ bytes: png.subarray(0, 60), filename: "cut.png" });
-      expect(media).toMatchObject({
-        type: "image",
-        mimeType: "image/png",
-        size: 60,
-        blurHash: null,
-        duration: null,
-      });
+    it("keeps a video whose details cannot be read, with nulls for them", async () => {
       const clip = await uploaded({
         bytes: makeMp4({ width: 320, height: 240, durationMs: 1000 }).subarray(0, 40),
         filename: "cut.mp4",
@@ -307,6 +303,35 @@ describe.each(MEDIA_BACKENDS)("media on %s storage", (kind) => {
         expect(res.status).toBe(400);
         expect(res.body).toEqual(refusedType("application/x-msdownload"));
       });
+    });
+
+    it.each([
+      ["a PNG cut to 20 bytes", "image/png", async () => (await makeImage("png")).subarray(0, 20)],
+      [
+        "a PNG whose header is intact but pixel data cut short",
+        "image/png",
+        async () => (await makeImage("png")).subarray(0, 60),
+      ],
+      [
+        "a JPEG cut in half",
+        "image/jpeg",
+        async () => {
+          const jpeg = await makeImage("jpeg");
+          return jpeg.subarray(0, jpeg.length / 2);
+        },
+      ],
+    ])("refuses %s with 400: an image must decode, storing nothing", async (_label, mime, bytes) => {
+      const file = { bytes: await bytes(), filename: "cut.img" };
+      await expectNothingStored(async () => {
+        const res = await upload(file);
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual(undecodable(mime));
+      });
+    });
+
+    it("keeps a canvas too large to decode (a decompression bomb's header) with its header's size, no blurHash", async () => {
+      const media = await uploaded({ bytes: makeHugeCanvasPng(20_000, 20_000), filename: "huge.png" });
+      expect(media).toMatchObject({ mimeType: "image/png", width: 20_000, height: 20_000, blurHash: null });
     });
 
     it("refuses bytes of no recognisable type with 400", async () => {
@@ -386,6 +411,7 @@ describe.each(MEDIA_BACKENDS)("media on %s storage", (kind) => {
 
     describe("a failed upload leaves no orphan file and no half-written record", () => {
       it("when storing the file fails", async () => {
+        expectServerErrors();
         const put = vi.spyOn(app().mediaStorage, "put").mockRejectedValueOnce(new Error("disk full"));
         try {
           await expectNothingStored(async () => {
@@ -403,9 +429,10 @@ describe.each(MEDIA_BACKENDS)("media on %s storage", (kind) => {
       });
 
       it("when writing the record fails after the file was stored", async () => {
+        expectServerErrors();
         const put = vi.spyOn(app().mediaStorage, "put");
         const create = vi
-          .spyOn(app().db.prisma.media, "create")
+          .spyOn(app().db.prisma, "$transaction")
           .mockRejectedValueOnce(new Error("connection lost"));
         try {
           await expectNothingStored(async () => {

@@ -107,4 +107,37 @@ describe("server process (embedded default)", () => {
     expect(stderr).toContain("Invalid configuration:");
     expect(stderr).toContain("PORT");
   }, 30_000);
+
+  it.each([
+    [
+      "a DATABASE_URL without a user",
+      "postgresql://127.0.0.1:5432/test",
+      "DATABASE_URL: must name a user, as in postgresql://user:password@host:5432/database",
+    ],
+    [
+      "a DATABASE_URL whose server refuses the login",
+      "postgresql://no_such_role_here@127.0.0.1:5432/test",
+      'Cannot connect to the database named by DATABASE_URL: role "no_such_role_here" does not exist',
+    ],
+    [
+      "a DATABASE_URL where nothing listens",
+      "postgresql://postgres@127.0.0.1:1/test",
+      "Cannot connect to the database named by DATABASE_URL: connect ECONNREFUSED 127.0.0.1:1",
+    ],
+  ])(
+    "refuses to start over %s with one line naming it, no stack trace",
+    async (_label, url, message) => {
+      const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+        env: { ...process.env, DATABASE_URL: url, DATA_DIR: dataDir, PORT: "0" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (chunk) => (stderr += chunk));
+      const code = await new Promise((resolve) => child.on("exit", resolve));
+      expect(code).toBe(1);
+      expect(stderr).toContain(message);
+      expect(stderr).not.toMatch(/\n\s+at /);
+    },
+    30_000,
+  );
 });

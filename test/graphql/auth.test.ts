@@ -137,9 +137,15 @@ describe("no valid key: UNAUTHENTICATED over HTTP", () => {
   });
 });
 
+const WEBHOOKS_NEED_PRIVATE_KEY =
+  "Webhook endpoints need a private API key; public keys are embedded in websites";
+
 describe("public key: reads published content, writes nothing", () => {
   // Every mutation of the schema, with arguments that a private key could run.
-  const mutations: Record<string, () => { query: string; variables?: Record<string, unknown> }> = {
+  const mutations: Record<
+    string,
+    () => { query: string; variables?: Record<string, unknown>; refusal?: string }
+  > = {
     createPost: () => ({
       query: "mutation($input: CreatePostInput!) { createPost(input: $input) { id } }",
       variables: {
@@ -185,6 +191,24 @@ describe("public key: reads published content, writes nothing", () => {
     }),
     updateMedia: () => ({ query: 'mutation { updateMedia(id: "m", name: "Hacked") { id } }' }),
     deleteMedia: () => ({ query: 'mutation { deleteMedia(id: "m") { id } }' }),
+    // Endpoint URLs and secrets are private even to read, so the refusal names endpoints, not writes.
+    createWebhookEndpoint: () => ({
+      query:
+        'mutation { createWebhookEndpoint(input: { url: "https://example.com/h", events: ["*"] }) { secret } }',
+      refusal: WEBHOOKS_NEED_PRIVATE_KEY,
+    }),
+    updateWebhookEndpoint: () => ({
+      query: 'mutation { updateWebhookEndpoint(id: "w", input: { enabled: false }) { id } }',
+      refusal: WEBHOOKS_NEED_PRIVATE_KEY,
+    }),
+    deleteWebhookEndpoint: () => ({
+      query: 'mutation { deleteWebhookEndpoint(id: "w") { id } }',
+      refusal: WEBHOOKS_NEED_PRIVATE_KEY,
+    }),
+    rotateWebhookEndpointSecret: () => ({
+      query: 'mutation { rotateWebhookEndpointSecret(id: "w") { secret } }',
+      refusal: WEBHOOKS_NEED_PRIVATE_KEY,
+    }),
   };
 
   it("covers every mutation of the schema", () => {
@@ -195,9 +219,11 @@ describe("public key: reads published content, writes nothing", () => {
 
   for (const [name, operation] of Object.entries(mutations)) {
     it(`${name} → FORBIDDEN`, async () => {
-      const { query, variables } = operation();
+      const { query, variables, refusal } = operation();
       const error = await aPublic.fails(query, variables);
-      expect(error.message).toBe("Writes need a private API key; this key is public and can only read");
+      expect(error.message).toBe(
+        refusal ?? "Writes need a private API key; this key is public and can only read",
+      );
       expect(error.extensions).toEqual({ code: "FORBIDDEN", http: { status: 403 } });
       expect(error.path).toEqual([name]);
     });

@@ -8,6 +8,7 @@ import type { SqlExecutor } from "../../src/db/sql-executor.ts";
 import { uniqueViolationColumns } from "../../src/graphql/prisma-errors.ts";
 import { createContentYoga } from "../../src/graphql/yoga.ts";
 import { createLogger } from "../../src/logger.ts";
+import { expectServerErrors } from "../helpers/server-errors.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 import { type GraphQLClient, graphqlClient, graphqlFixtures } from "./support/graphql.ts";
 
@@ -121,6 +122,27 @@ describe("client errors carry a code and an HTTP status", () => {
   });
 });
 
+describe("variables graphql-js refuses before execution are BAD_USER_INPUT (400) too", () => {
+  // Found by test/graphql/fuzz-graphql.test.ts: these two came back over HTTP without any code.
+  const query = "query ($identifier: String!) { tag(identifier: $identifier) { id } }";
+  it.each([
+    ["missing", {}, 'Variable "$identifier" of required type "String!" was not provided.'],
+    ["null", { identifier: null }, 'Variable "$identifier" of non-null type "String!" must not be null.'],
+  ])("a required variable %s names the variable", async (_case, variables, message) => {
+    const res = await app.request("POST", "/graphql", { key: ws.publicKey, body: { query, variables } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      errors: [
+        {
+          message,
+          locations: [{ line: 1, column: 8 }],
+          extensions: { code: "BAD_USER_INPUT", details: [{ field: "identifier", message }] },
+        },
+      ],
+    });
+  });
+});
+
 describe("unique violations are told apart by their columns, whatever the driver reports", () => {
   it("reads PGlite's constraint fields, node-postgres' index name and the classic target", () => {
     const pglite = {
@@ -192,6 +214,7 @@ describe("unexpected errors are masked and logged", () => {
   });
 
   it("leaks nothing over HTTP either", async () => {
+    expectServerErrors();
     const original = app.db.sql.query;
     app.db.sql.query = failingSql.query;
     try {

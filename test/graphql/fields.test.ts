@@ -242,6 +242,7 @@ describe("createField", () => {
         body: {
           query: 'mutation { createField(input: { key: "type_json", name: "J", type: JSON }) { id } }',
         },
+        headers: { accept: "application/json" },
       });
       // An application/json response keeps 200 for a request error, as GraphQL over HTTP prescribes.
       expect(res.status).toBe(200);

@@ -11,6 +11,7 @@ import {
   storageKeyOf,
 } from "../helpers/media-backends.ts";
 import { isoDate } from "../helpers/rest-fixtures.ts";
+import { expectServerErrors } from "../helpers/server-errors.ts";
 import type { TestWorkspace } from "../helpers/test-app.ts";
 import { makeElf, makeImage, makePdf, makeWav } from "../media/helpers/make-files.ts";
 
@@ -233,6 +234,27 @@ describe.each(MEDIA_BACKENDS)("media through GraphQL on %s storage", (kind) => {
       });
     });
 
+    it.each([
+      ["a PNG cut to 20 bytes", "image/png", "png"],
+      ["a JPEG cut in half", "image/jpeg", "jpeg"],
+    ] as const)("refuses %s: BAD_USER_INPUT (400), storing nothing", async (_label, mime, format) => {
+      const image = await makeImage(format);
+      const bytes = format === "png" ? image.subarray(0, 20) : image.subarray(0, image.length / 2);
+      await expectNothingStored(async () => {
+        const res = await upload({ bytes, filename: "cut.img" });
+        expect(res.status).toBe(400);
+        const message = `Files of type ${mime} are not accepted when they cannot be decoded (the file is truncated or corrupt)`;
+        expect(res.body.errors).toEqual([
+          {
+            message,
+            locations: UPLOAD_LOCATION,
+            path: ["uploadMedia"],
+            extensions: { code: "BAD_USER_INPUT", details: [{ field: "file", message }] },
+          },
+        ]);
+      });
+    });
+
     it("accepts a file of exactly 5 MiB", async () => {
       const media = await uploaded({ bytes: await pngOfSize(MAX_BYTES), filename: "limit.png" });
       expect(media).toMatchObject({ size: MAX_BYTES, mimeType: "image/png", width: 64, height: 48 });
@@ -278,8 +300,9 @@ describe.each(MEDIA_BACKENDS)("media through GraphQL on %s storage", (kind) => {
     });
 
     it("leaves neither file nor record when writing the record fails", async () => {
+      expectServerErrors();
       const create = vi
-        .spyOn(app().db.prisma.media, "create")
+        .spyOn(app().db.prisma, "$transaction")
         .mockRejectedValueOnce(new Error("connection lost"));
       try {
         await expectNothingStored(async () => {

@@ -82,7 +82,7 @@ describe("depth and complexity limits", () => {
 
   it("takes the limits from GRAPHQL_MAX_DEPTH and GRAPHQL_MAX_COMPLEXITY", async () => {
     expect(queryLimits(app.config)).toEqual(LIMITS);
-    const config = { ...app.config, graphql: { maxDepth: 3, maxComplexity: 20 } };
+    const config = { ...app.config, graphql: { ...app.config.graphql, maxDepth: 3, maxComplexity: 20 } };
     const yoga = createContentYoga(app.db.prisma, {
       config,
       logger: silentLogger,

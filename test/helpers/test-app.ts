@@ -15,11 +15,13 @@ import { type Config, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/database.ts";
 import type { QueryObserver } from "../../src/db/sql-executor.ts";
 import { createContentYoga } from "../../src/graphql/yoga.ts";
+import { answerParserErrorsWithJson } from "../../src/http/client-errors.ts";
 import { createRateLimiter } from "../../src/limits/create-rate-limiter.ts";
 import type { RateLimiter } from "../../src/limits/rate-limiter.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { createMediaStorage } from "../../src/media/create-storage.ts";
 import type { MediaStorage } from "../../src/media/storage.ts";
+import { recordServerError } from "./server-errors.ts";
 import { openTestDatabase } from "./test-database.ts";
 
 export interface TestWorkspace {
@@ -76,6 +78,13 @@ export async function startTestApp(
   server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
+  answerParserErrorsWithJson(server);
+  server.on("request", (req, res) => {
+    res.once("finish", () => {
+      if (res.statusCode >= 500)
+        recordServerError({ status: res.statusCode, request: `${req.method} ${req.url?.slice(0, 200)}` });
+    });
+  });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const yoga = createContentYoga(db.prisma, {
     config: mediaConfig,
@@ -117,17 +126,21 @@ export async function startTestApp(
     async graphql(key, query, variables = {}) {
       const caller = await resolveApiKey(db.prisma, key);
       const { contextFactory, execute, schema } = yoga.getEnveloped({ req: { caller } } as never);
+      let result: ExecutionResult<any>;
       try {
         const contextValue = await contextFactory();
-        return (await execute({
+        result = (await execute({
           schema,
           document: parse(query),
           variableValues: variables,
           contextValue,
         })) as ExecutionResult<any>;
       } catch (error) {
-        return { errors: [error as never] };
+        result = { errors: [error as never] };
       }
+      if (result.errors?.some((error) => error.extensions?.code === "INTERNAL_SERVER_ERROR"))
+        recordServerError({ status: 500, request: `in-process GraphQL ${query.slice(0, 200)}` });
+      return result;
     },
     async close() {
       await new Promise<void>((resolve) => server?.close(() => resolve()));

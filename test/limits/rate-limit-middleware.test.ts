@@ -18,6 +18,9 @@ describe("rateLimit middleware", () => {
     consume: async () => {
       throw new Error("store exploded");
     },
+    check: async () => {
+      throw new Error("store exploded");
+    },
     close: async () => {},
   };
 

@@ -47,14 +47,12 @@ function switchablePrimary() {
     resetAtSeconds: 0,
     retryAfterSeconds: 0,
   };
-  const limiter: RateLimiter = {
-    consume: async () => {
-      state.calls++;
-      if (state.down) throw new Error("connect ECONNREFUSED");
-      return decision;
-    },
-    close: async () => {},
+  const answer = async () => {
+    state.calls++;
+    if (state.down) throw new Error("connect ECONNREFUSED");
+    return decision;
   };
+  const limiter: RateLimiter = { consume: answer, check: answer, close: async () => {} };
   return { state, limiter };
 }
 
@@ -105,13 +103,15 @@ describe("ResilientRateLimiter", () => {
   it("lets only one request at a time probe a failing store", async () => {
     let release: () => void = () => {};
     let probes = 0;
+    const hang = () => {
+      probes++;
+      return new Promise<RateLimitDecision>((_, reject) => {
+        release = () => reject(new Error("Command timed out"));
+      });
+    };
     const hanging: RateLimiter = {
-      consume: () => {
-        probes++;
-        return new Promise((_, reject) => {
-          release = () => reject(new Error("Command timed out"));
-        });
-      },
+      consume: hang,
+      check: hang,
       close: async () => {},
     };
     const limiter = new ResilientRateLimiter({

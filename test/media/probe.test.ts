@@ -9,6 +9,7 @@ import {
   makeCfb,
   makeDocx,
   makeElf,
+  makeHugeCanvasPng,
   makeImage,
   makeMp4,
   makeOdt,
@@ -58,11 +59,25 @@ describe("probeMedia: images", () => {
     expectValidBlurHash(probe?.blurHash ?? null);
   });
 
-  it("keeps an image whose pixels cannot be decoded, with nulls for what could not be read", async () => {
-    const png = await makeImage("png");
-    // Header intact, pixel data cut short.
-    const probe = await probeMedia(png.subarray(0, 60));
-    expect(probe).toMatchObject({ type: "image", mimeType: "image/png", blurHash: null });
+  it.each(["png", "jpeg", "webp", "gif"] as const)(
+    "refuses a %s whose pixel data is cut short",
+    async (format) => {
+      const image = await makeImage(format);
+      for (const length of [20, 60, Math.floor(image.length / 2)])
+        expect(await probeMedia(image.subarray(0, length)), `${length} bytes`).toBeNull();
+    },
+  );
+
+  it("refuses an image whose pixel data is corrupt", async () => {
+    const jpeg = Buffer.from(await makeImage("jpeg"));
+    for (let i = 200; i < 400; i++) jpeg[i] = (jpeg[i] as number) ^ 0xff;
+    expect(await probeMedia(jpeg)).toBeNull();
+  });
+
+  it("keeps a canvas above the decoding limit undecoded: the header's size, no blurHash", async () => {
+    // 400 megapixels: decoding it is what the limit prevents, so its pixels are never checked.
+    const probe = await probeMedia(makeHugeCanvasPng(20_000, 20_000));
+    expect(probe).toMatchObject({ mimeType: "image/png", width: 20_000, height: 20_000, blurHash: null });
   });
 });
 

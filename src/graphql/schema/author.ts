@@ -1,16 +1,12 @@
 // Author: type, queries and mutations.
 
-import {
-  createAuthor,
-  deleteAuthor,
-  findAuthorId,
-  type Social,
-  updateAuthor,
-} from "../../content/authors.ts";
+import { createAuthor, deleteAuthor, findAuthorId, updateAuthor } from "../../content/authors.ts";
+import type { Social } from "../../domain/inputs.ts";
 import { builder } from "../builder.ts";
 import { assertCanWrite } from "../context.ts";
 import { listPage } from "../list-page.ts";
 import { pageArgs, pageListComplexity, pageType } from "../pagination.ts";
+import { readBack } from "../read-back.ts";
 import { DeleteResult } from "./enums.ts";
 import { PostCount } from "./taxonomy-fields.ts";
 
@@ -91,7 +87,7 @@ builder.queryFields((t) => ({
     args: { identifier: t.arg.string({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const id = await findAuthorId(ctx.prisma, ctx.caller.workspaceId, args.identifier);
-      return ctx.prisma.author.findUniqueOrThrow({ ...query, where: { id } });
+      return readBack(ctx.prisma.author.findUnique({ ...query, where: { id } }), "Author", args.identifier);
     },
   }),
   authors: t.field({
@@ -114,7 +110,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { input }, ctx) => {
       assertCanWrite(ctx);
       const id = await createAuthor(ctx.prisma, ctx.caller.workspaceId, input as never);
-      return ctx.prisma.author.findUniqueOrThrow({ ...query, where: { id } });
+      return readBack(ctx.prisma.author.findUnique({ ...query, where: { id } }), "Author", input.slug ?? id);
     },
   }),
   updateAuthor: t.prismaField({
@@ -126,7 +122,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { identifier, input }, ctx) => {
       assertCanWrite(ctx);
       const id = await updateAuthor(ctx.prisma, ctx.caller.workspaceId, identifier, input);
-      return ctx.prisma.author.findUniqueOrThrow({ ...query, where: { id } });
+      return readBack(ctx.prisma.author.findUnique({ ...query, where: { id } }), "Author", identifier);
     },
   }),
   deleteAuthor: t.field({

@@ -5,8 +5,6 @@ export const Category = defineTaxonomySchema({
   type: "Category",
   one: "category",
   many: "categories",
-  postsOf: (id) => ({ categoryId: id }),
   publishedLinks: { status: "published" },
-  postsDescription: "Published posts in this category, newest first",
   deleteDescription: "Refused while the category still has posts",
 });

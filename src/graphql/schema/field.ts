@@ -4,6 +4,7 @@ import { createField, deleteField, findFieldId, updateField } from "../../conten
 import { builder } from "../builder.ts";
 import { assertCanWrite } from "../context.ts";
 import type { FieldDefinitionSummary } from "../loaders.ts";
+import { readBack } from "../read-back.ts";
 import { DeleteResult } from "./enums.ts";
 
 export const FieldTypeEnum = builder.enumType("FieldType", {
@@ -124,7 +125,7 @@ builder.queryFields((t) => ({
     args: { identifier: t.arg.string({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       const id = await findFieldId(ctx.prisma, ctx.caller.workspaceId, args.identifier);
-      return ctx.prisma.field.findUniqueOrThrow({ ...query, where: { id } });
+      return readBack(ctx.prisma.field.findUnique({ ...query, where: { id } }), "Field", args.identifier);
     },
   }),
 }));
@@ -136,7 +137,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { input }, ctx) => {
       assertCanWrite(ctx);
       const id = await createField(ctx.prisma, ctx.caller.workspaceId, input);
-      return ctx.prisma.field.findUniqueOrThrow({ ...query, where: { id } });
+      return readBack(ctx.prisma.field.findUnique({ ...query, where: { id } }), "Field", input.key);
     },
   }),
   updateField: t.prismaField({
@@ -148,7 +149,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { identifier, input }, ctx) => {
       assertCanWrite(ctx);
       const id = await updateField(ctx.prisma, ctx.caller.workspaceId, identifier, input);
-      return ctx.prisma.field.findUniqueOrThrow({ ...query, where: { id } });
+      return readBack(ctx.prisma.field.findUnique({ ...query, where: { id } }), "Field", identifier);
     },
   }),
   deleteField: t.field({

@@ -4,8 +4,11 @@ import "./enums.ts";
 import "./post.ts";
 import "./category.ts";
 import "./tag.ts";
+import "./taxonomy-posts.ts";
 import "./author.ts";
 import "./field.ts";
 import "./media.ts";
+import "./event.ts";
+import "./webhook.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -6,6 +6,7 @@ import { assertCanWrite } from "../context.ts";
 import { notFoundError } from "../errors.ts";
 import { listPage } from "../list-page.ts";
 import { pageArgs, pageListComplexity, pageType } from "../pagination.ts";
+import { readBack } from "../read-back.ts";
 import { DeleteResult, SortOrderEnum } from "./enums.ts";
 
 const MediaTypeEnum = builder.enumType("MediaType", {
@@ -100,7 +101,7 @@ builder.mutationFields((t) => ({
           alt: args.alt,
         },
       );
-      return ctx.prisma.media.findUniqueOrThrow({ ...query, where: { id } });
+      return readBack(ctx.prisma.media.findUnique({ ...query, where: { id } }), "Media", id);
     },
   }),
   updateMedia: t.prismaField({
@@ -112,11 +113,12 @@ builder.mutationFields((t) => ({
     },
     resolve: async (query, _root, args, ctx) => {
       assertCanWrite(ctx);
-      const id = await updateMedia(ctx.prisma, ctx.caller.workspaceId, String(args.id), {
+      const storage = ctx.services.mediaStorage;
+      const id = await updateMedia({ prisma: ctx.prisma, storage }, ctx.caller.workspaceId, String(args.id), {
         name: args.name,
         alt: args.alt,
       });
-      return ctx.prisma.media.findUniqueOrThrow({ ...query, where: { id } });
+      return readBack(ctx.prisma.media.findUnique({ ...query, where: { id } }), "Media", id);
     },
   }),
   deleteMedia: t.field({

@@ -1,4 +1,6 @@
-// Input types of the post mutations (the REST bodies map onto them one to one).
+// Input types of the post mutations (the REST bodies map onto them one to one). They carry the
+// domain's CreatePostData and UpdatePostData (src/domain/inputs.ts): the compiler holds them together
+// where post.ts hands an input to createPost and updatePost.
 import { builder } from "../builder.ts";
 import { ContentFormatEnum, PostStatusEnum } from "./enums.ts";
 
@@ -39,6 +41,3 @@ export const UpdatePostInput = builder.inputType("UpdatePostInput", {
     fields: t.field({ type: "JSON", required: false }),
   }),
 });
-
-export type CreatePostData = typeof CreatePostInput.$inferInput;
-export type UpdatePostData = typeof UpdatePostInput.$inferInput;

@@ -7,9 +7,11 @@ import type { Tag as TagRow } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import { assertCanReadDrafts, assertCanWrite } from "../context.ts";
 import { notFoundError } from "../errors.ts";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageArgs, pageListComplexity, pageType } from "../pagination.ts";
-import { postListWhereOf, postPage, publishedAtOrder } from "../post-list.ts";
+import { DEFAULT_PAGE_SIZE, pageArgs, pageListComplexity, pageType } from "../pagination.ts";
+import { postConnection } from "../post-connection.ts";
+import { postPage } from "../post-list.ts";
 import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "../post-selection.ts";
+import { readBack } from "../read-back.ts";
 import { Author } from "./author.ts";
 import {
   ContentFormatEnum,
@@ -136,23 +138,24 @@ builder.queryFields((t) => ({
     complexity: pageListComplexity,
     resolve: (_root, args, ctx, info) => postPage(ctx, info, args),
   }),
-  postsConnection: t.prismaConnection({
-    type: "Post",
-    cursor: "id",
-    description: "Posts as a Relay connection (cursor-based), for infinite scrolling; sorted by publishedAt",
-    args: { ...listFilterArgs(t.arg), order: t.arg({ type: SortOrderEnum, defaultValue: "desc" }) },
-    defaultSize: DEFAULT_PAGE_SIZE,
-    maxSize: MAX_PAGE_SIZE,
-    complexity: (args) => ({ field: 1, multiplier: args.first ?? args.last ?? DEFAULT_PAGE_SIZE }),
-    totalCount: async (_parent, args, ctx) =>
-      ctx.prisma.post.count({ where: await postListWhereOf(ctx, args) }),
-    resolve: async (query, _root, args, ctx) =>
-      ctx.prisma.post.findMany({
-        ...query,
-        where: await postListWhereOf(ctx, args),
-        orderBy: publishedAtOrder(args.order),
+  // Its cursors are bound to the workspace and the arguments that issued them: see post-connection.ts.
+  postsConnection: t.connection(
+    {
+      type: Post,
+      description:
+        "Posts as a Relay connection (cursor-based), for infinite scrolling; sorted by publishedAt",
+      args: { ...listFilterArgs(t.arg), order: t.arg({ type: SortOrderEnum, defaultValue: "desc" }) },
+      complexity: (args) => ({ field: 1, multiplier: args.first ?? args.last ?? DEFAULT_PAGE_SIZE }),
+      resolve: (_root, args, ctx, info) => postConnection(ctx, info, args),
+    },
+    {
+      fields: (connection) => ({
+        totalCount: connection.int({
+          resolve: ({ totalCount }) => (typeof totalCount === "function" ? totalCount() : totalCount),
+        }),
       }),
-  }),
+    },
+  ),
 }));
 
 builder.mutationFields((t) => ({
@@ -162,7 +165,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { input }, ctx) => {
       assertCanWrite(ctx);
       const id = await createPost(ctx.prisma, ctx.caller.workspaceId, input);
-      return ctx.prisma.post.findUniqueOrThrow({ ...query, where: { id } });
+      return readBack(ctx.prisma.post.findUnique({ ...query, where: { id } }), "Post", input.slug);
     },
   }),
   updatePost: t.prismaField({
@@ -175,7 +178,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, { identifier, input }, ctx) => {
       assertCanWrite(ctx);
       const id = await updatePost(ctx.prisma, ctx.caller.workspaceId, identifier, input);
-      return ctx.prisma.post.findUniqueOrThrow({ ...query, where: { id } });
+      return readBack(ctx.prisma.post.findUnique({ ...query, where: { id } }), "Post", identifier);
     },
   }),
   deletePost: t.field({

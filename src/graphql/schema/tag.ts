@@ -5,7 +5,5 @@ export const Tag = defineTaxonomySchema({
   type: "Tag",
   one: "tag",
   many: "tags",
-  postsOf: (id) => ({ tags: { some: { tagId: id } } }),
   publishedLinks: { post: { status: "published" } },
-  postsDescription: "Published posts with this tag, newest first",
 });

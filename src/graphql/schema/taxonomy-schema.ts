@@ -1,5 +1,7 @@
 // Categories and tags are the same resource with two names: one definition of the type, its queries
-// and its mutations, instantiated by category.ts and tag.ts.
+// and its mutations, instantiated by category.ts and tag.ts. Their `posts` field is added by
+// taxonomy-posts.ts, so that the post type (which lists a post's tags) and these types do not import
+// each other.
 
 import {
   createTaxonomy,
@@ -13,9 +15,9 @@ import { builder } from "../builder.ts";
 import { assertCanWrite, type GraphQLContext } from "../context.ts";
 import { listPage } from "../list-page.ts";
 import { pageArgs, pageListComplexity, pageType } from "../pagination.ts";
+import { readBack } from "../read-back.ts";
 import { DeleteResult } from "./enums.ts";
-import { PostPage } from "./post.ts";
-import { PostCount, publishedPostsPage } from "./taxonomy-fields.ts";
+import { PostCount } from "./taxonomy-fields.ts";
 import { TaxonomyCreateInput, TaxonomyUpdateInput } from "./taxonomy-inputs.ts";
 
 interface TaxonomySchema {
@@ -23,11 +25,8 @@ interface TaxonomySchema {
   type: "Category" | "Tag";
   one: TaxonomyModel;
   many: "categories" | "tags";
-  /** The published posts a record lists under `posts`. */
-  postsOf: (id: string) => Prisma.PostWhereInput;
   /** Which of a record's `posts` count as published: Post rows (categories) or PostTag links (tags). */
   publishedLinks: Prisma.PostWhereInput | Prisma.PostTagWhereInput;
-  postsDescription: string;
   deleteDescription?: string;
 }
 
@@ -54,13 +53,6 @@ export function defineTaxonomySchema(spec: TaxonomySchema) {
         select: { _count: { select: { posts: { where: spec.publishedLinks as Prisma.PostWhereInput } } } },
         resolve: (record) => ({ posts: record._count.posts }),
       }),
-      posts: t.field({
-        type: PostPage,
-        description: spec.postsDescription,
-        args: pageArgs(t.arg),
-        complexity: pageListComplexity,
-        resolve: (record, args, ctx, info) => publishedPostsPage(ctx, info, spec.postsOf(record.id), args),
-      }),
     }),
   });
 
@@ -73,7 +65,7 @@ export function defineTaxonomySchema(spec: TaxonomySchema) {
       args: { identifier: t.arg.string({ required: true }) },
       resolve: async (query, _root, args, ctx) => {
         const id = await findTaxonomyId(ctx.prisma, spec.one, ctx.caller.workspaceId, args.identifier);
-        return delegate(ctx).findUniqueOrThrow({ ...query, where: { id } });
+        return readBack(delegate(ctx).findUnique({ ...query, where: { id } }), spec.type, args.identifier);
       },
     }),
     [spec.many]: t.field({
@@ -96,7 +88,7 @@ export function defineTaxonomySchema(spec: TaxonomySchema) {
       resolve: async (query, _root, { input }, ctx) => {
         assertCanWrite(ctx);
         const id = await createTaxonomy(ctx.prisma, spec.one, ctx.caller.workspaceId, input);
-        return delegate(ctx).findUniqueOrThrow({ ...query, where: { id } });
+        return readBack(delegate(ctx).findUnique({ ...query, where: { id } }), spec.type, input.slug);
       },
     }),
     [`update${spec.type}`]: t.prismaField({
@@ -108,7 +100,7 @@ export function defineTaxonomySchema(spec: TaxonomySchema) {
       resolve: async (query, _root, { identifier, input }, ctx) => {
         assertCanWrite(ctx);
         const id = await updateTaxonomy(ctx.prisma, spec.one, ctx.caller.workspaceId, identifier, input);
-        return delegate(ctx).findUniqueOrThrow({ ...query, where: { id } });
+        return readBack(delegate(ctx).findUnique({ ...query, where: { id } }), spec.type, identifier);
       },
     }),
     [`delete${spec.type}`]: t.field({

@@ -1,6 +1,6 @@
 // /v1/authors: list, get, create, update, delete.
 import { z } from "zod";
-import { SOCIAL_PLATFORMS } from "../../content/authors.ts";
+import { SOCIAL_PLATFORMS } from "../../domain/constants.ts";
 import { LIMIT_PARAM, PAGE_PARAM } from "../query-params.ts";
 import type { RestRoute } from "../route.ts";
 import { AuthorRefShape, AuthorShape, DeleteResultShape, PaginationShape } from "../shapes.ts";

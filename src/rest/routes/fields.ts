@@ -1,6 +1,6 @@
 // /v1/fields: custom field definitions (no pagination: a workspace has a handful).
 import { z } from "zod";
-import { FIELD_TYPES } from "../../content/custom-fields.ts";
+import { FIELD_TYPES } from "../../domain/constants.ts";
 import type { RestRoute } from "../route.ts";
 import { DeleteResultShape, FieldShape } from "../shapes.ts";
 import { graphqlEnum, withRestEnum } from "./conventions.ts";

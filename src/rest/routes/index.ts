@@ -3,10 +3,12 @@
 import type { Config } from "../../config.ts";
 import type { RestRoute } from "../route.ts";
 import { authorRoutes } from "./authors.ts";
+import { eventRoutes } from "./events.ts";
 import { fieldRoutes } from "./fields.ts";
 import { mediaRoutes } from "./media.ts";
 import { postRoutes } from "./posts.ts";
 import { categoryRoutes, tagRoutes } from "./taxonomies.ts";
+import { webhookRoutes } from "./webhooks.ts";
 
 export function restRoutes(config: Config): RestRoute[] {
   return [
@@ -16,5 +18,7 @@ export function restRoutes(config: Config): RestRoute[] {
     ...authorRoutes,
     ...mediaRoutes(config),
     ...fieldRoutes,
+    ...eventRoutes,
+    ...webhookRoutes,
   ];
 }

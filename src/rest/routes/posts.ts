@@ -1,5 +1,6 @@
 // /v1/posts: list, get, create, update, delete.
 import { z } from "zod";
+import { DATE_RANGE_PROBLEM, isStorableDate } from "../../domain/dates.ts";
 import { LIMIT_PARAM, PAGE_PARAM, type QueryParam } from "../query-params.ts";
 import type { RestRoute } from "../route.ts";
 import { DeleteResultShape, PaginationShape, PostShape, PostWriteResultShape } from "../shapes.ts";
@@ -62,7 +63,12 @@ const postWriteFields = {
   authors: z.array(nonEmpty).optional(),
   featured: z.boolean().optional(),
   coverImage: z.string().url().nullable().optional(),
-  publishedAt: z.string().datetime({ offset: true }).optional(),
+  publishedAt: z
+    .string()
+    // abort: a string that is no date-time gets that one problem, not the range's as well.
+    .datetime({ offset: true, abort: true })
+    .refine((text) => isStorableDate(new Date(text)), DATE_RANGE_PROBLEM)
+    .optional(),
   attribution: z.string().nullable().optional(),
   fields: z.record(z.string(), z.unknown()).optional(),
 };

@@ -51,6 +51,31 @@ export function slidingWindowContract(makeLimiter: LimiterFactory): void {
       expect(admitted(await consumeMany(limiter, "k", 200, 60))).toBe(50);
     }));
 
+  it("check reports what a consume would get now, and counts nothing", () =>
+    withClock(async (limiter, clock) => {
+      expect(await limiter.check("k", 2)).toEqual({
+        allowed: true,
+        limit: 2,
+        remaining: 2,
+        resetAtSeconds: T0 / 1000 + 10,
+        retryAfterSeconds: 0,
+      });
+      await limiter.consume("k", 2);
+      clock.t = T0 + 1_000;
+      for (let i = 0; i < 5; i++)
+        expect(await limiter.check("k", 2)).toMatchObject({ allowed: true, remaining: 1 });
+      expect(await limiter.consume("k", 2)).toMatchObject({ allowed: true, remaining: 0 });
+      expect(await limiter.check("k", 2)).toEqual({
+        allowed: false,
+        limit: 2,
+        remaining: 0,
+        resetAtSeconds: T0 / 1000 + 10,
+        retryAfterSeconds: 9,
+      });
+      clock.t = T0 + 10_000;
+      expect(await limiter.check("k", 2)).toMatchObject({ allowed: true, remaining: 1 });
+    }));
+
   it("reports remaining and reset from the oldest counted request", () =>
     withClock(async (limiter, clock) => {
       expect(await limiter.consume("k", 3)).toEqual({

@@ -1,5 +1,5 @@
 // Small but real files of each kind, built in memory so the tests need no binary fixtures.
-import { crc32 } from "node:zlib";
+import { crc32, deflateSync } from "node:zlib";
 import sharp from "sharp";
 
 /** A width×height RGB gradient encoded by sharp. */
@@ -20,6 +20,32 @@ export async function makeImage(
   return sharp(pixels, { raw: { width, height, channels: 3 } })
     .toFormat(format)
     .toBuffer();
+}
+
+/**
+ * A PNG whose header claims a width×height canvas while its pixel data is a few bytes: the shape of a
+ * decompression bomb, without the payload.
+ */
+export function makeHugeCanvasPng(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const typed = Buffer.concat([Buffer.from(type, "latin1"), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(typed));
+    return Buffer.concat([length, typed, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8; // bit depth
+  header[9] = 2; // RGB
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", deflateSync(Buffer.alloc(1024))),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 /** 16-bit mono PCM WAV holding `seconds` of a 440 Hz tone. */

@@ -1,0 +1,98 @@
+// The change log: the event rows a write appends at the writer's hook point, in its own transaction
+// (writer.ts), so a rolled-back write leaves none and a committed one always has them. Nothing after
+// COMMIT is ever the only record of a change.
+//
+// One change becomes one event, except that a post's status change adds a second one: a post created
+// as published records post.created and post.published, an update that publishes or unpublishes it
+// records post.updated and post.published or post.unpublished. Workspace, API key and webhook endpoint
+// changes are not content and record nothing. All of an operation's events are inserted in one
+// statement, which gives them consecutive positions in the order the operation named its changes.
+import type { EventType } from "../domain/event-types.ts";
+import type { Prisma } from "../generated/prisma/client.ts";
+import type { Change } from "./change.ts";
+import { snapshotOf } from "./event-snapshots.ts";
+import { newId } from "./ids.ts";
+
+interface EventRow {
+  id: string;
+  workspaceId: string;
+  type: EventType;
+  resourceId: string;
+  slug: string | null;
+  data: Record<string, unknown>;
+}
+
+/** Sortable and unique: `evt_` + a time part + random characters (the shape of newId()). */
+export function newEventId(): string {
+  return `evt_${newId().slice(1)}`;
+}
+
+export async function appendEvents(tx: Prisma.TransactionClient, changes: readonly Change[]): Promise<void> {
+  const rows: EventRow[] = [];
+  for (const change of changes) {
+    const types = eventTypesOf(change);
+    if (types.length === 0) continue;
+    const data =
+      change.action === "deleted" ? lastKnown(change) : ((await snapshotOf(tx, change)) ?? lastKnown(change));
+    const slug = change.action === "deleted" ? (change.slug ?? null) : slugOf(change, data);
+    for (const type of types) {
+      rows.push({
+        id: newEventId(),
+        workspaceId: change.workspaceId,
+        type,
+        resourceId: change.id,
+        slug,
+        data,
+      });
+    }
+  }
+  if (rows.length > 0) await tx.$executeRawUnsafe(APPEND_SQL, APPEND_LOCK_ID, JSON.stringify(rows));
+}
+
+/** Our own advisory lock id (Prisma's migrate lock is 72707369). */
+const APPEND_LOCK_ID = 72707370;
+
+// Positions in commit order. A BIGSERIAL is drawn at INSERT, not at COMMIT: with two writers, position
+// 11 could commit before 10, and a reader resuming after 11 would never see 10. The transaction-scoped
+// advisory lock, taken in the same statement before the positions are drawn and held until COMMIT or
+// ROLLBACK, makes appends take turns, so every position a reader sees has all smaller ones committed
+// (or rolled back) already. It is held only from this statement to the end of the transaction.
+const APPEND_SQL = `WITH turn AS (SELECT pg_advisory_xact_lock($1))
+INSERT INTO "Event" (id, "workspaceId", type, "resourceId", slug, data)
+SELECT e.id, e."workspaceId", e.type, e."resourceId", e.slug, e.data
+FROM turn, jsonb_to_recordset($2::jsonb) AS e(id text, "workspaceId" text, type text, "resourceId" text, slug text, data jsonb)`;
+
+export function eventTypesOf(change: Change): EventType[] {
+  switch (change.resource) {
+    case "workspace":
+    case "api_key":
+    case "webhook":
+      return [];
+    case "media":
+      return [change.action === "created" ? "media.uploaded" : `media.${change.action}`];
+    case "post":
+      return [`post.${change.action}`, ...statusEvent(change)];
+    default:
+      return [`${change.resource}.${change.action}`];
+  }
+}
+
+function statusEvent(change: Change): EventType[] {
+  const status = change.statusChange;
+  if (change.action === "deleted" || !status || status.from === status.to) return [];
+  if (status.to === "published") return ["post.published"];
+  // A post created as a draft was never published: nothing to unpublish.
+  return status.from === null ? [] : ["post.unpublished"];
+}
+
+/** What a delete leaves: the id and the last known slug (a field's key; media have none). */
+function lastKnown(change: Change): Record<string, unknown> {
+  if (change.resource === "field") return { id: change.id, key: change.slug ?? null };
+  if (change.resource === "media") return { id: change.id };
+  return { id: change.id, slug: change.slug ?? null };
+}
+
+function slugOf(change: Change, data: Record<string, unknown>): string | null {
+  const slug = change.resource === "field" ? data.key : data.slug;
+  return typeof slug === "string" ? slug : null;
+}

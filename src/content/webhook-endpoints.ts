@@ -1,0 +1,192 @@
+// Webhook endpoints: where a workspace's events are delivered, and the secret that signs them. Every
+// write goes through the one writer and names its change as a `webhook` (the change log records no
+// event for it: endpoints are configuration, not content). The secret is generated here and returned
+// only by create and rotate; reads never select it.
+//
+// Target safety is checked on the URL as given (src/webhooks/target-safety.ts): the scheme, and
+// loopback, private or link-local literal addresses, unless the caller's policy allows private targets
+// (WEBHOOK_ALLOW_PRIVATE_TARGETS). Names are checked again, resolved, at delivery time.
+import { NotFoundError } from "../domain/errors.ts";
+import { EVENT_TYPES, isEventType } from "../domain/event-types.ts";
+import type { WebhookEndpointWrite } from "../domain/inputs.ts";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import { generateEndpointSecret } from "../webhooks/signing.ts";
+import { type TargetPolicy, unsafeTargetReason } from "../webhooks/target-safety.ts";
+import { orNotFound } from "./or-not-found.ts";
+import { ProblemList } from "./validation.ts";
+import { type ReadClient, write } from "./writer.ts";
+
+/** Subscribes to every event type, those added later included. */
+export const ALL_EVENTS = "*";
+
+/** How long the secret before a rotation keeps signing, so receivers can switch without a gap. */
+export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/** Endpoints per workspace: each event is delivered to every subscribed one, so the fan-out is bounded. */
+export const MAX_ENDPOINTS_PER_WORKSPACE = 50;
+
+const URL_MAX_LENGTH = 2_048;
+
+export async function findWebhookEndpointId(
+  prisma: ReadClient,
+  workspaceId: string,
+  id: string,
+): Promise<string> {
+  const found = await prisma.webhookEndpoint.findFirst({ where: { id, workspaceId }, select: { id: true } });
+  if (!found) throw new NotFoundError("Webhook endpoint", id);
+  return found.id;
+}
+
+/** Creates an endpoint; returns its id and its secret (shown to the client this once). */
+export async function createWebhookEndpoint(
+  prisma: PrismaClient,
+  workspaceId: string,
+  input: WebhookEndpointWrite & { url: string; events: readonly string[] },
+  policy: TargetPolicy,
+): Promise<{ id: string; secret: string }> {
+  check(input, policy).throwIfAny("Invalid webhook endpoint");
+  return write(prisma, async (uow) => {
+    const existing = await uow.tx.webhookEndpoint.count({ where: { workspaceId } });
+    if (existing >= MAX_ENDPOINTS_PER_WORKSPACE)
+      new ProblemList()
+        .add(
+          "url",
+          `A workspace has at most ${MAX_ENDPOINTS_PER_WORKSPACE} webhook endpoints; delete one first`,
+        )
+        .throwIfAny("Too many webhook endpoints");
+    const secret = generateEndpointSecret();
+    const row = await uow.tx.webhookEndpoint.create({
+      data: {
+        workspaceId,
+        url: input.url,
+        events: normalizedEvents(input.events),
+        description: input.description ?? null,
+        enabled: input.enabled ?? true,
+        secret,
+      },
+      select: { id: true },
+    });
+    uow.changed({ resource: "webhook", action: "created", id: row.id, workspaceId });
+    return { id: row.id, secret };
+  });
+}
+
+export async function updateWebhookEndpoint(
+  prisma: PrismaClient,
+  workspaceId: string,
+  id: string,
+  input: WebhookEndpointWrite,
+  policy: TargetPolicy,
+): Promise<string> {
+  const problems = check(input, policy);
+  for (const key of ["url", "events", "enabled"] as const)
+    if (input[key] === null) problems.add(key, "Cannot be null");
+  problems.throwIfAny("Invalid webhook endpoint");
+  return write(prisma, async (uow) => {
+    const found = await findWebhookEndpointId(uow.tx, workspaceId, id);
+    await orNotFound(
+      uow.tx.webhookEndpoint.update({
+        where: { id: found },
+        data: {
+          url: input.url ?? undefined,
+          events: input.events ? normalizedEvents(input.events) : undefined,
+          description: input.description,
+          enabled: input.enabled ?? undefined,
+          // A client enabling an endpoint again clears why the service had disabled it.
+          disabledReason: input.enabled === true ? null : undefined,
+        },
+        select: { id: true },
+      }),
+      "Webhook endpoint",
+      id,
+    );
+    uow.changed({ resource: "webhook", action: "updated", id: found, workspaceId });
+    return found;
+  });
+}
+
+export async function deleteWebhookEndpoint(
+  prisma: PrismaClient,
+  workspaceId: string,
+  id: string,
+): Promise<string> {
+  return write(prisma, async (uow) => {
+    const deleted = await uow.tx.webhookEndpoint.deleteMany({ where: { id, workspaceId } });
+    if (deleted.count === 0) throw new NotFoundError("Webhook endpoint", id);
+    uow.changed({ resource: "webhook", action: "deleted", id, workspaceId });
+    return id;
+  });
+}
+
+/**
+ * Gives the endpoint a new secret; the current one becomes the previous secret and keeps signing for
+ * SECRET_ROTATION_OVERLAP_MS, so a receiver can deploy the new one without rejecting deliveries. A
+ * rotation during an overlap ends the older overlap: only two secrets ever sign.
+ */
+export async function rotateWebhookEndpointSecret(
+  prisma: PrismaClient,
+  workspaceId: string,
+  id: string,
+  now: Date = new Date(),
+): Promise<{ id: string; secret: string }> {
+  return write(prisma, async (uow) => {
+    const current = await uow.tx.webhookEndpoint.findFirst({
+      where: { id, workspaceId },
+      select: { id: true, secret: true },
+    });
+    if (!current) throw new NotFoundError("Webhook endpoint", id);
+    const secret = generateEndpointSecret();
+    // Guarded by the secret read above: two rotations racing cannot both keep "their" previous secret.
+    const updated = await uow.tx.webhookEndpoint.updateMany({
+      where: { id: current.id, secret: current.secret },
+      data: {
+        secret,
+        previousSecret: current.secret,
+        previousSecretExpiresAt: new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS),
+      },
+    });
+    if (updated.count === 0) throw new NotFoundError("Webhook endpoint", id);
+    uow.changed({ resource: "webhook", action: "updated", id: current.id, workspaceId });
+    return { id: current.id, secret };
+  });
+}
+
+/** The secrets that sign a delivery made at `now`: the current one first, then the previous one while it lasts. */
+export function activeSecrets(
+  endpoint: { secret: string; previousSecret: string | null; previousSecretExpiresAt: Date | null },
+  now: Date = new Date(),
+): [string, ...string[]] {
+  const previousLasts =
+    endpoint.previousSecret !== null &&
+    endpoint.previousSecretExpiresAt !== null &&
+    endpoint.previousSecretExpiresAt > now;
+  return previousLasts ? [endpoint.secret, endpoint.previousSecret as string] : [endpoint.secret];
+}
+
+/** ["*"] stays as it is; a list of types loses its repeats and is kept in a stable order. */
+function normalizedEvents(events: readonly string[]): string[] {
+  if (events.includes(ALL_EVENTS)) return [ALL_EVENTS];
+  return EVENT_TYPES.filter((type) => events.includes(type));
+}
+
+function check(input: WebhookEndpointWrite, policy: TargetPolicy): ProblemList {
+  const problems = new ProblemList().text("description", input.description, { min: 0, max: 1_000 });
+  if (typeof input.url === "string") {
+    const reason =
+      input.url.length > URL_MAX_LENGTH
+        ? `Must be at most ${URL_MAX_LENGTH} characters`
+        : unsafeTargetReason(input.url, policy);
+    if (reason !== null) problems.add("url", reason.charAt(0).toUpperCase() + reason.slice(1));
+  }
+  if (input.events) {
+    if (input.events.length === 0)
+      problems.add("events", `Must name at least one event type, or "${ALL_EVENTS}" for all`);
+    input.events.forEach((type, index) => {
+      if (type !== ALL_EVENTS && !isEventType(type))
+        problems.add(`events.${index}`, `Must be "${ALL_EVENTS}" or one of ${EVENT_TYPES.join(", ")}`);
+    });
+    if (input.events.includes(ALL_EVENTS) && input.events.length > 1)
+      problems.add("events", `"${ALL_EVENTS}" already subscribes to every event type: give it alone`);
+  }
+  return problems;
+}

@@ -1,0 +1,57 @@
+// The one writer. Every change to stored content — posts, categories, tags, authors, media, custom
+// fields and their values, workspaces and API keys — happens inside `write()`: one transaction per
+// operation, whose changes are named as they are made (`uow.changed(…)`). The GraphQL mutations (and so
+// the REST routes), the CLI, the admin API and the seed command all call the service functions that
+// use it; nothing else writes (test/architecture/one-writer.test.ts checks that every Prisma write in
+// src/ goes through a unit of work's transaction client).
+//
+// The hook point is marked in `write()`: inside the transaction, after the operation's own statements
+// and before COMMIT, with every change the operation named. The change log appends its event rows
+// there (change-log.ts; so an event exists exactly when its change does); after COMMIT the in-process signal tells
+// this instance's listeners (the API key cache today; caches and subscriptions next).
+import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
+import type { Change } from "./change.ts";
+import { appendEvents } from "./change-log.ts";
+
+/** The transaction client of a unit of work: the only client content writes go through. */
+export type WriteClient = Prisma.TransactionClient;
+
+/** What a lookup needs: the app's client, or a unit of work's (a lookup inside a write must use it). */
+export type ReadClient = Prisma.TransactionClient;
+
+export type { Change, ChangedResource } from "./change.ts";
+
+export interface UnitOfWork {
+  tx: WriteClient;
+  /** Names a change this operation made; recorded with the transaction (see `write`). */
+  changed(change: Change): void;
+}
+
+export type ChangeListener = (changes: readonly Change[]) => void;
+
+/**
+ * Listeners per database client: every writer on a client (requests, CLI, seed) passes through here,
+ * so the signal belongs to the client, not to whoever happens to hold it.
+ */
+const listeners = new WeakMap<PrismaClient, Set<ChangeListener>>();
+
+/** Calls `listener` after every committed write on `prisma` that changed something. */
+export function onCommittedChanges(prisma: PrismaClient, listener: ChangeListener): () => void {
+  const set = listeners.get(prisma) ?? new Set<ChangeListener>();
+  set.add(listener);
+  listeners.set(prisma, set);
+  return () => set.delete(listener);
+}
+
+/** Runs one write operation in its own transaction; see the file's comment. */
+export async function write<T>(prisma: PrismaClient, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+  const changes: Change[] = [];
+  const result = await prisma.$transaction(async (tx) => {
+    const outcome = await work({ tx, changed: (change) => changes.push(change) });
+    // The hook point: the change log's rows, in this transaction (see the file's comment).
+    await appendEvents(tx, changes);
+    return outcome;
+  });
+  if (changes.length > 0) for (const listener of listeners.get(prisma) ?? []) listener(changes);
+  return result;
+}

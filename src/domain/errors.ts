@@ -1,0 +1,64 @@
+// The errors a rule of the domain can refuse a write or a lookup with, whatever door the request came
+// through. They carry what the client needs to hear (the message, the fields at fault) and nothing of a
+// transport: src/graphql/errors.ts gives each kind its `extensions.code` and HTTP status (and REST, in
+// turn, its body). Anything else thrown stays unexpected: logged and masked, a 500.
+import { echoInput } from "./echo-input.ts";
+
+/** One thing wrong with one field of the input; `field` is a dotted path (`socials.0.url`). */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/** A refusal the client caused and can act on. */
+export abstract class DomainError extends Error {}
+
+/** The record a request names does not exist in the caller's workspace. */
+export class NotFoundError extends DomainError {
+  override name = "NotFoundError";
+
+  constructor(
+    readonly resource: string,
+    identifier: string,
+  ) {
+    super(`${resource} "${echoInput(identifier)}" does not exist in this workspace`);
+  }
+}
+
+/** Input the rules refuse; `details` names every field at fault, so a client can fix all at once. */
+export class InvalidInputError extends DomainError {
+  override name = "InvalidInputError";
+
+  constructor(
+    message: string,
+    readonly details: FieldProblem[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** A value that must be unique in the workspace (a slug, a field key) is already taken. */
+export class ConflictError extends DomainError {
+  override name = "ConflictError";
+
+  constructor(
+    message: string,
+    readonly field = "slug",
+  ) {
+    super(message);
+  }
+}
+
+/** The caller may not do this (a public key writing, or reading drafts). */
+export class ForbiddenError extends DomainError {
+  override name = "ForbiddenError";
+
+  constructor(message = "This operation needs a private API key; public keys can only read") {
+    super(message);
+  }
+}
+
+/** Input over a size limit of the domain (an upload beyond the media limit). */
+export class PayloadTooLargeError extends DomainError {
+  override name = "PayloadTooLargeError";
+}

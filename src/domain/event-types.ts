@@ -1,0 +1,30 @@
+// The change log's event types: what a client may ask for in `types` and what a webhook endpoint may
+// subscribe to. Workspace and API key changes are not content and record no event.
+
+export const EVENT_TYPES = [
+  "post.created",
+  "post.updated",
+  "post.published",
+  "post.unpublished",
+  "post.deleted",
+  "category.created",
+  "category.updated",
+  "category.deleted",
+  "tag.created",
+  "tag.updated",
+  "tag.deleted",
+  "author.created",
+  "author.updated",
+  "author.deleted",
+  "media.uploaded",
+  "media.updated",
+  "media.deleted",
+  "field.created",
+  "field.updated",
+  "field.deleted",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}

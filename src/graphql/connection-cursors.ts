@@ -1,0 +1,94 @@
+// The cursors of postsConnection: the one place they are made and read back.
+//
+// A cursor carries a position in the list (the publishedAt and id of an edge's post, the two columns
+// the list is ordered by) and the scope it was issued for: a hash of the caller's workspace and the
+// list's arguments. It is checked, not signed: a cursor given back must have been issued for the
+// caller's workspace and the same arguments, or it is refused before anything is read. The position
+// is a pair of values, not a reference to a row, so a forged one reveals nothing: the page after it
+// is still only the caller's own posts under the caller's own filters, and a cursor whose post was
+// deleted (or moved out of the list) since continues right after where that post was.
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { userInputError } from "./errors.ts";
+import type { PostListArgs } from "./post-list.ts";
+
+/** Where an edge sits in a post list ordered by publishedAt, ties broken by id. */
+export interface PostPosition {
+  publishedAt: Date;
+  id: string;
+}
+
+/** Bumped when the format changes, so older cursors are refused as invalid rather than misread. */
+const FORMAT_VERSION = 1;
+/** Longer than any cursor this module makes; anything longer is not read at all. */
+const MAX_CURSOR_LENGTH = 256;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** Years 1 to 9999: every date the database can hold for a post, and nothing it would refuse. */
+const EARLIEST = Date.parse("0001-01-01T00:00:00.000Z");
+const LATEST = Date.parse("9999-12-31T23:59:59.999Z");
+
+const CursorPayload = z.tuple([
+  z.literal(FORMAT_VERSION),
+  z.string().min(1).max(64),
+  z.number().int().min(EARLIEST).max(LATEST),
+  // PostgreSQL refuses NUL in text: such an id was never issued and must not reach the database.
+  z
+    .string()
+    .min(1)
+    .max(64)
+    .refine((id) => !id.includes("\0")),
+]);
+
+/**
+ * The scope of a post list: a hash of the workspace and of the arguments that choose and order its
+ * posts, spelled the way the filters read them (lists as sets, a trimmed search, defaults applied),
+ * so only a change in meaning changes it. The page size and the cursors themselves are not part of it.
+ */
+export function postListScope(workspaceId: string, args: PostListArgs): string {
+  const asSet = (list: readonly string[] | null | undefined) =>
+    list?.length ? [...new Set(list)].sort() : null;
+  const query = args.query?.trim();
+  const meaning = [
+    workspaceId,
+    asSet(args.categories),
+    asSet(args.excludeCategories),
+    asSet(args.tags),
+    asSet(args.excludeTags),
+    query ? query : null,
+    args.featured ?? null,
+    args.status ?? "published",
+    args.order ?? "desc",
+  ];
+  return createHash("sha256").update(JSON.stringify(meaning)).digest("base64url").slice(0, 22);
+}
+
+export function encodePostCursor(scope: string, position: PostPosition): string {
+  const payload = [FORMAT_VERSION, scope, position.publishedAt.getTime(), position.id];
+  return Buffer.from(JSON.stringify(payload)).toString("base64url");
+}
+
+/**
+ * The position a cursor holds, if it was issued for `scope`. Anything else is the client's mistake
+ * (BAD_USER_INPUT); the message never repeats the cursor, which may be anything of any size.
+ */
+export function decodePostCursor(cursor: string, scope: string): PostPosition {
+  const payload = cursor.length <= MAX_CURSOR_LENGTH && BASE64URL.test(cursor) ? parse(cursor) : null;
+  if (!payload) {
+    throw userInputError("Invalid cursor: give back a cursor this connection returned, unchanged");
+  }
+  const [, issuedFor, publishedAt, id] = payload;
+  if (issuedFor !== scope) {
+    throw userInputError("This cursor was issued for another query; start again without `after`/`before`");
+  }
+  return { publishedAt: new Date(publishedAt), id };
+}
+
+function parse(cursor: string): z.infer<typeof CursorPayload> | null {
+  try {
+    const parsed = CursorPayload.safeParse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}

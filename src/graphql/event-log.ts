@@ -1,0 +1,84 @@
+// One page of the change log for `events` (GraphQL) and GET /v1/events (REST runs the same field):
+// the caller's workspace's events after a cursor, in position order, optionally of some types only.
+// The log is read forward only: a consumer resumes from the last cursor it processed.
+import { validateConnectionArguments } from "@pothos/core";
+import { retentionCutoff } from "../content/event-retention.ts";
+import type { FieldProblem } from "../domain/errors.ts";
+import { EVENT_TYPES, isEventType } from "../domain/event-types.ts";
+import type { Event } from "../generated/prisma/client.ts";
+import type { GraphQLContext } from "./context.ts";
+import { cursorExpiredError, forbiddenError, userInputError } from "./errors.ts";
+import { decodeEventCursor, encodeEventCursor, eventLogScope } from "./event-cursors.ts";
+import { MAX_PAGE_SIZE } from "./pagination.ts";
+
+export const DEFAULT_EVENT_PAGE_SIZE = 50;
+
+export interface EventLogArgs {
+  first?: number | null;
+  last?: number | null;
+  after?: string | null;
+  before?: string | null;
+  types?: readonly string[] | null;
+}
+
+export interface EventConnection {
+  edges: { cursor: string; node: Event }[];
+  pageInfo: {
+    startCursor: string | null;
+    endCursor: string | null;
+    hasPreviousPage: boolean;
+    hasNextPage: boolean;
+  };
+  totalCount: () => Promise<number>;
+}
+
+export async function eventConnection(ctx: GraphQLContext, args: EventLogArgs): Promise<EventConnection> {
+  if (ctx.caller.keyKind !== "private") {
+    throw forbiddenError("The change log needs a private API key; this key is public");
+  }
+  validateConnectionArguments(args);
+  if (args.last != null || args.before != null) {
+    throw userInputError("The change log is read forward: use `first` and `after`", [
+      { field: args.last != null ? "last" : "before", message: "Not supported; use first and after" },
+    ]);
+  }
+  const limit = Math.min(args.first ?? DEFAULT_EVENT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const types = checkedTypes(args.types);
+  const workspaceId = ctx.caller.workspaceId;
+  const scope = eventLogScope(workspaceId);
+  // Checked before anything is read: another workspace's cursor, or one past retention, reads nothing.
+  const after = args.after == null ? null : decodeEventCursor(args.after, scope);
+  const retentionDays = ctx.services.config.events.retentionDays;
+  if (after && after.createdAt < retentionCutoff(retentionDays)) throw cursorExpiredError(retentionDays);
+
+  const where = {
+    workspaceId,
+    ...(after ? { position: { gt: after.position } } : {}),
+    ...(types ? { type: { in: types } } : {}),
+  };
+  const rows = await ctx.prisma.event.findMany({ where, orderBy: { position: "asc" }, take: limit + 1 });
+  const page = rows.slice(0, limit);
+  const edges = page.map((node) => ({ cursor: encodeEventCursor(scope, node), node }));
+  return {
+    edges,
+    pageInfo: {
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+      hasPreviousPage: after !== null,
+      hasNextPage: rows.length > limit,
+    },
+    totalCount: () => ctx.prisma.event.count({ where }),
+  };
+}
+
+/** The `types` filter: known event types only (null or empty: every type). */
+function checkedTypes(types: readonly string[] | null | undefined): string[] | null {
+  if (!types?.length) return null;
+  const problems: FieldProblem[] = [];
+  types.forEach((type, index) => {
+    if (!isEventType(type))
+      problems.push({ field: `types.${index}`, message: `Must be one of: ${EVENT_TYPES.join(", ")}` });
+  });
+  if (problems.length > 0) throw userInputError("Unknown event type", problems);
+  return [...new Set(types)];
+}

@@ -1,0 +1,48 @@
+// The change log: Event and the `events` connection (private keys only; see event-log.ts).
+import type { Event as EventRow } from "../../generated/prisma/client.ts";
+import { builder } from "../builder.ts";
+import { DEFAULT_EVENT_PAGE_SIZE, eventConnection } from "../event-log.ts";
+
+export const Event = builder.objectRef<EventRow>("Event").implement({
+  description: "One change of the workspace's content, recorded in the same transaction as the change",
+  fields: (t) => ({
+    id: t.exposeID("id", { description: "Sortable and unique; the same on every delivery of the event" }),
+    type: t.exposeString("type", { description: "post.created, post.published, media.uploaded, …" }),
+    workspaceId: t.exposeString("workspaceId"),
+    resourceId: t.exposeString("resourceId"),
+    slug: t.exposeString("slug", {
+      nullable: true,
+      description: "The resource's slug (a field's key); null for media",
+    }),
+    data: t.field({
+      type: "JSON",
+      description:
+        "The resource as the REST GET returns it after the change; for deletes its last id and slug",
+      resolve: (event) => event.data,
+    }),
+    createdAt: t.field({ type: "DateTime", resolve: (event) => event.createdAt }),
+  }),
+});
+
+builder.queryField("events", (t) =>
+  t.connection(
+    {
+      type: Event,
+      description:
+        "The change log, oldest first; resume with `after` = the last cursor processed. Private keys only",
+      args: {
+        types: t.arg.stringList({ required: false, description: "Only these event types (post.created, …)" }),
+      },
+      complexity: (args) => ({ field: 1, multiplier: args.first ?? DEFAULT_EVENT_PAGE_SIZE }),
+      resolve: (_root, args, ctx) => eventConnection(ctx, args),
+    },
+    {
+      fields: (connection) => ({
+        totalCount: connection.int({
+          description: "Events after the cursor (of the given types)",
+          resolve: ({ totalCount }) => (typeof totalCount === "function" ? totalCount() : totalCount),
+        }),
+      }),
+    },
+  ),
+);

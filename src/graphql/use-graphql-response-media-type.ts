@@ -1,0 +1,41 @@
+// GraphQL over HTTP: a client that accepts `application/graphql-response+json` gets it, and with it
+// the HTTP status that says what happened (4xx for a document that does not parse or validate), even
+// when it lists `application/json` too. Yoga picks the last acceptable type of equal standing, so a
+// client sending `Accept: application/json, application/graphql-response+json` or `*/*` would get the
+// legacy `application/json` answer with 200. Since the specification's watershed (2025-01-01) a
+// request without an Accept header is treated as accepting `application/graphql-response+json`.
+// Clients that accept only `application/json` keep the legacy behaviour (200 with `errors`).
+import { type Plugin, processRegularResult } from "graphql-yoga";
+
+const GRAPHQL_RESPONSE = "application/graphql-response+json";
+const LEGACY_JSON = "application/json";
+
+export function useGraphQLResponseMediaType(): Plugin {
+  return {
+    onResultProcess({ request, resultProcessor, setResultProcessor }) {
+      if (resultProcessor !== processRegularResult) return;
+      const accept = request.headers.get("accept")?.trim() || "*/*";
+      const weights = acceptWeights(accept);
+      const preferred = weightOf(weights, GRAPHQL_RESPONSE);
+      if (preferred > 0 && preferred >= weightOf(weights, LEGACY_JSON))
+        setResultProcessor(processRegularResult, GRAPHQL_RESPONSE);
+    },
+  };
+}
+
+/** `a/b;q=0.5, c/d` → { a/b: 0.5, c/d: 1 } (parameters other than q are ignored). */
+function acceptWeights(accept: string): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const part of accept.split(",")) {
+    const [type = "", ...params] = part.split(";").map((piece) => piece.trim().toLowerCase());
+    const q = params.find((param) => param.startsWith("q="));
+    const weight = q ? Number(q.slice(2)) : 1;
+    if (type) weights.set(type, Number.isFinite(weight) ? weight : 0);
+  }
+  return weights;
+}
+
+// The weight of a media type: its own entry, else the application wildcard, else the full wildcard, else 0.
+function weightOf(weights: Map<string, number>, mediaType: string): number {
+  return weights.get(mediaType) ?? weights.get("application/*") ?? weights.get("*/*") ?? 0;
+}

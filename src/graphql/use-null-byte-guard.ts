@@ -1,0 +1,39 @@
+// Refuses an operation whose variables or string literals hold U+0000 before it runs: the database
+// cannot store or compare such text (see src/domain/null-bytes.ts), and a resolver would otherwise
+// fail with a 500. Covers /graphql and the REST routes' in-process executions alike.
+import type { Plugin } from "@envelop/core";
+import { BREAK, type DocumentNode, visit } from "graphql";
+import { echoInput } from "../domain/echo-input.ts";
+import { findUnstorableText, NUL_PROBLEM, unstorableTextProblem } from "../domain/null-bytes.ts";
+import { userInputError } from "./errors.ts";
+
+export function useNullByteGuard(): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const variable = findUnstorableText(args.variableValues ?? {});
+      const found = variable
+        ? { field: variable.path || "variables", problem: variable.problem }
+        : literalWithUnstorableText(args.document);
+      if (found === null) return;
+      const summary =
+        found.problem === NUL_PROBLEM
+          ? "Text must not contain the NUL character (U+0000)"
+          : "Text must be well-formed Unicode";
+      const error = userInputError(summary, [{ field: echoInput(found.field), message: found.problem }]);
+      setResultAndStopExecution({ errors: [error] });
+    },
+  };
+}
+
+/** A string literal of the document (an argument or a default value) that cannot be stored. */
+function literalWithUnstorableText(document: DocumentNode): { field: string; problem: string } | null {
+  let problem: string | null = null;
+  // visit() walks with its own stack, so a deeply nested document cannot overflow the call stack.
+  visit(document, {
+    StringValue(node) {
+      problem = unstorableTextProblem(node.value);
+      return problem === null ? undefined : BREAK;
+    },
+  });
+  return problem === null ? null : { field: "literal", problem };
+}

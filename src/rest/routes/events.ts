@@ -1,0 +1,54 @@
+// /v1/events: the change log, read forward from a cursor (private keys only).
+import { z } from "zod";
+import { EVENT_TYPES } from "../../domain/event-types.ts";
+import type { RestRoute } from "../route.ts";
+import { EventShape } from "../shapes.ts";
+
+export const eventRoutes: RestRoute[] = [
+  {
+    name: "listEvents",
+    method: "get",
+    path: "/events",
+    tag: "Events",
+    summary:
+      "The change log, oldest first: resume with `after` = the last `nextCursor`; 410 when the cursor is older than the retention",
+    access: "private",
+    query: [
+      { name: "after", kind: "string", maxLength: 256, description: "A `nextCursor` of an earlier answer" },
+      { name: "limit", kind: "integer", min: 1, max: 100, default: 50, description: "Events per answer" },
+      {
+        name: "types",
+        kind: "list",
+        description: `Only these event types, comma separated: ${EVENT_TYPES.join(", ")}`,
+      },
+    ],
+    document: `query Events($after: String, $first: Int, $types: [String!]) {
+      events(after: $after, first: $first, types: $types) {
+        edges { cursor node { id type workspaceId resourceId slug data createdAt } }
+        pageInfo { endCursor hasNextPage }
+      }
+    }`,
+    variables: ({ query }) => ({ after: query.after, first: query.limit, types: query.types }),
+    reshape: (data, { query }) => {
+      const page = data.events as {
+        edges: { node: unknown }[];
+        pageInfo: { endCursor: string | null; hasNextPage: boolean };
+      };
+      return {
+        events: page.edges.map((edge) => edge.node),
+        // An empty page keeps the client where it was.
+        nextCursor: page.pageInfo.endCursor ?? (query.after as string | undefined) ?? null,
+        hasMore: page.pageInfo.hasNextPage,
+      };
+    },
+    status: 200,
+    errors: {
+      410: "Cursor expired: older than the retention (EVENT_RETENTION_DAYS); resync, then read from the start",
+    },
+    response: z.object({
+      events: z.array(EventShape),
+      nextCursor: z.string().nullable(),
+      hasMore: z.boolean(),
+    }),
+  },
+];

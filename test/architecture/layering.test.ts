@@ -1,0 +1,128 @@
+// The house's layering, as a test: each folder of src/ may import only the folders below it, and no
+// import circle exists anywhere in src/. README.md ("Where to look next") lists the same rules in words.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = path.resolve(import.meta.dirname, "../../src");
+
+/**
+ * What each layer may import besides itself and libraries. `domain` is the transport-free vocabulary
+ * (error kinds, write inputs, constants, input helpers) every layer may use; it imports nothing of the
+ * project. `generated` is Prisma's generated client (part of the database layer); `logger` and
+ * `config` are single files at the top of src/. Beyond "each layer only the ones below it":
+ * - `db` may import `config`: opening the database reads its part of the Config type.
+ * - `media` may import `config`: the storage is chosen from its settings.
+ * - `rest` may import `media`: it parses multipart uploads itself (and answers their errors as REST
+ *   bodies) before the in-process GraphQL execution; never `content`, `db` or `generated`.
+ */
+const ALLOWED: Record<string, string[]> = {
+  domain: [],
+  logger: [],
+  config: [],
+  db: ["domain", "generated", "logger", "config"],
+  media: ["domain", "logger", "config"],
+  content: ["domain", "db", "generated", "media", "logger", "webhooks"],
+  auth: ["domain", "content", "db", "generated"],
+  seed: ["domain", "content", "db", "generated"],
+  limits: ["domain", "logger"],
+  webhooks: ["domain"],
+  graphql: ["domain", "content", "db", "generated", "media", "auth", "logger", "config"],
+  rest: ["domain", "graphql", "http", "media", "logger", "config"],
+  http: ["domain", "graphql", "auth", "limits", "media", "db", "generated", "logger", "config"],
+};
+
+/** The composition roots: they wire the layers together, so they may import any of them. */
+const COMPOSITION = ["app", "server", "bootstrap", "first-start", "cli"];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return name === "generated" ? [] : sourceFiles(full);
+    return full.endsWith(".ts") ? [full] : [];
+  });
+}
+
+/** Relative imports of a file (static, `export … from` and dynamic), resolved to absolute paths. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map(
+    (match) => match[1] as string,
+  );
+  return specifiers.map((specifier) => path.resolve(path.dirname(file), specifier));
+}
+
+/** `src/content/posts.ts` → "content"; `src/config.ts` → "config"; `src/generated/…` → "generated". */
+function layerOf(file: string): string {
+  const [first = ""] = path.relative(SRC, file).split(path.sep);
+  return first.replace(/\.ts$/, "");
+}
+
+const files = sourceFiles(SRC);
+const graph = new Map(files.map((file) => [file, importsOf(file)]));
+
+describe("layering of src/", () => {
+  it("gives every file of src/ a rule (a new folder must be placed in the layering)", () => {
+    const unplaced = files
+      .map(layerOf)
+      .filter((layer) => !(layer in ALLOWED) && !COMPOSITION.includes(layer));
+    expect([...new Set(unplaced)]).toEqual([]);
+  });
+
+  it.each(Object.keys(ALLOWED))("%s/ imports only the layers below it", (layer) => {
+    const crossings: string[] = [];
+    for (const [file, targets] of graph) {
+      if (layerOf(file) !== layer) continue;
+      for (const target of targets) {
+        const targetLayer = layerOf(target);
+        if (targetLayer !== layer && !ALLOWED[layer]?.includes(targetLayer))
+          crossings.push(`${path.relative(SRC, file)} → ${path.relative(SRC, target)}`);
+      }
+    }
+    expect(crossings).toEqual([]);
+  });
+
+  it("has no import circle", () => {
+    expect(importCycles(graph).map((cycle) => cycle.map((f) => path.relative(SRC, f)).join(" → "))).toEqual(
+      [],
+    );
+  });
+});
+
+/** Strongly connected components with more than one file (Tarjan), i.e. every import circle. */
+function importCycles(edges: Map<string, string[]>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, counter);
+    low.set(node, counter);
+    counter++;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of edges.get(node) ?? []) {
+      if (!edges.has(next)) continue;
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node) as number, low.get(next) as number));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node) as number, index.get(next) as number));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string | undefined;
+      do {
+        member = stack.pop() as string;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) cycles.push(component.sort());
+    }
+  };
+  for (const node of edges.keys()) if (!index.has(node)) visit(node);
+  return cycles;
+}
