@@ -1,6 +1,11 @@
-// Opens everything the service needs from a Config: database, rate limiter, media storage. Shared by
-// the server and the benchmark, so both run exactly the production wiring.
+// Opens everything the service needs from a Config (database, rate limiter, media storage) and starts
+// its background work (change log pruning, webhook dispatch). Shared by the server, the benchmark and
+// the tests, so all run exactly the production wiring.
 import type { Config } from "./config.ts";
+import { scheduleEventPruning } from "./content/event-retention.ts";
+import { createDeliveryStore } from "./content/webhook-deliveries.ts";
+import { WEBHOOK_CHANNEL_PREFIX } from "./content/webhook-delivery-ids.ts";
+import { onCommittedChanges } from "./content/writer.ts";
 import { type Database, openDatabase } from "./db/database.ts";
 import type { QueryObserver } from "./db/sql-executor.ts";
 import { createRateLimiter } from "./limits/create-rate-limiter.ts";
@@ -8,6 +13,8 @@ import type { RateLimiter } from "./limits/rate-limiter.ts";
 import type { Logger } from "./logger.ts";
 import { createMediaStorage } from "./media/create-storage.ts";
 import type { MediaStorage } from "./media/storage.ts";
+import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
+import { sendWebhook } from "./webhooks/sender.ts";
 
 export interface Runtime {
   db: Database;
@@ -35,6 +42,58 @@ export async function openRuntime(
     async close() {
       await rateLimiter.close();
       await db.close();
+    },
+  };
+}
+
+export interface BackgroundWork {
+  /** Stops the timers; in-flight webhook attempts may finish until `deadlineMs`, then are released. */
+  stop(deadlineMs: number): Promise<void>;
+}
+
+/**
+ * What a service instance does besides answering requests: prune the change log (at start, then
+ * hourly) and, unless WEBHOOK_DISPATCH=false, send webhooks — woken by this instance's commits at
+ * once and by other processes' through PostgreSQL's NOTIFY (src/webhooks/dispatcher.ts).
+ */
+export async function startBackgroundWork(
+  config: Config,
+  db: Database,
+  logger: Logger,
+): Promise<BackgroundWork> {
+  const stopPruning = scheduleEventPruning(db.prisma, config.events.retentionDays, logger);
+  if (!config.webhooks.dispatch)
+    return {
+      async stop() {
+        stopPruning();
+      },
+    };
+  const report = (message: string, error: unknown) =>
+    logger.error(message, { error: error instanceof Error ? error.message : String(error) });
+  const dispatcher = new WebhookDispatcher({
+    store: createDeliveryStore(db.prisma),
+    send: sendWebhook,
+    policy: { allowPrivate: config.webhooks.allowPrivateTargets },
+    timeoutMs: config.webhooks.timeoutMs,
+    ...(config.webhooks.retryScheduleMs ? { retryScheduleMs: config.webhooks.retryScheduleMs } : {}),
+    onError: report,
+  });
+  const stopListening = onCommittedChanges(db.prisma, (_changes, committed) => {
+    if (committed.deliveriesQueued > 0) dispatcher.wake();
+  });
+  const listening = await db.listen(
+    WEBHOOK_CHANNEL_PREFIX,
+    () => dispatcher.wake(),
+    (error) => report("listening for webhook notifications failed; reconnecting", error),
+  );
+  // Deliveries left from before this start (a crash, a restart) go out now.
+  dispatcher.wake();
+  return {
+    async stop(deadlineMs) {
+      stopPruning();
+      stopListening();
+      await listening.close();
+      await dispatcher.stop(deadlineMs);
     },
   };
 }

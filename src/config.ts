@@ -108,6 +108,10 @@ const EnvSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: flag.default(false),
   /** Waits between webhook delivery attempts; unset: src/webhooks/retry-schedule.ts's default. */
   WEBHOOK_RETRY_SCHEDULE: durationList.optional(),
+  /** Milliseconds one delivery attempt may take (connect, send, answer) before it counts as failed. */
+  WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
+  /** Whether this instance sends webhooks; any number of instances may, each delivery goes out once. */
+  WEBHOOK_DISPATCH: flag.default(true),
 });
 
 export type Config = ReturnType<typeof toConfig>;
@@ -171,6 +175,8 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
       /** Milliseconds; undefined: the default schedule. */
       retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      dispatch: env.WEBHOOK_DISPATCH,
     },
   };
 }

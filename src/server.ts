@@ -1,10 +1,10 @@
 // `npm start`: validate configuration, open the runtime, listen; on SIGTERM/SIGINT stop accepting,
-// let in-flight requests finish (up to SHUTDOWN_TIMEOUT_MS), then close the database cleanly.
+// let in-flight requests and webhook attempts finish (up to SHUTDOWN_TIMEOUT_MS), then close the
+// database cleanly.
 import type { Server } from "node:http";
 import { buildApp } from "./app.ts";
-import { openRuntime } from "./bootstrap.ts";
+import { openRuntime, startBackgroundWork } from "./bootstrap.ts";
 import { ConfigError, loadConfig } from "./config.ts";
-import { scheduleEventPruning } from "./content/event-retention.ts";
 import { EmbeddedDatabaseLockedError } from "./db/embedded-lock.ts";
 import { ensureDefaultWorkspace } from "./first-start.ts";
 import { answerParserErrorsWithJson } from "./http/client-errors.ts";
@@ -18,8 +18,8 @@ async function main(): Promise<void> {
     process.stdout.write(`${text.replace("PORT", String(config.port))}\n`),
   );
 
-  // The change log keeps EVENT_RETENTION_DAYS: pruned at start-up, then hourly.
-  const stopPruning = scheduleEventPruning(runtime.db.prisma, config.events.retentionDays, logger);
+  // Change log pruning and webhook dispatch.
+  const background = await startBackgroundWork(config, runtime.db, logger);
 
   let shuttingDown = false;
   const app = buildApp({ config, logger, ...runtime, isShuttingDown: () => shuttingDown });
@@ -48,7 +48,8 @@ async function main(): Promise<void> {
       logger.warn("in-flight requests did not finish in time; closing anyway", { inFlight });
       server.closeAllConnections();
     }
-    stopPruning();
+    // Webhook attempts in flight get what is left of the deadline, then their deliveries are released.
+    await background.stop(Math.max(0, deadline - Date.now()));
     await runtime.close();
     logger.info("stopped");
     process.exit(0);

@@ -12,6 +12,7 @@ import type { Prisma } from "../generated/prisma/client.ts";
 import type { Change } from "./change.ts";
 import { snapshotOf } from "./event-snapshots.ts";
 import { newId } from "./ids.ts";
+import { deliveryIdSql, WEBHOOK_CHANNEL_PREFIX } from "./webhook-delivery-ids.ts";
 
 interface EventRow {
   id: string;
@@ -27,7 +28,11 @@ export function newEventId(): string {
   return `evt_${newId().slice(1)}`;
 }
 
-export async function appendEvents(tx: Prisma.TransactionClient, changes: readonly Change[]): Promise<void> {
+/** Appends the events of `changes` and their webhook deliveries; returns how many deliveries it queued. */
+export async function appendEvents(
+  tx: Prisma.TransactionClient,
+  changes: readonly Change[],
+): Promise<number> {
   const rows: EventRow[] = [];
   for (const change of changes) {
     const types = eventTypesOf(change);
@@ -46,7 +51,13 @@ export async function appendEvents(tx: Prisma.TransactionClient, changes: readon
       });
     }
   }
-  if (rows.length > 0) await tx.$executeRawUnsafe(APPEND_SQL, APPEND_LOCK_ID, JSON.stringify(rows));
+  if (rows.length === 0) return 0;
+  const [appended] = await tx.$queryRawUnsafe<{ queued: number }[]>(
+    APPEND_SQL,
+    APPEND_LOCK_ID,
+    JSON.stringify(rows),
+  );
+  return appended?.queued ?? 0;
 }
 
 /** Our own advisory lock id (Prisma's migrate lock is 72707369). */
@@ -57,10 +68,31 @@ const APPEND_LOCK_ID = 72707370;
 // advisory lock, taken in the same statement before the positions are drawn and held until COMMIT or
 // ROLLBACK, makes appends take turns, so every position a reader sees has all smaller ones committed
 // (or rolled back) already. It is held only from this statement to the end of the transaction.
-const APPEND_SQL = `WITH turn AS (SELECT pg_advisory_xact_lock($1))
-INSERT INTO "Event" (id, "workspaceId", type, "resourceId", slug, data)
-SELECT e.id, e."workspaceId", e.type, e."resourceId", e.slug, e.data
-FROM turn, jsonb_to_recordset($2::jsonb) AS e(id text, "workspaceId" text, type text, "resourceId" text, slug text, data jsonb)`;
+//
+// The same statement fans the events out to the workspace's enabled endpoints that subscribe to them:
+// one delivery per (event, endpoint), its id derived from the pair, so the fan-out is exactly once and
+// costs the write no extra round trip. When it queued any, it sends a NOTIFY on the schema's
+// channel (WEBHOOK_CHANNEL_PREFIX + schema), delivered to listening instances at COMMIT only.
+// Times are UTC, as Prisma stores them, whatever the session's time zone.
+const APPEND_SQL = `WITH turn AS (SELECT pg_advisory_xact_lock($1)),
+appended AS (
+  INSERT INTO "Event" (id, "workspaceId", type, "resourceId", slug, data, "createdAt")
+  SELECT e.id, e."workspaceId", e.type, e."resourceId", e.slug, e.data, now() AT TIME ZONE 'UTC'
+  FROM turn, jsonb_to_recordset($2::jsonb) AS e(id text, "workspaceId" text, type text, "resourceId" text, slug text, data jsonb)
+  RETURNING id, "workspaceId", type
+),
+fanned AS (
+  INSERT INTO "WebhookDelivery" (id, "workspaceId", "endpointId", "eventId", "eventType", "nextAttemptAt", "createdAt", "updatedAt")
+  SELECT ${deliveryIdSql("a.id", "w.id")}, a."workspaceId", w.id, a.id, a.type,
+    now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+  FROM appended a
+  JOIN "WebhookEndpoint" w ON w."workspaceId" = a."workspaceId" AND w.enabled
+    AND (w.events @> ARRAY['*'] OR a.type = ANY (w.events))
+  ON CONFLICT DO NOTHING
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM fanned)::int AS queued,
+  (SELECT count(*) FROM (SELECT pg_notify('${WEBHOOK_CHANNEL_PREFIX}' || current_schema(), '') FROM fanned LIMIT 1) n)::int AS notified`;
 
 export function eventTypesOf(change: Change): EventType[] {
   switch (change.resource) {

@@ -7,8 +7,9 @@
 //
 // The hook point is marked in `write()`: inside the transaction, after the operation's own statements
 // and before COMMIT, with every change the operation named. The change log appends its event rows
-// there (change-log.ts; so an event exists exactly when its change does); after COMMIT the in-process signal tells
-// this instance's listeners (the API key cache today; caches and subscriptions next).
+// there, and a webhook delivery per subscribed endpoint (change-log.ts; so an event and its deliveries
+// exist exactly when its change does); after COMMIT the in-process signal tells this instance's
+// listeners (the API key cache, the webhook dispatcher; caches and subscriptions next).
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { Change } from "./change.ts";
 import { appendEvents } from "./change-log.ts";
@@ -25,9 +26,17 @@ export interface UnitOfWork {
   tx: WriteClient;
   /** Names a change this operation made; recorded with the transaction (see `write`). */
   changed(change: Change): void;
+  /** Says the operation made webhook deliveries due (a retry, a replay, a test event). */
+  queuedDeliveries(count: number): void;
 }
 
-export type ChangeListener = (changes: readonly Change[]) => void;
+/** What a committed write did besides its changes. */
+export interface CommittedWrite {
+  /** Webhook deliveries made due by the write: its events' fan-out, a retry, a replay. */
+  deliveriesQueued: number;
+}
+
+export type ChangeListener = (changes: readonly Change[], committed: CommittedWrite) => void;
 
 /**
  * Listeners per database client: every writer on a client (requests, CLI, seed) passes through here,
@@ -46,12 +55,20 @@ export function onCommittedChanges(prisma: PrismaClient, listener: ChangeListene
 /** Runs one write operation in its own transaction; see the file's comment. */
 export async function write<T>(prisma: PrismaClient, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
   const changes: Change[] = [];
+  const committed: CommittedWrite = { deliveriesQueued: 0 };
   const result = await prisma.$transaction(async (tx) => {
-    const outcome = await work({ tx, changed: (change) => changes.push(change) });
-    // The hook point: the change log's rows, in this transaction (see the file's comment).
-    await appendEvents(tx, changes);
+    const outcome = await work({
+      tx,
+      changed: (change) => changes.push(change),
+      queuedDeliveries: (count) => {
+        committed.deliveriesQueued += count;
+      },
+    });
+    // The hook point: the change log's rows (and their webhook deliveries), in this transaction.
+    committed.deliveriesQueued += await appendEvents(tx, changes);
     return outcome;
   });
-  if (changes.length > 0) for (const listener of listeners.get(prisma) ?? []) listener(changes);
+  if (changes.length > 0 || committed.deliveriesQueued > 0)
+    for (const listener of listeners.get(prisma) ?? []) listener(changes, committed);
   return result;
 }

@@ -10,6 +10,7 @@ import { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import { acquireEmbeddedLock, type EmbeddedLock } from "./embedded-lock.ts";
 import { applyPendingMigrations } from "./migrations.ts";
+import { type Listening, listenOnPostgres } from "./notifications.ts";
 import {
   observedExecutor,
   pgExecutor,
@@ -28,8 +29,15 @@ export interface Database {
   sql: SqlExecutor;
   /** Applies pending migrations; returns the names applied. */
   migrate(): Promise<string[]>;
+  /**
+   * Calls `onNotify` on every NOTIFY to `channelPrefix` + this database's schema, sent by any process
+   * (notifications.ts). The embedded database has one process: nothing to hear, a no-op.
+   */
+  listen(channelPrefix: string, onNotify: () => void, onError: (error: unknown) => void): Promise<Listening>;
   close(): Promise<void>;
 }
+
+const NOT_LISTENING: Listening = { close: async () => {} };
 
 export interface OpenDatabaseOptions {
   /** Apply pending migrations before returning (always done for the embedded modes). */
@@ -82,6 +90,8 @@ export async function openDatabase(
       prisma,
       sql: observedExecutor(sql, options.onQuery),
       migrate,
+      listen: (channelPrefix, onNotify, onError) =>
+        listenOnPostgres({ url: config.url, schema: config.schema }, channelPrefix, onNotify, onError),
       async close() {
         await prisma.$disconnect();
         await pool.end();
@@ -114,6 +124,7 @@ export async function openDatabase(
     prisma,
     sql: observedExecutor(sql, options.onQuery),
     migrate,
+    listen: async () => NOT_LISTENING,
     async close() {
       await prisma.$disconnect();
       await client.close();

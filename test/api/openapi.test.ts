@@ -312,6 +312,22 @@ describe("every operation's real success response matches the document", () => {
     ).webhook;
     await visit("GET", "/v1/webhooks", "/v1/webhooks", { status: 200 });
     await visit("GET", "/v1/webhooks/{id}", `/v1/webhooks/${webhook.id}`, { status: 200 });
+    await visit("POST", "/v1/webhooks/{id}/replay", `/v1/webhooks/${webhook.id}/replay`, {
+      body: {},
+      status: 202,
+    });
+    const test = await visit("POST", "/v1/webhooks/{id}/test", `/v1/webhooks/${webhook.id}/test`, {
+      status: 202,
+    });
+    await visit(
+      "POST",
+      "/v1/webhooks/{id}/deliveries/{deliveryId}/retry",
+      `/v1/webhooks/${webhook.id}/deliveries/${test.delivery.id}/retry`,
+      { status: 202 },
+    );
+    await visit("GET", "/v1/webhooks/{id}/deliveries", `/v1/webhooks/${webhook.id}/deliveries`, {
+      status: 200,
+    });
     await visit("PATCH", "/v1/webhooks/{id}", `/v1/webhooks/${webhook.id}`, {
       body: { events: ["*"], enabled: false },
       status: 200,

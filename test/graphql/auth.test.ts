@@ -205,6 +205,18 @@ describe("public key: reads published content, writes nothing", () => {
       query: 'mutation { deleteWebhookEndpoint(id: "w") { id } }',
       refusal: WEBHOOKS_NEED_PRIVATE_KEY,
     }),
+    retryWebhookDelivery: () => ({
+      query: 'mutation { retryWebhookDelivery(endpointId: "w", deliveryId: "d") { id } }',
+      refusal: WEBHOOKS_NEED_PRIVATE_KEY,
+    }),
+    replayWebhookEvents: () => ({
+      query: 'mutation { replayWebhookEvents(endpointId: "w") { replayed } }',
+      refusal: WEBHOOKS_NEED_PRIVATE_KEY,
+    }),
+    sendWebhookTestEvent: () => ({
+      query: 'mutation { sendWebhookTestEvent(endpointId: "w") { id } }',
+      refusal: WEBHOOKS_NEED_PRIVATE_KEY,
+    }),
     rotateWebhookEndpointSecret: () => ({
       query: 'mutation { rotateWebhookEndpointSecret(id: "w") { secret } }',
       refusal: WEBHOOKS_NEED_PRIVATE_KEY,

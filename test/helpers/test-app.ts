@@ -11,6 +11,7 @@ import { parse } from "graphql";
 import { buildApp } from "../../src/app.ts";
 import { resolveApiKey } from "../../src/auth/resolve-api-key.ts";
 import { createWorkspace } from "../../src/auth/workspaces.ts";
+import { startBackgroundWork } from "../../src/bootstrap.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/database.ts";
 import type { QueryObserver } from "../../src/db/sql-executor.ts";
@@ -50,7 +51,13 @@ export interface TestApp {
 }
 
 export async function startTestApp(
-  options: { env?: Record<string, string>; onQuery?: QueryObserver; rateLimiter?: RateLimiter } = {},
+  options: {
+    env?: Record<string, string>;
+    onQuery?: QueryObserver;
+    rateLimiter?: RateLimiter;
+    /** Also run the instance's background work (webhook dispatch, change log pruning), as the server does. */
+    background?: boolean;
+  } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "content-test-"));
   const config = loadConfig({
@@ -86,6 +93,9 @@ export async function startTestApp(
     });
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const background = options.background
+    ? await startBackgroundWork(mediaConfig, db, silentLogger)
+    : undefined;
   const yoga = createContentYoga(db.prisma, {
     config: mediaConfig,
     logger: silentLogger,
@@ -144,6 +154,7 @@ export async function startTestApp(
     },
     async close() {
       await new Promise<void>((resolve) => server?.close(() => resolve()));
+      await background?.stop(1_000);
       await rateLimiter.close();
       await db.close();
       rmSync(dataDir, { recursive: true, force: true });

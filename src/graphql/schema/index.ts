@@ -10,5 +10,6 @@ import "./field.ts";
 import "./media.ts";
 import "./event.ts";
 import "./webhook.ts";
+import "./webhook-delivery.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

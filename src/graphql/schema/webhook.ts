@@ -39,7 +39,7 @@ interface WebhookEndpointRow {
   updatedAt: Date;
 }
 
-function assertPrivateKey(ctx: GraphQLContext): void {
+export function assertWebhookAccess(ctx: GraphQLContext): void {
   if (ctx.caller.keyKind !== "private")
     throw forbiddenError("Webhook endpoints need a private API key; public keys are embedded in websites");
 }
@@ -117,7 +117,7 @@ builder.queryFields((t) => ({
     description: "A webhook endpoint of the workspace (private key)",
     args: { id: t.arg.string({ required: true }) },
     resolve: (_root, { id }, ctx) => {
-      assertPrivateKey(ctx);
+      assertWebhookAccess(ctx);
       return endpointById(ctx, id);
     },
   }),
@@ -125,7 +125,7 @@ builder.queryFields((t) => ({
     type: [WebhookEndpoint],
     description: "The workspace's webhook endpoints, oldest first (private key)",
     resolve: (_root, _args, ctx) => {
-      assertPrivateKey(ctx);
+      assertWebhookAccess(ctx);
       return ctx.prisma.webhookEndpoint.findMany({
         where: { workspaceId: ctx.caller.workspaceId },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
@@ -140,7 +140,7 @@ builder.mutationFields((t) => ({
     type: WebhookEndpointWithSecret,
     args: { input: t.arg({ type: CreateWebhookEndpointInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      assertPrivateKey(ctx);
+      assertWebhookAccess(ctx);
       const created = await createWebhookEndpoint(
         ctx.prisma,
         ctx.caller.workspaceId,
@@ -157,7 +157,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateWebhookEndpointInput, required: true }),
     },
     resolve: async (_root, { id, input }, ctx) => {
-      assertPrivateKey(ctx);
+      assertWebhookAccess(ctx);
       await updateWebhookEndpoint(ctx.prisma, ctx.caller.workspaceId, id, input, targetPolicy(ctx));
       return endpointById(ctx, id);
     },
@@ -166,7 +166,7 @@ builder.mutationFields((t) => ({
     type: DeleteResult,
     args: { id: t.arg.string({ required: true }) },
     resolve: async (_root, { id }, ctx) => {
-      assertPrivateKey(ctx);
+      assertWebhookAccess(ctx);
       return { id: await deleteWebhookEndpoint(ctx.prisma, ctx.caller.workspaceId, id) };
     },
   }),
@@ -175,7 +175,7 @@ builder.mutationFields((t) => ({
     description: "A new signing secret; the previous one keeps signing for 24 hours",
     args: { id: t.arg.string({ required: true }) },
     resolve: async (_root, { id }, ctx) => {
-      assertPrivateKey(ctx);
+      assertWebhookAccess(ctx);
       const rotated = await rotateWebhookEndpointSecret(ctx.prisma, ctx.caller.workspaceId, id);
       return { endpoint: await endpointById(ctx, rotated.id), secret: rotated.secret };
     },

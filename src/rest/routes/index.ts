@@ -8,6 +8,7 @@ import { fieldRoutes } from "./fields.ts";
 import { mediaRoutes } from "./media.ts";
 import { postRoutes } from "./posts.ts";
 import { categoryRoutes, tagRoutes } from "./taxonomies.ts";
+import { webhookDeliveryRoutes } from "./webhook-deliveries.ts";
 import { webhookRoutes } from "./webhooks.ts";
 
 export function restRoutes(config: Config): RestRoute[] {
@@ -20,5 +21,6 @@ export function restRoutes(config: Config): RestRoute[] {
     ...fieldRoutes,
     ...eventRoutes,
     ...webhookRoutes,
+    ...webhookDeliveryRoutes,
   ];
 }

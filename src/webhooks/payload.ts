@@ -1,0 +1,26 @@
+// What a receiver gets as the body of a delivery. The same for every attempt of a delivery, and signed
+// exactly as serialized here (signing.ts).
+
+/** An event as webhooks carry it: the change log's row, or a webhook.test event. */
+export interface WebhookEvent {
+  id: string;
+  type: string;
+  createdAt: Date;
+  workspaceId: string;
+  data: unknown;
+}
+
+/**
+ * `{"id", "type", "event", "createdAt", "workspaceId", "data"}`: `event` repeats `type` for receivers
+ * written for Marble, whose payloads name it so.
+ */
+export function webhookBody(event: WebhookEvent): string {
+  return JSON.stringify({
+    id: event.id,
+    type: event.type,
+    event: event.type,
+    createdAt: event.createdAt.toISOString(),
+    workspaceId: event.workspaceId,
+    data: event.data,
+  });
+}
