@@ -2,57 +2,15 @@
 // revoked through one instance stops working on the other within 5 seconds, even when the other had
 // just checked (and cached) it. The embedded database belongs to one process, so this runs in the
 // PostgreSQL mode of the suite.
-import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, instanceGroup } from "../helpers/server-instances.ts";
 import { storageMode } from "../helpers/test-database.ts";
 
-const ADMIN_TOKEN = "admin-token-for-revocation-tests";
-const schema = `test_${randomBytes(6).toString("hex")}`;
-const dataDir = mkdtempSync(path.join(tmpdir(), "content-revocation-"));
-const children: ChildProcess[] = [];
-
-afterAll(async () => {
-  for (const child of children) child.kill("SIGTERM");
-  await Promise.all(children.map((child) => new Promise((resolve) => child.once("exit", resolve))));
-  rmSync(dataDir, { recursive: true, force: true });
-  if (storageMode !== "postgres") return;
-  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await client.end();
-});
+const group = instanceGroup("revocation");
+afterAll(() => group.stop());
 
 async function startInstance(): Promise<string> {
-  const port = 30_000 + Math.floor(Math.random() * 20_000);
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
-    env: {
-      ...process.env,
-      DATABASE_SCHEMA: schema,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      ADMIN_TOKEN,
-      LOG_LEVEL: "silent",
-    },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  children.push(child);
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const ready = await fetch(`${base}/ready`).then(
-      (res) => res.ok,
-      () => false,
-    );
-    if (ready) return base;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`instance on ${base} did not become ready`);
+  return (await group.start()).url;
 }
 
 describe.skipIf(storageMode !== "postgres")("key revocation across instances", () => {
