@@ -6,8 +6,10 @@
 import { createHmac } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startBackgroundWork } from "../../src/bootstrap.ts";
 import { EVENT_TYPES } from "../../src/domain/event-types.ts";
 import type { Prisma } from "../../src/generated/prisma/client.ts";
+import { silentLogger } from "../../src/logger.ts";
 import { restFixtures } from "../helpers/rest-fixtures.ts";
 import { expectServerErrors } from "../helpers/server-errors.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
@@ -523,6 +525,52 @@ describe("target safety at delivery time", () => {
       expect(hook.received).toHaveLength(0);
     } finally {
       await strict.close();
+    }
+  });
+});
+
+describe("graceful shutdown", () => {
+  it("lets an attempt finish within the deadline, and releases the lease of one cut short", async () => {
+    const quiet = await startTestApp({
+      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", WEBHOOK_TIMEOUT_MS: "10000" },
+    });
+    try {
+      const ws = await quiet.workspace("Shutdown");
+      const hook = await receiver();
+      let answerAfterMs = 200;
+      hook.respond((_r, res) => {
+        setTimeout(() => res.end("done"), answerAfterMs);
+      });
+      await quiet.request("POST", "/v1/webhooks", {
+        key: ws.privateKey,
+        body: { url: hook.url, events: ["*"] },
+      });
+
+      // An attempt answered within the deadline is recorded as sent.
+      let background = await startBackgroundWork(quiet.config, quiet.db, silentLogger);
+      await restFixtures(quiet, ws.privateKey).tag("finishes");
+      await hook.waitFor((r) => r.length === 1);
+      await background.stop(2_000);
+      const finished = await quiet.db.prisma.webhookDelivery.findFirstOrThrow({
+        include: { attempts: true },
+      });
+      expect(finished).toMatchObject({ status: "succeeded", leaseUntil: null });
+      expect(finished.attempts).toHaveLength(1);
+
+      // One the receiver holds past the deadline is cut short and released at once (no 30 s lease to wait for).
+      answerAfterMs = 60_000;
+      background = await startBackgroundWork(quiet.config, quiet.db, silentLogger);
+      await restFixtures(quiet, ws.privateKey).tag("cut-short");
+      await hook.waitFor((r) => r.length === 2);
+      await background.stop(300);
+      const released = await quiet.db.prisma.webhookDelivery.findFirstOrThrow({
+        where: { status: "pending" },
+        include: { attempts: true },
+      });
+      expect(released).toMatchObject({ leaseUntil: null, failedAttempts: 0 });
+      expect(released.attempts).toEqual([]);
+    } finally {
+      await quiet.close();
     }
   });
 });
