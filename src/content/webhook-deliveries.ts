@@ -17,14 +17,21 @@ import { newEventId } from "./change-log.ts";
 import { newId } from "./ids.ts";
 import { deliveryIdSql } from "./webhook-delivery-ids.ts";
 import { activeSecrets } from "./webhook-endpoints.ts";
-import { write } from "./writer.ts";
+import { write, writeStatement } from "./writer.ts";
 
 const NOW = `(now() AT TIME ZONE 'UTC')`;
 
 // Due: not yet succeeded or given up, its time has come, nobody's lease runs, and its endpoint is
 // enabled (test events go out to disabled endpoints too: a client checks its receiver before enabling).
-// Oldest due first, then in the log's order (event ids sort by time); a batch is sent concurrently, so
-// receivers must not rely on arrival order (the README says so). SKIP LOCKED lets instances claim side by side without waiting for each other.
+// Oldest due first, then in the log's order (event ids sort by time); deliveries are sent concurrently,
+// so receivers must not rely on arrival order (the README says so). SKIP LOCKED lets instances claim
+// side by side without waiting for each other. The same statement returns what sending needs: the
+// endpoint's URL and secrets, and the event from the log (test events carry their own payload).
+/** The earliest moment a delivery becomes due or its lease runs out (a crashed holder's). */
+const NEXT_DUE_SELECT = `SELECT min(GREATEST(d."nextAttemptAt", COALESCE(d."leaseUntil", d."nextAttemptAt")))
+FROM "WebhookDelivery" d JOIN "WebhookEndpoint" w ON w.id = d."endpointId"
+WHERE d.status IN ('pending', 'retrying') AND (w.enabled OR d."eventType" = '${TEST_EVENT_TYPE}')`;
+
 const CLAIM_SQL = `WITH due AS (
   SELECT d.id FROM "WebhookDelivery" d
   JOIN "WebhookEndpoint" w ON w.id = d."endpointId"
@@ -34,74 +41,122 @@ const CLAIM_SQL = `WITH due AS (
   ORDER BY d."nextAttemptAt", d."eventId"
   LIMIT $1
   FOR UPDATE OF d SKIP LOCKED
+),
+claimed AS (
+  UPDATE "WebhookDelivery" d SET "leaseUntil" = ${NOW} + $2 * interval '1 millisecond'
+  FROM due
+  WHERE d.id = due.id
+  RETURNING d.id, d."endpointId", d."eventId", d.payload, d."failedAttempts", d."leaseUntil"
 )
-UPDATE "WebhookDelivery" d SET "leaseUntil" = ${NOW} + $2 * interval '1 millisecond'
-FROM due
-WHERE d.id = due.id
-RETURNING d.id, d."endpointId", d."eventId", d."eventType", d.payload, d."failedAttempts", d."leaseUntil"`;
+SELECT c.id, c."endpointId", c."eventId", c.payload, c."failedAttempts", c."leaseUntil",
+  w.url, w.secret, w."previousSecret", w."previousSecretExpiresAt",
+  e.type AS "eventType", e."createdAt" AS "eventCreatedAt", e."workspaceId" AS "eventWorkspaceId", e.data AS "eventData",
+  NULL::timestamp AS "nextDue"
+FROM claimed c
+JOIN "WebhookEndpoint" w ON w.id = c."endpointId"
+LEFT JOIN "Event" e ON e.id = c."eventId" AND c.payload IS NULL
+UNION ALL
+-- One more row, with no delivery: when the first delivery not claimed now becomes due or claimable.
+SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  (${NEXT_DUE_SELECT} AND d.id NOT IN (SELECT id FROM due))
+ORDER BY "eventId" NULLS LAST`;
 
-const NEXT_DUE_SQL = `SELECT min(GREATEST(d."nextAttemptAt", COALESCE(d."leaseUntil", d."nextAttemptAt"))) AS due
-FROM "WebhookDelivery" d JOIN "WebhookEndpoint" w ON w.id = d."endpointId"
-WHERE d.status IN ('pending', 'retrying') AND (w.enabled OR d."eventType" = '${TEST_EVENT_TYPE}')`;
+// Every finished attempt of a dispatcher's batch in one statement: the attempts logged; each delivery's
+// outcome applied if it still holds the claimed lease; then per endpoint, from the attempts that
+// counted: a success ends its failing streak, a failure starts one (or continues it), and the endpoint
+// is disabled after a 410 Gone ($3's reason) or when its streak began at or before the cutoff ($2).
+// Endpoints whose state does not change are not written.
+const RECORD_SQL = `WITH input AS (
+  SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
+    "attemptId" text, "deliveryId" text, "endpointId" text, "leaseUntil" timestamp(3),
+    "attemptedAt" timestamp(3), "durationMs" int, "statusCode" int, error text, "responseBody" text,
+    status text, "nextAttemptAt" timestamp(3), "endpointFailed" boolean, "disableEndpoint" text)
+),
+logged AS (
+  INSERT INTO "WebhookAttempt" (id, "deliveryId", "attemptedAt", "durationMs", "statusCode", error, "responseBody")
+  SELECT "attemptId", "deliveryId", "attemptedAt", "durationMs", "statusCode", error, "responseBody" FROM input
+),
+settled AS (
+  UPDATE "WebhookDelivery" d SET status = i.status,
+    "failedAttempts" = d."failedAttempts" + CASE WHEN i."endpointFailed" THEN 1 ELSE 0 END,
+    "nextAttemptAt" = COALESCE(i."nextAttemptAt", d."nextAttemptAt"),
+    "leaseUntil" = NULL, "updatedAt" = ${NOW}
+  FROM input i
+  WHERE d.id = i."deliveryId" AND d."leaseUntil" = i."leaseUntil"
+  RETURNING i."endpointId", i."endpointFailed", i."attemptedAt", i."disableEndpoint"
+),
+per_endpoint AS (
+  SELECT "endpointId", bool_or(NOT "endpointFailed") AS recovered,
+    min("attemptedAt") FILTER (WHERE "endpointFailed") AS "firstFailure", max("disableEndpoint") AS gone
+  FROM settled GROUP BY "endpointId"
+),
+judged AS (
+  SELECT p.*, w.id, CASE WHEN p.recovered THEN NULL ELSE COALESCE(w."failingSince", p."firstFailure") END AS "failingSince",
+    CASE
+      WHEN NOT w.enabled THEN NULL
+      WHEN p.gone IS NOT NULL THEN p.gone
+      WHEN NOT p.recovered AND COALESCE(w."failingSince", p."firstFailure") <= $2::timestamp(3) THEN $3
+    END AS "disableWith"
+  FROM per_endpoint p JOIN "WebhookEndpoint" w ON w.id = p."endpointId"
+)
+UPDATE "WebhookEndpoint" w SET "failingSince" = j."failingSince",
+  enabled = w.enabled AND j."disableWith" IS NULL,
+  "disabledReason" = COALESCE(j."disableWith", w."disabledReason")
+FROM judged j
+WHERE w.id = j.id
+  AND (w."failingSince" IS DISTINCT FROM j."failingSince" OR j."disableWith" IS NOT NULL)`;
 
 interface ClaimedRow {
-  id: string;
+  /** Null on the last row, which carries only `nextDue`. */
+  id: string | null;
+  nextDue: Date | null;
   endpointId: string;
   eventId: string;
-  eventType: string;
   payload: unknown;
   failedAttempts: number;
   leaseUntil: Date;
+  url: string;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+  eventType: string | null;
+  eventCreatedAt: Date | null;
+  eventWorkspaceId: string | null;
+  eventData: unknown;
 }
 
 export function createDeliveryStore(prisma: PrismaClient): DeliveryStore {
   return {
     async claim(limit, leaseMs) {
-      const rows = await write(prisma, ({ tx }) =>
-        tx.$queryRawUnsafe<ClaimedRow[]>(CLAIM_SQL, limit, leaseMs),
-      );
-      if (rows.length === 0) return [];
-      return withEndpointsAndEvents(prisma, rows);
+      const rows = await writeStatement<ClaimedRow>(prisma, CLAIM_SQL, limit, leaseMs);
+      const last = rows.at(-1);
+      return {
+        deliveries: rows
+          .filter((row): row is ClaimedRow & { id: string } => row.id !== null)
+          .map(claimedDelivery),
+        nextDueAt: last?.id === null ? last.nextDue : null,
+      };
     },
 
-    async record(outcome, disableAfterFailingMs) {
-      const { delivery, attempt } = outcome;
-      await write(prisma, async ({ tx }) => {
-        await tx.webhookAttempt.create({ data: { id: newId(), deliveryId: delivery.id, ...attempt } });
-        const { count } = await tx.webhookDelivery.updateMany({
-          where: { id: delivery.id, leaseUntil: delivery.leaseUntil },
-          data: {
-            status: outcome.status,
-            failedAttempts: outcome.endpointFailed ? { increment: 1 } : undefined,
-            nextAttemptAt: outcome.nextAttemptAt ?? undefined,
-            leaseUntil: null,
-          },
-        });
-        if (count === 0) return;
-        if (!outcome.endpointFailed) {
-          await tx.webhookEndpoint.updateMany({
-            where: { id: delivery.endpointId, failingSince: { not: null } },
-            data: { failingSince: null },
-          });
-          return;
-        }
-        await tx.webhookEndpoint.updateMany({
-          where: { id: delivery.endpointId, failingSince: null },
-          data: { failingSince: attempt.attemptedAt },
-        });
-        const failingFor = new Date(attempt.attemptedAt.getTime() - disableAfterFailingMs);
-        const reason =
-          outcome.disableEndpoint ??
-          `Every delivery failed since before ${failingFor.toISOString()} (${Math.round(disableAfterFailingMs / 3_600_000)} hours)`;
-        await tx.webhookEndpoint.updateMany({
-          where: {
-            id: delivery.endpointId,
-            enabled: true,
-            ...(outcome.disableEndpoint ? {} : { failingSince: { lte: failingFor } }),
-          },
-          data: { enabled: false, disabledReason: reason },
-        });
-      });
+    async record(outcomes, failingCutoff) {
+      if (outcomes.length === 0) return;
+      const rows = outcomes.map(
+        ({ delivery, attempt, status, nextAttemptAt, endpointFailed, disableEndpoint }) => ({
+          attemptId: newId(),
+          deliveryId: delivery.id,
+          endpointId: delivery.endpointId,
+          leaseUntil: delivery.leaseUntil.toISOString(),
+          ...attempt,
+          attemptedAt: attempt.attemptedAt.toISOString(),
+          status,
+          nextAttemptAt: nextAttemptAt?.toISOString() ?? null,
+          endpointFailed,
+          disableEndpoint,
+        }),
+      );
+      const days = Math.round((Date.now() - failingCutoff.getTime()) / 86_400_000);
+      const reason = `Every delivery failed since before ${failingCutoff.toISOString()} (${days} days)`;
+      await writeStatement(prisma, RECORD_SQL, JSON.stringify(rows), failingCutoff.toISOString(), reason);
     },
 
     async release(deliveries) {
@@ -114,44 +169,29 @@ export function createDeliveryStore(prisma: PrismaClient): DeliveryStore {
           });
       });
     },
-
-    async nextDueAt() {
-      const [row] = await prisma.$queryRawUnsafe<{ due: Date | null }[]>(NEXT_DUE_SQL);
-      return row?.due ?? null;
-    },
   };
 }
 
-/** The claimed rows with their endpoints' URL and secrets and their events (two reads for the batch). */
-async function withEndpointsAndEvents(prisma: PrismaClient, rows: ClaimedRow[]): Promise<ClaimedDelivery[]> {
-  const [endpoints, events] = await Promise.all([
-    prisma.webhookEndpoint.findMany({
-      where: { id: { in: [...new Set(rows.map((row) => row.endpointId))] } },
-      select: { id: true, url: true, secret: true, previousSecret: true, previousSecretExpiresAt: true },
-    }),
-    prisma.event.findMany({
-      where: { id: { in: rows.filter((row) => row.payload === null).map((row) => row.eventId) } },
-      select: { id: true, type: true, createdAt: true, workspaceId: true, data: true },
-    }),
-  ]);
-  const endpointById = new Map(endpoints.map((endpoint) => [endpoint.id, endpoint]));
-  const eventById = new Map(events.map((event) => [event.id, event]));
-  return rows.flatMap((row) => {
-    const endpoint = endpointById.get(row.endpointId);
-    // Deleted since the claim: its deliveries went with it.
-    if (!endpoint) return [];
-    return [
-      {
-        id: row.id,
-        endpointId: row.endpointId,
-        url: endpoint.url,
-        secrets: activeSecrets(endpoint),
-        event: row.payload !== null ? storedTestEvent(row.payload) : (eventById.get(row.eventId) ?? null),
-        failedAttempts: row.failedAttempts,
-        leaseUntil: row.leaseUntil,
-      },
-    ];
-  });
+function claimedDelivery(row: ClaimedRow & { id: string }): ClaimedDelivery {
+  const logged: WebhookEvent | null =
+    row.eventType !== null && row.eventCreatedAt !== null && row.eventWorkspaceId !== null
+      ? {
+          id: row.eventId,
+          type: row.eventType,
+          createdAt: row.eventCreatedAt,
+          workspaceId: row.eventWorkspaceId,
+          data: row.eventData,
+        }
+      : null;
+  return {
+    id: row.id,
+    endpointId: row.endpointId,
+    url: row.url,
+    secrets: activeSecrets(row),
+    event: row.payload !== null ? storedTestEvent(row.payload) : logged,
+    failedAttempts: row.failedAttempts,
+    leaseUntil: row.leaseUntil,
+  };
 }
 
 function storedTestEvent(payload: unknown): WebhookEvent {

@@ -72,3 +72,13 @@ export async function write<T>(prisma: PrismaClient, work: (uow: UnitOfWork) => 
     for (const listener of listeners.get(prisma) ?? []) listener(changes, committed);
   return result;
 }
+
+/**
+ * One statement that is its own transaction, without BEGIN and COMMIT round trips: for bookkeeping
+ * that changes no content and so names no change (the webhook dispatcher's claims and attempt records,
+ * several times a second under load). PostgreSQL runs a lone statement atomically; its rows are as
+ * durable as a unit of work's.
+ */
+export function writeStatement<T>(prisma: PrismaClient, sql: string, ...params: unknown[]): Promise<T[]> {
+  return prisma.$queryRawUnsafe<T[]>(sql, ...params);
+}

@@ -5,12 +5,15 @@
 //
 // When it works:
 // - on `wake()`: the writer's in-process signal after a commit that queued deliveries, and on
-//   PostgreSQL a NOTIFY sent by that commit (so writes made by other instances or the CLI wake it too);
+//   PostgreSQL a NOTIFY sent by that commit (so writes made by other instances or the CLI wake it too).
+//   Wakes within `coalesceMs` of each other make one claim, so a burst of writes costs a few rounds;
 // - on a timer set after every round to the next moment something is due — a scheduled retry, or the
 //   end of a lease another instance holds (a crashed holder's deliveries are taken over then) — and
 //   never later than `sweepMs`, the safety net for a missed notification.
-// Several instances may run at once: a claim takes only deliveries no one holds (FOR UPDATE SKIP
-// LOCKED, then a lease), so each delivery is sent by one instance at a time.
+// Up to `concurrency` attempts are in flight; each frees its slot when it ends, so a slow receiver
+// holds one slot, not the others' deliveries. Finished attempts are recorded together, one statement
+// for all that ended meanwhile. Several instances may run at once: a claim takes only deliveries no one
+// holds (FOR UPDATE SKIP LOCKED, then a lease), so each delivery is sent by one instance at a time.
 import { type DeliveryStatus, TEST_EVENT_TYPE } from "../domain/webhook-deliveries.ts";
 import { type WebhookEvent, webhookBody } from "./payload.ts";
 import { DEFAULT_RETRY_SCHEDULE_MS, nextAttempt } from "./retry-schedule.ts";
@@ -54,14 +57,18 @@ export interface AttemptOutcome {
 }
 
 export interface DeliveryStore {
-  /** Leases up to `limit` due deliveries for `leaseMs`. */
-  claim(limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
-  /** Records an attempt and its outcome; the status changes only if the lease is still this one. */
-  record(outcome: AttemptOutcome, disableAfterFailingMs: number): Promise<void>;
+  /**
+   * Leases up to `limit` due deliveries for `leaseMs`; also says when the first delivery it did not
+   * claim becomes due or claimable (null: none waits).
+   */
+  claim(limit: number, leaseMs: number): Promise<{ deliveries: ClaimedDelivery[]; nextDueAt: Date | null }>;
+  /**
+   * Records attempts and their outcomes; a delivery's status changes only if it still holds the lease
+   * that was claimed. An endpoint that failed every attempt since `failingCutoff` or before is disabled.
+   */
+  record(outcomes: readonly AttemptOutcome[], failingCutoff: Date): Promise<void>;
   /** Gives claimed deliveries back unsent (shutdown). */
   release(deliveries: readonly ClaimedDelivery[]): Promise<void>;
-  /** When the next delivery becomes due or claimable, or null when none waits. */
-  nextDueAt(): Promise<Date | null>;
 }
 
 export interface DispatcherOptions {
@@ -74,6 +81,8 @@ export interface DispatcherOptions {
   /** Deliveries sent at once by this instance. */
   concurrency?: number;
   sweepMs?: number;
+  /** Wakes this close together make one claim. */
+  coalesceMs?: number;
   /** An endpoint whose every attempt has failed for this long is disabled. */
   disableAfterFailingMs?: number;
   /** Called when the dispatcher's own work fails (a database error); delivery failures are recorded, not reported. */
@@ -86,16 +95,23 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export const DISPATCH_DEFAULTS = {
   concurrency: 16,
   sweepMs: 10_000,
+  coalesceMs: 20,
   disableAfterFailingMs: 3 * DAY_MS,
 };
 
 export class WebhookDispatcher {
   private readonly options: Required<Omit<DispatcherOptions, "onError">> & Pick<DispatcherOptions, "onError">;
-  private running: Promise<void> | null = null;
-  private wokenWhileRunning = false;
-  private timer: NodeJS.Timeout | null = null;
   private stopped = false;
-  private readonly inFlight = new Set<ClaimedDelivery>();
+  /** A claim round is running; `wokenWhileClaiming` asks for another right after it. */
+  private claiming: Promise<void> | null = null;
+  private wokenWhileClaiming = false;
+  private timer: NodeJS.Timeout | null = null;
+  private timerAt = Number.POSITIVE_INFINITY;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** The last claim filled every free slot: more may be due as soon as a slot frees. */
+  private claimedFull = false;
+  private readonly toRecord: AttemptOutcome[] = [];
+  private recording: Promise<void> | null = null;
   private readonly shutdown = new AbortController();
 
   constructor(options: DispatcherOptions) {
@@ -112,22 +128,9 @@ export class WebhookDispatcher {
     return this.options.timeoutMs * 3;
   }
 
-  /** Looks for due deliveries now (again, once the current round ends, if one is running). */
+  /** Looks for due deliveries within `coalesceMs` (after the running claim, if one is). */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.wokenWhileRunning = true;
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.running = this.round().finally(() => {
-      this.running = null;
-      if (this.wokenWhileRunning) {
-        this.wokenWhileRunning = false;
-        this.wake();
-      }
-    });
+    this.runIn(this.options.coalesceMs);
   }
 
   /**
@@ -137,51 +140,89 @@ export class WebhookDispatcher {
   async stop(deadlineMs: number): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    const running = this.running;
-    if (!running) return;
+    await this.claiming;
     let timeout: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
       timeout = setTimeout(resolve, deadlineMs);
     });
-    await Promise.race([running, deadline]);
+    await Promise.race([Promise.all(this.inFlight), deadline]);
     clearTimeout(timeout);
     if (this.inFlight.size > 0) {
       this.shutdown.abort();
-      await running;
+      await Promise.all(this.inFlight);
     }
+    await this.flushRecords();
   }
 
-  private async round(): Promise<void> {
-    try {
-      const batch = this.options.concurrency;
-      for (;;) {
-        const claimed = await this.options.store.claim(batch, this.leaseMs);
-        if (claimed.length === 0) break;
-        await Promise.all(claimed.map((delivery) => this.deliver(delivery)));
-        if (this.stopped || claimed.length < batch) break;
-      }
-    } catch (error) {
-      this.options.onError?.("claiming webhook deliveries failed", error);
+  /** Schedules a claim round in `ms`, unless one is already due sooner. */
+  private runIn(ms: number): void {
+    if (this.stopped) return;
+    if (this.claiming) {
+      this.wokenWhileClaiming = true;
+      return;
     }
-    await this.scheduleNext();
+    this.setTimer(ms);
   }
 
-  private async scheduleNext(): Promise<void> {
+  /** The claim round's own timer: the earlier of the one set and `ms` from now. */
+  private setTimer(ms: number): void {
     if (this.stopped) return;
-    let wait = this.options.sweepMs;
-    try {
-      const due = await this.options.store.nextDueAt();
-      if (due) wait = Math.min(wait, Math.max(0, due.getTime() - this.options.now().getTime()));
-    } catch (error) {
-      this.options.onError?.("reading the next due webhook delivery failed", error);
-    }
-    if (this.stopped) return;
-    this.timer = setTimeout(() => this.wake(), wait);
+    const at = Date.now() + ms;
+    if (this.timer && this.timerAt <= at) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.timerAt = Number.POSITIVE_INFINITY;
+      this.claimRound();
+    }, ms);
     this.timer.unref();
   }
 
+  private claimRound(): void {
+    if (this.stopped) return;
+    if (this.claiming) {
+      this.wokenWhileClaiming = true;
+      return;
+    }
+    this.claiming = this.claim().finally(() => {
+      this.claiming = null;
+      if (this.wokenWhileClaiming) {
+        this.wokenWhileClaiming = false;
+        this.runIn(0);
+      }
+    });
+  }
+
+  private async claim(): Promise<void> {
+    const free = this.options.concurrency - this.inFlight.size;
+    // Every slot is busy: the next attempt to end wakes a round.
+    if (free <= 0) return;
+    let claimed: ClaimedDelivery[] = [];
+    let wait = this.options.sweepMs;
+    try {
+      const result = await this.options.store.claim(free, this.leaseMs);
+      claimed = result.deliveries;
+      if (result.nextDueAt)
+        wait = Math.min(wait, Math.max(0, result.nextDueAt.getTime() - this.options.now().getTime()));
+    } catch (error) {
+      this.options.onError?.("claiming webhook deliveries failed", error);
+    }
+    for (const delivery of claimed) this.start(delivery);
+    // A full claim may have left more due: claim again when a slot frees (start() sees to it).
+    this.claimedFull = claimed.length === free;
+    if (!this.claimedFull) this.setTimer(wait);
+  }
+
+  private start(delivery: ClaimedDelivery): void {
+    const attempt = this.deliver(delivery).finally(() => {
+      this.inFlight.delete(attempt);
+      if (this.claimedFull) this.runIn(0);
+    });
+    this.inFlight.add(attempt);
+  }
+
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
-    this.inFlight.add(delivery);
     try {
       const attemptedAt = this.options.now();
       const result = delivery.event
@@ -198,16 +239,35 @@ export class WebhookDispatcher {
         error: result.error,
         responseBody: result.responseBody,
       };
-      await this.options.store.record(
-        this.outcomeOf(delivery, attempt, result),
-        this.options.disableAfterFailingMs,
-      );
+      this.toRecord.push(this.outcomeOf(delivery, attempt, result));
+      await this.flushRecords();
     } catch (error) {
       // The lease runs out and another round (here or elsewhere) tries again: nothing is lost.
-      this.options.onError?.("recording a webhook attempt failed", error);
-    } finally {
-      this.inFlight.delete(delivery);
+      this.options.onError?.("releasing a webhook delivery failed", error);
     }
+  }
+
+  /** Records every finished attempt not recorded yet, in one call; concurrent callers share it. */
+  private async flushRecords(): Promise<void> {
+    while (this.recording) await this.recording;
+    if (this.toRecord.length === 0) return;
+    const batch = this.toRecord.splice(0);
+    const cutoff = new Date(this.options.now().getTime() - this.options.disableAfterFailingMs);
+    this.recording = this.options.store.record(batch, cutoff).then(
+      () => {
+        this.recording = null;
+        // The retries just scheduled: the claim's timer was set before they existed.
+        for (const { nextAttemptAt } of batch)
+          if (nextAttemptAt)
+            this.setTimer(Math.max(0, nextAttemptAt.getTime() - this.options.now().getTime()));
+      },
+      (error: unknown) => {
+        this.recording = null;
+        // The leases run out and the deliveries are tried again: at least once, never lost.
+        this.options.onError?.("recording webhook attempts failed", error);
+      },
+    );
+    await this.recording;
   }
 
   private requestFor(delivery: ClaimedDelivery, event: WebhookEvent, at: Date): SendRequest {
