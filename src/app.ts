@@ -5,6 +5,7 @@ import express, { type Express, type RequestHandler } from "express";
 import { createCallerResolver } from "./auth/caller-cache.ts";
 import { workspaceExists } from "./auth/workspaces.ts";
 import type { Config } from "./config.ts";
+import { logHead } from "./content/change-log.ts";
 import { onCommittedChanges } from "./content/writer.ts";
 import type { Database } from "./db/database.ts";
 import { echoInput } from "./domain/echo-input.ts";
@@ -24,6 +25,7 @@ import type { RateLimiter } from "./limits/rate-limiter.ts";
 import type { Logger } from "./logger.ts";
 import { serveLocalMedia } from "./media/serve-local-media.ts";
 import { isSelfServed, type MediaStorage } from "./media/storage.ts";
+import { createResponseCache } from "./rest/response-cache.ts";
 import { createRestRouter } from "./rest/router.ts";
 
 export interface AppDeps {
@@ -102,6 +104,13 @@ export function buildApp(deps: AppDeps): Express {
       config,
       logger,
       limited: limited(),
+      cache:
+        config.cache.mode === "memory"
+          ? createResponseCache({
+              contentHead: (workspaceId) => logHead(db.sql, workspaceId),
+              maxBytes: config.cache.maxBytes,
+            })
+          : undefined,
     }),
   );
 

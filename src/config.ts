@@ -112,6 +112,10 @@ const EnvSchema = z.object({
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
   /** Whether this instance sends webhooks; any number of instances may, each delivery goes out once. */
   WEBHOOK_DISPATCH: flag.default(true),
+  /** The REST response cache: in this process's memory, or none. */
+  CACHE: z.enum(["memory", "off"]).default("memory"),
+  /** Bytes of answers the memory cache keeps at most (least recently used go first). */
+  CACHE_MAX_BYTES: positiveInt.default(64 * 1024 * 1024),
 });
 
 export type Config = ReturnType<typeof toConfig>;
@@ -178,6 +182,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       dispatch: env.WEBHOOK_DISPATCH,
     },
+    cache: { mode: env.CACHE, maxBytes: env.CACHE_MAX_BYTES },
   };
 }
 

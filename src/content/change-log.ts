@@ -7,6 +7,7 @@
 // records post.updated and post.published or post.unpublished. Workspace, API key and webhook endpoint
 // changes are not content and record nothing. All of an operation's events are inserted in one
 // statement, which gives them consecutive positions in the order the operation named its changes.
+import type { SqlExecutor } from "../db/sql-executor.ts";
 import type { EventType } from "../domain/event-types.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import type { Change } from "./change.ts";
@@ -127,4 +128,17 @@ function lastKnown(change: Change): Record<string, unknown> {
 function slugOf(change: Change, data: Record<string, unknown>): string | null {
   const slug = change.resource === "field" ? data.key : data.slug;
   return typeof slug === "string" ? slug : null;
+}
+
+/**
+ * The head of a workspace's log: the position of its newest event ("0" before any), read with one
+ * indexed statement. It moves with every committed content write, whichever process made it, which is
+ * what the response cache keys its answers on (src/rest/response-cache.ts).
+ */
+export async function logHead(sql: SqlExecutor, workspaceId: string): Promise<string> {
+  const [row] = await sql.query<{ head: string }>(
+    `SELECT COALESCE(max(position), 0)::text AS head FROM "Event" WHERE "workspaceId" = $1`,
+    [workspaceId],
+  );
+  return row?.head ?? "0";
 }

@@ -26,6 +26,12 @@ export interface RestRoute {
   access: "read" | "write" | "private";
   /** Also served read-only at `/v1/{workspace_id}<path>`, without a key. */
   workspacePathForm?: boolean;
+  /**
+   * A GET whose answer depends on nothing but the workspace's content, so the response cache may keep
+   * it until the change log moves (src/rest/response-cache.ts). Not for answers that change with time
+   * or with state that records no event (webhook endpoints, the change log itself as it is pruned).
+   */
+  cached?: boolean;
   query?: readonly QueryParam[];
   body?: z.ZodType;
   /** Multipart form instead of JSON (media upload); parsed by the route's own `input`. */

@@ -12,6 +12,7 @@ import { internalError, type RestError, restErrorFromGraphQL, validationError } 
 import { executeOperation, type PreparedOperation, prepareOperation } from "./execute.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { parseQuery } from "./query-params.ts";
+import { answerKey, type ResponseCache, sendJsonAnswer, strongETag } from "./response-cache.ts";
 import { RestInputError } from "./rest-input-error.ts";
 import type { RestRoute, RouteInput } from "./route.ts";
 import { restRoutes } from "./routes/index.ts";
@@ -24,6 +25,8 @@ export interface RestRouterDeps {
   logger: Logger;
   /** Caller resolution and rate limiting, applied to every resource route. */
   limited: RequestHandler[];
+  /** Answers of routes marked `cached`; none when CACHE=off. */
+  cache?: ResponseCache;
 }
 
 export function createRestRouter(deps: RestRouterDeps): Router {
@@ -69,12 +72,48 @@ export function createRestRouter(deps: RestRouterDeps): Router {
 function routeHandler(route: RestRoute, operation: PreparedOperation, deps: RestRouterDeps): RequestHandler {
   return async (req, res, next) => {
     try {
+      if (route.method === "get" && req.caller) {
+        await answerRead(route, operation, deps, req, res, req.caller);
+        return;
+      }
       const outcome = await runRoute(route, operation, deps, req, res);
       res.status(outcome.status).json(outcome.body);
     } catch (error) {
       next(error);
     }
   };
+}
+
+/**
+ * A GET: from the response cache when the route opts in and the workspace's content has not changed
+ * since the answer was stored (response-cache.ts), else computed (and stored); with an ETag either way.
+ * Preview tokens expire with time, not with the content: answers read with one are never stored.
+ */
+async function answerRead(
+  route: RestRoute,
+  operation: PreparedOperation,
+  deps: RestRouterDeps,
+  req: Request,
+  res: Response,
+  caller: { workspaceId: string; keyKind: string },
+): Promise<void> {
+  const cache = route.cached && deps.cache && !("preview" in req.query) ? deps.cache : undefined;
+  const key = answerKey(req, caller.workspaceId, caller.keyKind);
+  // Read before the answer is computed: see response-cache.ts for why this order is never stale.
+  const head = cache ? await cache.head(caller.workspaceId) : null;
+  const hit = cache && head !== null ? cache.get(key, head) : undefined;
+  if (hit) {
+    sendJsonAnswer(req, res, hit, caller.keyKind, "HIT");
+    return;
+  }
+  const outcome = await runRoute(route, operation, deps, req, res);
+  if (outcome.status !== 200) {
+    res.status(outcome.status).json(outcome.body);
+    return;
+  }
+  const body = Buffer.from(JSON.stringify(outcome.body));
+  const answer = cache && head !== null ? cache.put(key, head, body) : { body, etag: strongETag(body) };
+  sendJsonAnswer(req, res, answer, caller.keyKind, cache ? "MISS" : undefined);
 }
 
 async function runRoute(

@@ -24,6 +24,7 @@ export const authorRoutes: RestRoute[] = [
   {
     name: "listAuthors",
     method: "get",
+    cached: true,
     path: "/authors",
     tag: "Authors",
     summary: "List authors",
@@ -42,6 +43,7 @@ export const authorRoutes: RestRoute[] = [
   {
     name: "getAuthor",
     method: "get",
+    cached: true,
     path: "/authors/{identifier}",
     tag: "Authors",
     summary: "Get an author by id or slug",

@@ -25,6 +25,7 @@ export const fieldRoutes: RestRoute[] = [
   {
     name: "listFields",
     method: "get",
+    cached: true,
     path: "/fields",
     tag: "Fields",
     summary: "List custom field definitions, in position order",
@@ -39,6 +40,7 @@ export const fieldRoutes: RestRoute[] = [
   {
     name: "getField",
     method: "get",
+    cached: true,
     path: "/fields/{identifier}",
     tag: "Fields",
     summary: "Get a field definition by id or key",

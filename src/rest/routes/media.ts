@@ -18,6 +18,7 @@ export function mediaRoutes(config: Config): RestRoute[] {
     {
       name: "listMedia",
       method: "get",
+      cached: true,
       path: "/media",
       tag: "Media",
       summary: "List media, newest first",
@@ -58,6 +59,7 @@ export function mediaRoutes(config: Config): RestRoute[] {
     {
       name: "getMedia",
       method: "get",
+      cached: true,
       path: "/media/{id}",
       tag: "Media",
       summary: "Get a media record",

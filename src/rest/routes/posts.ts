@@ -98,6 +98,7 @@ export const postRoutes: RestRoute[] = [
   {
     name: "listPosts",
     method: "get",
+    cached: true,
     path: "/posts",
     tag: "Posts",
     summary: "List posts",
@@ -129,6 +130,7 @@ export const postRoutes: RestRoute[] = [
   {
     name: "getPost",
     method: "get",
+    cached: true,
     path: "/posts/{identifier}",
     tag: "Posts",
     summary: "Get a post by id or slug",

@@ -56,6 +56,7 @@ function taxonomyRoutes(t: Taxonomy): RestRoute[] {
     {
       name: `list${cap === "Category" ? "Categories" : "Tags"}`,
       method: "get",
+      cached: true,
       path: `/${t.many}`,
       tag: t.tag,
       summary: `List ${t.many}`,
@@ -74,6 +75,7 @@ function taxonomyRoutes(t: Taxonomy): RestRoute[] {
     {
       name: `get${cap}`,
       method: "get",
+      cached: true,
       path: `/${t.many}/{identifier}`,
       tag: t.tag,
       summary: `Get a ${t.one} by id or slug`,
