@@ -10,6 +10,7 @@ import { onCommittedChanges } from "./content/writer.ts";
 import type { Database } from "./db/database.ts";
 import { echoInput } from "./domain/echo-input.ts";
 import { rateLimitedError } from "./graphql/errors.ts";
+import type { ChangeStream } from "./graphql/live/change-stream.ts";
 import { createContentYoga } from "./graphql/yoga.ts";
 import { adminRoutes } from "./http/admin-routes.ts";
 import { openCors } from "./http/cors.ts";
@@ -36,6 +37,8 @@ export interface AppDeps {
   mediaStorage: MediaStorage;
   /** Reported by /ready; the server flips it when draining. */
   isShuttingDown?: () => boolean;
+  /** Live changes for GraphQL subscriptions (bootstrap.ts createChangeStream); none: subscriptions refuse. */
+  changes?: ChangeStream;
 }
 
 export function buildApp(deps: AppDeps): Express {
@@ -51,7 +54,7 @@ export function buildApp(deps: AppDeps): Express {
   onCommittedChanges(db.prisma, (changes) => {
     if (changes.some((change) => change.resource === "api_key")) callers.clear();
   });
-  const services = { config, logger, sql: db.sql, mediaStorage: deps.mediaStorage };
+  const services = { config, logger, sql: db.sql, mediaStorage: deps.mediaStorage, changes: deps.changes };
   const yoga = createContentYoga(db.prisma, services);
 
   app.use(requestLog(logger));

@@ -2,12 +2,14 @@
 // its background work (change log pruning, webhook dispatch). Shared by the server, the benchmark and
 // the tests, so all run exactly the production wiring.
 import type { Config } from "./config.ts";
+import { CHANGES_CHANNEL_PREFIX } from "./content/change-log.ts";
 import { scheduleEventPruning } from "./content/event-retention.ts";
 import { createDeliveryStore } from "./content/webhook-deliveries.ts";
 import { WEBHOOK_CHANNEL_PREFIX } from "./content/webhook-delivery-ids.ts";
 import { onCommittedChanges } from "./content/writer.ts";
 import { type Database, openDatabase } from "./db/database.ts";
 import type { QueryObserver } from "./db/sql-executor.ts";
+import { ChangeStream } from "./graphql/live/change-stream.ts";
 import { createRateLimiter } from "./limits/create-rate-limiter.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
 import type { Logger } from "./logger.ts";
@@ -96,4 +98,41 @@ export async function startBackgroundWork(
       await dispatcher.stop(deadlineMs);
     },
   };
+}
+
+/**
+ * The instance's live change stream for GraphQL subscriptions: woken by this process's commits at once
+ * and by other processes' through NOTIFY; reads the change log only while someone subscribes.
+ */
+export function createChangeStream(db: Database, logger: Logger): ChangeStream {
+  const report = (message: string, error: unknown) =>
+    logger.error(message, { error: error instanceof Error ? error.message : String(error) });
+  const stream = new ChangeStream(
+    {
+      head: async () => {
+        const [row] = await db.sql.query<{ head: string }>(
+          `SELECT COALESCE(max(position), 0)::text AS head FROM "Event"`,
+        );
+        return BigInt(row?.head ?? "0");
+      },
+      after: (position, limit) =>
+        db.prisma.event.findMany({
+          where: { position: { gt: position } },
+          orderBy: { position: "asc" },
+          take: limit,
+        }),
+      listen: async (onNotify) => {
+        const listening = await db.listen(CHANGES_CHANNEL_PREFIX, onNotify, (error) =>
+          report("listening for change notifications failed; reconnecting", error),
+        );
+        return () => listening.close();
+      },
+    },
+    100,
+    report,
+  );
+  onCommittedChanges(db.prisma, (changes) => {
+    if (changes.length > 0) stream.wake();
+  });
+  return stream;
 }

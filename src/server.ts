@@ -3,7 +3,7 @@
 // database cleanly.
 import type { Server } from "node:http";
 import { buildApp } from "./app.ts";
-import { openRuntime, startBackgroundWork } from "./bootstrap.ts";
+import { createChangeStream, openRuntime, startBackgroundWork } from "./bootstrap.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { EmbeddedDatabaseLockedError } from "./db/embedded-lock.ts";
 import { ensureDefaultWorkspace } from "./first-start.ts";
@@ -22,7 +22,8 @@ async function main(): Promise<void> {
   const background = await startBackgroundWork(config, runtime.db, logger);
 
   let shuttingDown = false;
-  const app = buildApp({ config, logger, ...runtime, isShuttingDown: () => shuttingDown });
+  const changes = createChangeStream(runtime.db, logger);
+  const app = buildApp({ config, logger, ...runtime, changes, isShuttingDown: () => shuttingDown });
   const server: Server = app.listen(config.port, config.host, () => {
     logger.info("listening", { url: `http://${config.host}:${config.port}`, database: runtime.db.kind });
   });
@@ -43,6 +44,8 @@ async function main(): Promise<void> {
     const deadline = Date.now() + config.shutdownTimeoutMs;
     server.close();
     server.closeIdleConnections();
+    // Subscriptions end cleanly (their SSE streams complete) instead of being cut at the deadline.
+    await changes.close();
     while (inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
     if (inFlight > 0) {
       logger.warn("in-flight requests did not finish in time; closing anyway", { inFlight });

@@ -61,6 +61,9 @@ export async function appendEvents(
   return appended?.queued ?? 0;
 }
 
+/** NOTIFY channel for "events were appended", followed by the schema's name. */
+export const CHANGES_CHANNEL_PREFIX = "content_changes:";
+
 /** Our own advisory lock id (Prisma's migrate lock is 72707369). */
 const APPEND_LOCK_ID = 72707370;
 
@@ -73,7 +76,8 @@ const APPEND_LOCK_ID = 72707370;
 // The same statement fans the events out to the workspace's enabled endpoints that subscribe to them:
 // one delivery per (event, endpoint), its id derived from the pair, so the fan-out is exactly once and
 // costs the write no extra round trip. When it queued any, it sends a NOTIFY on the schema's
-// channel (WEBHOOK_CHANNEL_PREFIX + schema), delivered to listening instances at COMMIT only.
+// channel (WEBHOOK_CHANNEL_PREFIX + schema), delivered to listening instances at COMMIT only; and it
+// always announces the append on CHANGES_CHANNEL_PREFIX + schema, for the instances' subscriptions.
 // Times are UTC, as Prisma stores them, whatever the session's time zone.
 const APPEND_SQL = `WITH turn AS (SELECT pg_advisory_xact_lock($1)),
 appended AS (
@@ -93,6 +97,7 @@ fanned AS (
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM fanned)::int AS queued,
+  (SELECT count(*) FROM (SELECT pg_notify('${CHANGES_CHANNEL_PREFIX}' || current_schema(), '') FROM appended LIMIT 1) c)::int AS announced,
   (SELECT count(*) FROM (SELECT pg_notify('${WEBHOOK_CHANNEL_PREFIX}' || current_schema(), '') FROM fanned LIMIT 1) n)::int AS notified`;
 
 export function eventTypesOf(change: Change): EventType[] {

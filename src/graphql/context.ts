@@ -8,6 +8,7 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import type { MediaStorage } from "../media/storage.ts";
 import { forbiddenError, unauthenticatedError } from "./errors.ts";
+import type { ChangeStream } from "./live/change-stream.ts";
 import { createLoaders, type Loaders } from "./loaders.ts";
 
 export interface RequestCaller {
@@ -23,6 +24,8 @@ export interface AppServices {
   sql: SqlExecutor;
   logger: Logger;
   mediaStorage: MediaStorage;
+  /** Live changes for subscriptions; absent where nothing serves them (in-process test executors). */
+  changes?: ChangeStream;
 }
 
 export interface GraphQLContext {

@@ -11,7 +11,7 @@ import { parse } from "graphql";
 import { buildApp } from "../../src/app.ts";
 import { resolveApiKey } from "../../src/auth/resolve-api-key.ts";
 import { createWorkspace } from "../../src/auth/workspaces.ts";
-import { startBackgroundWork } from "../../src/bootstrap.ts";
+import { createChangeStream, startBackgroundWork } from "../../src/bootstrap.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/database.ts";
 import type { QueryObserver } from "../../src/db/sql-executor.ts";
@@ -81,7 +81,8 @@ export async function startTestApp(
   // Media URLs need an absolute base; tests read files back through the app itself.
   const mediaConfig = { ...config, publicUrl: config.publicUrl ?? "http://media.test" };
   const mediaStorage = createMediaStorage(mediaConfig);
-  const app = buildApp({ config: mediaConfig, db, logger: silentLogger, rateLimiter, mediaStorage });
+  const changes = createChangeStream(db, silentLogger);
+  const app = buildApp({ config: mediaConfig, db, logger: silentLogger, rateLimiter, mediaStorage, changes });
   server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
@@ -155,6 +156,7 @@ export async function startTestApp(
     async close() {
       await new Promise<void>((resolve) => server?.close(() => resolve()));
       await background?.stop(1_000);
+      await changes.close();
       await rateLimiter.close();
       await db.close();
       rmSync(dataDir, { recursive: true, force: true });

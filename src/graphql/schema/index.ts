@@ -11,5 +11,6 @@ import "./media.ts";
 import "./event.ts";
 import "./webhook.ts";
 import "./webhook-delivery.ts";
+import "./subscription.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,155 @@
+// GraphQL subscriptions over SSE: `contentChanged` delivers the change log's events after commit, with
+// the reads' visibility (a public key never sees a draft), ends cleanly when the service stops, and a
+// subscriber that stops reading is dropped instead of buffered (the stream's queue is bounded).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Event } from "../../src/generated/prisma/client.ts";
+import { ChangeStream, SubscriberTooSlowError } from "../../src/graphql/live/change-stream.ts";
+import { restFixtures } from "../helpers/rest-fixtures.ts";
+import { subscribe } from "../helpers/sse-subscription.ts";
+import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
+
+let app: TestApp;
+let ws: TestWorkspace;
+beforeAll(async () => {
+  app = await startTestApp();
+  ws = await app.workspace("Live");
+});
+afterAll(() => app?.close());
+
+const CHANGES = "subscription { contentChanged { type resourceId slug data } }";
+type Change = { type: string; resourceId: string; slug: string | null; data: Record<string, unknown> };
+const changesOf = (received: { data?: Record<string, unknown> }[]) =>
+  received.map((r) => r.data?.contentChanged as Change);
+
+describe("contentChanged over SSE", () => {
+  it("delivers every change to a private subscriber, after commit, in log order", async () => {
+    const live = await subscribe(app.url, ws.privateKey, CHANGES);
+    try {
+      const f = restFixtures(app, ws.privateKey);
+      const tag = await f.tag("live-tag");
+      await app.request("PATCH", `/v1/tags/${tag.id}`, { key: ws.privateKey, body: { name: "Live!" } });
+      await app.request("DELETE", `/v1/tags/${tag.id}`, { key: ws.privateKey });
+      await live.waitFor((r) => r.length === 3);
+      expect(changesOf(live.received).map((c) => [c.type, c.slug])).toEqual([
+        ["tag.created", "live-tag"],
+        ["tag.updated", "live-tag"],
+        ["tag.deleted", "live-tag"],
+      ]);
+      expect(changesOf(live.received)[1]?.data).toMatchObject({ name: "Live!" });
+    } finally {
+      live.close();
+    }
+  });
+
+  it("never shows a public subscriber a draft; a post leaving public view arrives as id and slug", async () => {
+    const publicLive = await subscribe(app.url, ws.publicKey, CHANGES);
+    const privateLive = await subscribe(app.url, ws.privateKey, CHANGES);
+    try {
+      const f = restFixtures(app, ws.privateKey);
+      const category = await f.category("live-news");
+      const post = await f.post({ slug: "live-draft", categoryId: category.id, status: "draft" });
+      await app.request("PATCH", `/v1/posts/${post.id}`, {
+        key: ws.privateKey,
+        body: { title: "Still a draft" },
+      });
+      await app.request("PATCH", `/v1/posts/${post.id}`, {
+        key: ws.privateKey,
+        body: { status: "published" },
+      });
+      await app.request("PATCH", `/v1/posts/${post.id}`, { key: ws.privateKey, body: { status: "draft" } });
+      await privateLive.waitFor((r) => r.length === 7);
+      await publicLive.waitFor((r) => r.length === 4);
+      const seen = changesOf(publicLive.received);
+      expect(seen.map((c) => c.type)).toEqual([
+        "category.created",
+        "post.updated",
+        "post.published",
+        "post.unpublished",
+      ]);
+      expect(seen.filter((c) => c.type.startsWith("post.")).map((c) => c.data.title ?? null)).toEqual([
+        "Still a draft",
+        "Still a draft",
+        null,
+      ]);
+      expect(seen[3]?.data).toEqual({ id: post.id, slug: "live-draft" });
+      expect(JSON.stringify(seen)).not.toContain('"status":"draft"');
+    } finally {
+      publicLive.close();
+      privateLive.close();
+    }
+  });
+
+  it("filters by types and keeps workspaces apart", async () => {
+    const other = await app.workspace("Other live");
+    const live = await subscribe(
+      app.url,
+      ws.privateKey,
+      'subscription { contentChanged(types: ["tag.created"]) { type slug } }',
+    );
+    try {
+      await restFixtures(app, other.privateKey).tag("elsewhere");
+      await restFixtures(app, ws.privateKey).category("not-a-tag");
+      await restFixtures(app, ws.privateKey).tag("wanted");
+      await live.waitFor((r) => r.length >= 1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(live.received.map((r) => r.data?.contentChanged)).toEqual([
+        { type: "tag.created", slug: "wanted" },
+      ]);
+    } finally {
+      live.close();
+    }
+  });
+});
+
+describe("the stream is bounded", () => {
+  function event(position: number): Event {
+    return {
+      id: `evt_${position}`,
+      position: BigInt(position),
+      workspaceId: "w",
+      type: "tag.created",
+      resourceId: `t${position}`,
+      slug: null,
+      data: {},
+      createdAt: new Date(),
+    };
+  }
+
+  it("ends a subscriber that stops reading once its queue is full, and keeps serving the others", async () => {
+    const log: Event[] = [];
+    const stream = new ChangeStream(
+      {
+        head: async () => 0n,
+        after: async (position, limit) => log.filter((e) => e.position > position).slice(0, limit),
+        listen: async () => async () => {},
+      },
+      10,
+    );
+    const slow = await stream.subscribe("w", (e) => e);
+    const reader = await stream.subscribe("w", (e) => e);
+    const read: string[] = [];
+    const reading = (async () => {
+      for await (const e of reader) {
+        read.push(e.id);
+        if (read.length === 25) break;
+      }
+    })();
+    for (let i = 1; i <= 25; i++) {
+      log.push(event(i));
+      stream.wake();
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await reading;
+    expect(read).toHaveLength(25);
+    // The slow one is ended with the error, its queue dropped: it holds nothing more.
+    const drained: string[] = [];
+    await expect(
+      (async () => {
+        for await (const e of slow) drained.push(e.id);
+      })(),
+    ).rejects.toThrow(SubscriberTooSlowError);
+    expect(drained).toEqual([]);
+    expect(stream.subscriberCount).toBe(0);
+    await stream.close();
+  });
+});
