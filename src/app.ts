@@ -54,7 +54,15 @@ export function buildApp(deps: AppDeps): Express {
   onCommittedChanges(db.prisma, (changes) => {
     if (changes.some((change) => change.resource === "api_key")) callers.clear();
   });
-  const services = { config, logger, sql: db.sql, mediaStorage: deps.mediaStorage, changes: deps.changes };
+  const contentHead = (workspaceId: string) => logHead(db.sql, workspaceId);
+  const services = {
+    config,
+    logger,
+    sql: db.sql,
+    mediaStorage: deps.mediaStorage,
+    changes: deps.changes,
+    contentHead,
+  };
   const yoga = createContentYoga(db.prisma, services);
 
   app.use(requestLog(logger));
@@ -110,7 +118,7 @@ export function buildApp(deps: AppDeps): Express {
       cache:
         config.cache.mode === "memory"
           ? createResponseCache({
-              contentHead: (workspaceId) => logHead(db.sql, workspaceId),
+              contentHead,
               maxBytes: config.cache.maxBytes,
             })
           : undefined,

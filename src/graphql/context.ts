@@ -26,6 +26,8 @@ export interface AppServices {
   mediaStorage: MediaStorage;
   /** Live changes for subscriptions; absent where nothing serves them (in-process test executors). */
   changes?: ChangeStream;
+  /** The workspace's change log head, for the response cache; absent: GraphQL answers are not cached. */
+  contentHead?: (workspaceId: string) => Promise<string>;
 }
 
 export interface GraphQLContext {

@@ -14,6 +14,7 @@ import {
 } from "./context.ts";
 import { payloadTooLargeError } from "./errors.ts";
 import { schema } from "./schema/index.ts";
+import { useContentResponseCache } from "./use-content-response-cache.ts";
 import { useErrorMapping } from "./use-error-mapping.ts";
 import { useGraphQLResponseMediaType } from "./use-graphql-response-media-type.ts";
 import { useNullByteGuard } from "./use-null-byte-guard.ts";
@@ -54,6 +55,9 @@ export function createContentYoga(prisma: PrismaClient, services: AppServices): 
     // connection stays usable after a refused upload (without it the next request on it hangs).
     maxRequestBodySize: config.media.maxRequestBytes,
     plugins: [
+      ...(services.contentHead && config.cache.mode === "memory"
+        ? [useContentResponseCache({ contentHead: services.contentHead, maxBytes: config.cache.maxBytes })]
+        : []),
       useQueryBounds({
         ...DOCUMENT_BOUNDS,
         maxDepth: config.graphql.maxDepth,

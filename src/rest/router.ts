@@ -99,8 +99,9 @@ async function answerRead(
 ): Promise<void> {
   const cache = route.cached && deps.cache && !("preview" in req.query) ? deps.cache : undefined;
   const key = answerKey(req, caller.workspaceId, caller.keyKind);
-  // Read before the answer is computed: see response-cache.ts for why this order is never stale.
-  const head = cache ? await cache.head(caller.workspaceId) : null;
+  // Read before the answer is computed: see response-cache.ts for why this order is never stale. When
+  // it cannot be read, the request runs uncached (and meets the same trouble in its own statements).
+  const head = cache ? await cache.head(caller.workspaceId).catch(() => null) : null;
   const hit = cache && head !== null ? cache.get(key, head) : undefined;
   if (hit) {
     sendJsonAnswer(req, res, hit, caller.keyKind, "HIT");

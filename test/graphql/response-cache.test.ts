@@ -1,0 +1,93 @@
+// GraphQL answers over HTTP are cached on the REST door's never-stale rule: keyed on the workspace's
+// change-log head, so the very next query after any write reflects it; public and private answers never
+// mix; mutations, errors and state that moves without an event (webhooks, the change log) are never
+// served from the cache.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { restFixtures } from "../helpers/rest-fixtures.ts";
+import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
+
+let app: TestApp;
+let ws: TestWorkspace;
+beforeAll(async () => {
+  app = await startTestApp();
+  ws = await app.workspace("GraphQL cache");
+});
+afterAll(() => app?.close());
+
+async function query(query: string, key = ws.publicKey, variables?: Record<string, unknown>) {
+  const res = await fetch(`${app.url}/graphql`, {
+    method: "POST",
+    headers: { authorization: key, "content-type": "application/json" },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
+  return { status: res.status, body, cache: res.headers.get("x-cache") };
+}
+
+const TAGS = "{ tags(limit: 100) { items { slug name count { posts } } } }";
+
+describe("GraphQL response cache", () => {
+  it("serves a repeated query from the cache until a write, then the next query reflects the write", async () => {
+    const f = restFixtures(app, ws.privateKey);
+    const tag = await f.tag("gql-tag");
+    expect((await query(TAGS)).cache).toBe("MISS");
+    const hit = await query(TAGS);
+    expect(hit.cache).toBe("HIT");
+    expect(hit.body).toEqual((await query(TAGS)).body);
+    await app.request("PATCH", `/v1/tags/${tag.id}`, { key: ws.privateKey, body: { name: "Renamed" } });
+    const after = await query(TAGS);
+    expect(after.cache).toBe("MISS");
+    expect(after.body.data?.tags).toEqual({
+      items: [{ slug: "gql-tag", name: "Renamed", count: { posts: 0 } }],
+    });
+    // Variables are part of the key.
+    const one = await query("query($l: Int) { tags(limit: $l) { items { slug } } }", ws.publicKey, { l: 1 });
+    const two = await query("query($l: Int) { tags(limit: $l) { items { slug } } }", ws.publicKey, { l: 2 });
+    expect(one.cache).toBe("MISS");
+    expect(two.cache).toBe("MISS");
+  });
+
+  it("a post's publication shows in the very next list and count query", async () => {
+    const f = restFixtures(app, ws.privateKey);
+    const category = await f.category("gql-cat");
+    const post = await f.post({ slug: "gql-post", categoryId: category.id, status: "draft" });
+    const list =
+      '{ posts(limit: 100) { items { slug } } category(identifier: "gql-cat") { count { posts } } }';
+    await query(list);
+    expect((await query(list)).cache).toBe("HIT");
+    await app.request("PATCH", `/v1/posts/${post.id}`, { key: ws.privateKey, body: { status: "published" } });
+    const after = await query(list);
+    expect(after.body.data).toEqual({
+      posts: { items: [{ slug: "gql-post" }] },
+      category: { count: { posts: 1 } },
+    });
+  });
+
+  it("keeps public and private answers apart", async () => {
+    const drafts = "{ posts(status: ALL, limit: 100) { items { slug status } } }";
+    const asPrivate = await query(drafts, ws.privateKey);
+    expect(asPrivate.body.errors).toBeUndefined();
+    expect((await query(drafts, ws.privateKey)).cache).toBe("HIT");
+    const asPublic = await query(drafts, ws.publicKey);
+    expect(asPublic.cache).toBeNull();
+    expect(asPublic.body.data ?? null).toBeNull();
+    expect(JSON.stringify(asPublic.body.errors)).toContain("FORBIDDEN");
+  });
+
+  it("never caches mutations, errors, the change log or webhook endpoints", async () => {
+    const log = "{ events(first: 5) { edges { node { type } } } }";
+    await query(log, ws.privateKey);
+    expect((await query(log, ws.privateKey)).cache).toBeNull();
+    const hooks = "{ webhookEndpoints { id } }";
+    await query(hooks, ws.privateKey);
+    expect((await query(hooks, ws.privateKey)).cache).toBeNull();
+    const missing = '{ post(identifier: "nope") { id } }';
+    await query(missing);
+    expect((await query(missing)).cache).toBeNull();
+    const create = 'mutation { createTag(input: { name: "M", slug: "m-tag" }) { slug } }';
+    expect((await query(create, ws.privateKey)).body.data).toEqual({ createTag: { slug: "m-tag" } });
+    const again = await query(create, ws.privateKey);
+    expect(again.cache).toBeNull();
+    expect(JSON.stringify(again.body.errors)).toContain("CONFLICT");
+  });
+});
