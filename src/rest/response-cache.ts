@@ -15,20 +15,29 @@
 // any request with `Cache-Control: no-cache` — and fetch() sends that header with every conditional
 // request.
 import { createHash } from "node:crypto";
+import { brotliCompressSync, gzipSync, constants as zlibConstants } from "node:zlib";
 import type { Request, Response } from "express";
 import { LRUCache } from "lru-cache";
 
-export interface CachedAnswer {
-  head: string;
+/** An answer ready to send, with what is derived from its bytes once (validators, tags, encodings). */
+export interface JsonAnswer {
   body: Buffer;
   etag: string;
+  /** Surrogate keys: the workspace, the resource kind, every record id the answer holds. */
+  tags: string;
+  /** Compressed copies, made on first demand and kept with the answer. */
+  encoded: Partial<Record<"br" | "gzip", Buffer>>;
+}
+
+export interface CachedAnswer extends JsonAnswer {
+  head: string;
 }
 
 export interface ResponseCache {
   /** The workspace's change log head now: what a stored answer must match to be served. */
   head(workspaceId: string): Promise<string>;
   get(key: string, head: string): CachedAnswer | undefined;
-  put(key: string, head: string, body: Buffer): CachedAnswer;
+  put(key: string, head: string, answer: JsonAnswer): CachedAnswer;
   stats(): { hits: number; misses: number; entries: number; bytes: number };
 }
 
@@ -56,10 +65,10 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
       misses++;
       return undefined;
     },
-    put(key, head, body) {
-      const answer = { head, body, etag: strongETag(body) };
-      entries.set(key, answer);
-      return answer;
+    put(key, head, answer) {
+      const cached = { ...answer, head };
+      entries.set(key, cached);
+      return cached;
     },
     stats: () => ({ hits, misses, entries: entries.size, bytes: entries.calculatedSize }),
   };
@@ -68,6 +77,32 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
 /** `"<base64url SHA-1 of the bytes>"`: equal bodies, equal tags; any change, a new one. */
 export function strongETag(body: Buffer): string {
   return `"${createHash("sha1").update(body).digest("base64url")}"`;
+}
+
+/** Bodies below this go out as they are: compressing them saves less than it costs. */
+const COMPRESS_FROM_BYTES = 1_024;
+/** Surrogate keys beyond this many: the answer is tagged by workspace and kind only (purge those). */
+const MAX_TAGGED_IDS = 100;
+
+/** An answer from its body: validators and surrogate keys (the workspace, `kind`, each record id). */
+export function jsonAnswer(value: unknown, workspaceId: string, kind: string): JsonAnswer {
+  const body = Buffer.from(JSON.stringify(value));
+  const ids = new Set<string>();
+  collectIds(value, ids);
+  const tags = [`ws-${workspaceId}`, kind, ...(ids.size <= MAX_TAGGED_IDS ? ids : [])].join(" ");
+  return { body, etag: strongETag(body), tags, encoded: {} };
+}
+
+function collectIds(value: unknown, ids: Set<string>): void {
+  if (ids.size > MAX_TAGGED_IDS || value === null || typeof value !== "object") return;
+  if (Array.isArray(value)) {
+    for (const item of value) collectIds(item, ids);
+    return;
+  }
+  for (const [name, item] of Object.entries(value)) {
+    if (name === "id" && typeof item === "string") ids.add(item);
+    else collectIds(item, ids);
+  }
 }
 
 /** The cache key of a request: workspace, key kind, and the URL as asked (path and query). */
@@ -83,23 +118,61 @@ export function answerKey(req: Request, workspaceId: string, keyKind: string): s
 export function sendJsonAnswer(
   req: Request,
   res: Response,
-  answer: { body: Buffer; etag: string },
+  answer: JsonAnswer,
   keyKind: string,
   cacheStatus?: "HIT" | "MISS",
 ): void {
-  res.setHeader("ETag", answer.etag);
+  const encoding = answer.body.length >= COMPRESS_FROM_BYTES ? preferredEncoding(req) : null;
+  // One tag per representation (RFC 9110): the compressed bytes are not the identity's.
+  const etag = encoding ? `${answer.etag.slice(0, -1)}-${encoding}"` : answer.etag;
+  res.setHeader("ETag", etag);
   res.setHeader("Cache-Control", keyKind === "private" ? "private, no-cache" : "public, no-cache");
-  res.setHeader("Vary", "Authorization");
+  res.setHeader("Vary", "Authorization, Accept-Encoding");
+  res.setHeader("Surrogate-Key", answer.tags);
+  res.setHeader("Cache-Tag", answer.tags.replaceAll(" ", ","));
   if (cacheStatus) res.setHeader("X-Cache", cacheStatus);
   if (holdsETag(req, answer.etag)) {
     res.status(304).end();
     return;
   }
-  res.status(200).type("application/json; charset=utf-8").send(answer.body);
+  res.status(200).type("application/json; charset=utf-8");
+  if (!encoding) {
+    res.send(answer.body);
+    return;
+  }
+  answer.encoded[encoding] ??= encode(answer.body, encoding);
+  res.setHeader("Content-Encoding", encoding);
+  res.send(answer.encoded[encoding]);
 }
 
+/** Brotli when the client takes it (it is smaller), else gzip, else none. */
+function preferredEncoding(req: Request): "br" | "gzip" | null {
+  if (req.acceptsEncodings("br") === "br") return "br";
+  return req.acceptsEncodings("gzip") === "gzip" ? "gzip" : null;
+}
+
+function encode(body: Buffer, encoding: "br" | "gzip"): Buffer {
+  // Brotli at a middle quality: most of the size win of 11 at a small part of its cost.
+  return encoding === "br"
+    ? brotliCompressSync(body, {
+        params: {
+          [zlibConstants.BROTLI_PARAM_QUALITY]: 5,
+          [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.length,
+        },
+      })
+    : gzipSync(body);
+}
+
+/** Whether the client holds this answer, in any of its encodings (`"<hash>"`, `"<hash>-br"`, …). */
 function holdsETag(req: Request, etag: string): boolean {
   const header = req.headers["if-none-match"];
   if (!header) return false;
-  return header === "*" || header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
+  const hash = etag.slice(1, -1);
+  return (
+    header === "*" ||
+    header.split(",").some((tag) => {
+      const held = tag.trim().replace(/^W\//, "").replace(/^"|"$/g, "");
+      return held === hash || held === `${hash}-br` || held === `${hash}-gzip`;
+    })
+  );
 }

@@ -12,7 +12,7 @@ import { internalError, type RestError, restErrorFromGraphQL, validationError } 
 import { executeOperation, type PreparedOperation, prepareOperation } from "./execute.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { parseQuery } from "./query-params.ts";
-import { answerKey, type ResponseCache, sendJsonAnswer, strongETag } from "./response-cache.ts";
+import { answerKey, jsonAnswer, type ResponseCache, sendJsonAnswer } from "./response-cache.ts";
 import { RestInputError } from "./rest-input-error.ts";
 import type { RestRoute, RouteInput } from "./route.ts";
 import { restRoutes } from "./routes/index.ts";
@@ -112,8 +112,8 @@ async function answerRead(
     res.status(outcome.status).json(outcome.body);
     return;
   }
-  const body = Buffer.from(JSON.stringify(outcome.body));
-  const answer = cache && head !== null ? cache.put(key, head, body) : { body, etag: strongETag(body) };
+  const computed = jsonAnswer(outcome.body, caller.workspaceId, route.tag.toLowerCase());
+  const answer = cache && head !== null ? cache.put(key, head, computed) : computed;
   sendJsonAnswer(req, res, answer, caller.keyKind, cache ? "MISS" : undefined);
 }
 

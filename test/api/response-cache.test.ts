@@ -172,3 +172,66 @@ describe("ETags and 304", () => {
     expect(again.status).toBe(304);
   });
 });
+
+describe("compression and surrogate keys", () => {
+  async function raw(path: string, headers: Record<string, string>) {
+    const { request } = await import("node:http");
+    return new Promise<{
+      status: number;
+      headers: Record<string, string | string[] | undefined>;
+      body: Buffer;
+    }>((resolve, reject) => {
+      const req = request(
+        `${app.url}${path}`,
+        { headers: { authorization: ws.publicKey, ...headers } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          res.on("end", () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+          );
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+  }
+
+  it("sends bodies over 1 KB as brotli or gzip (kept with the cached answer), smaller ones as they are", async () => {
+    const { brotliDecompressSync, gunzipSync } = await import("node:zlib");
+    const f = restFixtures(app, ws.privateKey);
+    const category = await f.category("zipped");
+    for (const slug of ["z1", "z2", "z3"]) await f.post({ slug, categoryId: category.id });
+    const plain = await raw("/v1/posts?categories=zipped", {});
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.body.length).toBeGreaterThan(1024);
+    const br = await raw("/v1/posts?categories=zipped", { "accept-encoding": "gzip, br" });
+    expect(br.headers["content-encoding"]).toBe("br");
+    expect(br.headers.vary).toBe("Authorization, Accept-Encoding");
+    expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
+    expect(br.body.length).toBeLessThan(plain.body.length / 2);
+    expect(br.headers.etag).toBe(`${String(plain.headers.etag).slice(0, -1)}-br"`);
+    const gzip = await raw("/v1/posts?categories=zipped", { "accept-encoding": "gzip" });
+    expect(gzip.headers["content-encoding"]).toBe("gzip");
+    expect(gunzipSync(gzip.body).equals(plain.body)).toBe(true);
+    const revalidated = await raw("/v1/posts?categories=zipped", {
+      "accept-encoding": "br",
+      "if-none-match": String(br.headers.etag),
+    });
+    expect(revalidated.status).toBe(304);
+    const small = await raw("/v1/tags?limit=1", { "accept-encoding": "br" });
+    expect(small.headers["content-encoding"]).toBeUndefined();
+  });
+
+  it("tags answers with the workspace, the resource kind and every record id they hold", async () => {
+    const f = restFixtures(app, ws.privateKey);
+    const category = await f.category("tagged-cat");
+    const tag = await f.tag("tagged-tag");
+    const post = await f.post({ slug: "tagged-post", categoryId: category.id, tags: [tag.id] });
+    const res = await raw("/v1/posts/tagged-post", {});
+    const keys = String(res.headers["surrogate-key"]).split(" ");
+    expect(keys.slice(0, 2)).toEqual([`ws-${ws.id}`, "posts"]);
+    expect(keys).toEqual(expect.arrayContaining([post.id, category.id, tag.id]));
+    expect(String(res.headers["cache-tag"]).split(",")).toEqual(keys);
+  });
+});
