@@ -2,7 +2,7 @@
 // request id + log → CORS → status → media files → admin → caller (API key) → rate limit →
 // /graphql | /v1 REST → JSON errors.
 import express, { type Express, type RequestHandler } from "express";
-import { createCallerResolver } from "./auth/caller-cache.ts";
+import { type CallerResolver, createCallerResolver } from "./auth/caller-cache.ts";
 import { workspaceExists } from "./auth/workspaces.ts";
 import type { Config } from "./config.ts";
 import { logHead } from "./content/change-log.ts";
@@ -39,6 +39,8 @@ export interface AppDeps {
   isShuttingDown?: () => boolean;
   /** Live changes for GraphQL subscriptions (bootstrap.ts createChangeStream); none: subscriptions refuse. */
   changes?: ChangeStream;
+  /** The API key cache, when the caller also clears it on other instances' key changes (bootstrap.ts). */
+  callers?: CallerResolver;
 }
 
 export function buildApp(deps: AppDeps): Express {
@@ -48,7 +50,7 @@ export function buildApp(deps: AppDeps): Express {
   app.set("trust proxy", parseTrustProxy(config.trustProxy));
   app.set("query parser", "extended");
 
-  const callers = createCallerResolver(db.prisma);
+  const callers = deps.callers ?? createCallerResolver(db.prisma);
   // A key revoked or issued through this instance is seen at once here (other instances within the
   // cache's lifetime).
   onCommittedChanges(db.prisma, (changes) => {

@@ -1,12 +1,13 @@
 // Opens everything the service needs from a Config (database, rate limiter, media storage) and starts
 // its background work (change log pruning, webhook dispatch). Shared by the server, the benchmark and
 // the tests, so all run exactly the production wiring.
+import { type CallerResolver, createCallerResolver } from "./auth/caller-cache.ts";
 import type { Config } from "./config.ts";
 import { CHANGES_CHANNEL_PREFIX } from "./content/change-log.ts";
 import { scheduleEventPruning } from "./content/event-retention.ts";
 import { createDeliveryStore } from "./content/webhook-deliveries.ts";
 import { WEBHOOK_CHANNEL_PREFIX } from "./content/webhook-delivery-ids.ts";
-import { onCommittedChanges } from "./content/writer.ts";
+import { API_KEYS_CHANNEL_PREFIX, onCommittedChanges } from "./content/writer.ts";
 import { type Database, openDatabase } from "./db/database.ts";
 import type { QueryObserver } from "./db/sql-executor.ts";
 import { ChangeStream } from "./graphql/live/change-stream.ts";
@@ -135,4 +136,28 @@ export function createChangeStream(db: Database, logger: Logger): ChangeStream {
     if (changes.length > 0) stream.wake();
   });
   return stream;
+}
+
+export interface SharedCallers {
+  callers: CallerResolver;
+  close(): Promise<void>;
+}
+
+/**
+ * The API key cache of an instance, cleared at once when any process changes a key: this one's writes
+ * clear it through the writer's signal (app.ts), other processes' through the NOTIFY their writes send.
+ * A revoked key is refused by every instance as soon as the revocation commits; the cache's short
+ * lifetime remains the net for a missed notification.
+ */
+export async function createSharedCallers(db: Database, logger: Logger): Promise<SharedCallers> {
+  const callers = createCallerResolver(db.prisma);
+  const listening = await db.listen(
+    API_KEYS_CHANNEL_PREFIX,
+    () => callers.clear(),
+    (error) =>
+      logger.error("listening for API key changes failed; reconnecting", {
+        error: error instanceof Error ? error.message : String(error),
+      }),
+  );
+  return { callers, close: () => listening.close() };
 }

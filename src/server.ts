@@ -3,7 +3,7 @@
 // database cleanly.
 import type { Server } from "node:http";
 import { buildApp } from "./app.ts";
-import { createChangeStream, openRuntime, startBackgroundWork } from "./bootstrap.ts";
+import { createChangeStream, createSharedCallers, openRuntime, startBackgroundWork } from "./bootstrap.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { EmbeddedDatabaseLockedError } from "./db/embedded-lock.ts";
 import { ensureDefaultWorkspace } from "./first-start.ts";
@@ -23,7 +23,15 @@ async function main(): Promise<void> {
 
   let shuttingDown = false;
   const changes = createChangeStream(runtime.db, logger);
-  const app = buildApp({ config, logger, ...runtime, changes, isShuttingDown: () => shuttingDown });
+  const shared = await createSharedCallers(runtime.db, logger);
+  const app = buildApp({
+    config,
+    logger,
+    ...runtime,
+    changes,
+    callers: shared.callers,
+    isShuttingDown: () => shuttingDown,
+  });
   const server: Server = app.listen(config.port, config.host, () => {
     logger.info("listening", { url: `http://${config.host}:${config.port}`, database: runtime.db.kind });
   });
@@ -53,6 +61,7 @@ async function main(): Promise<void> {
     }
     // Webhook attempts in flight get what is left of the deadline, then their deliveries are released.
     await background.stop(Math.max(0, deadline - Date.now()));
+    await shared.close();
     await runtime.close();
     logger.info("stopped");
     process.exit(0);

@@ -14,6 +14,10 @@ import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { Change } from "./change.ts";
 import { appendEvents } from "./change-log.ts";
 
+/** NOTIFY channel for "API keys changed", followed by the schema's name (src/auth/caller-cache.ts listens). */
+export const API_KEYS_CHANNEL_PREFIX = "api_keys:";
+const ANNOUNCE_KEYS_SQL = `SELECT pg_notify('${API_KEYS_CHANNEL_PREFIX}' || current_schema(), '')`;
+
 /** The transaction client of a unit of work: the only client content writes go through. */
 export type WriteClient = Prisma.TransactionClient;
 
@@ -66,6 +70,9 @@ export async function write<T>(prisma: PrismaClient, work: (uow: UnitOfWork) => 
     });
     // The hook point: the change log's rows (and their webhook deliveries), in this transaction.
     committed.deliveriesQueued += await appendEvents(tx, changes);
+    // API keys record no event, but every instance caches the keys it has seen: tell them at COMMIT.
+    if (changes.some((change) => change.resource === "api_key"))
+      await tx.$executeRawUnsafe(ANNOUNCE_KEYS_SQL);
     return outcome;
   });
   if (changes.length > 0 || committed.deliveriesQueued > 0)

@@ -1,6 +1,6 @@
 // The README's promise, checked with two real server processes on one PostgreSQL and one Redis: a key
-// revoked through one instance stops working on the other within 5 seconds, even when the other had
-// just checked (and cached) it. The embedded database belongs to one process, so this runs in the
+// revoked through one instance is refused by the other at once (its revocation NOTIFYs every instance,
+// which drop their cached keys), even when the other had just checked (and cached) it. The embedded database belongs to one process, so this runs in the
 // PostgreSQL mode of the suite.
 import { afterAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, instanceGroup } from "../helpers/server-instances.ts";
@@ -14,7 +14,7 @@ async function startInstance(): Promise<string> {
 }
 
 describe.skipIf(storageMode !== "postgres")("key revocation across instances", () => {
-  it("a key revoked on instance A is refused by instance B within 5 seconds", async () => {
+  it("a key revoked on instance A is refused by instance B at once (well under a second)", async () => {
     // One after the other: both would apply the migrations on start, which is safe but slower at once.
     const a = await startInstance();
     const b = await startInstance();
@@ -45,6 +45,6 @@ describe.skipIf(storageMode !== "postgres")("key revocation across instances", (
     const elapsedMs = performance.now() - revokedAt;
     console.log(`revoked key refused by the other instance after ${Math.round(elapsedMs)} ms`);
     expect(status).toBe(401);
-    expect(elapsedMs).toBeLessThan(5_000);
+    expect(elapsedMs).toBeLessThan(1_000);
   }, 120_000);
 });
