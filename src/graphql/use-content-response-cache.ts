@@ -99,9 +99,11 @@ function cacheable(document: DocumentNode, operationName: string | null): boolea
   );
   const operation =
     operationName === null
-      ? operations.length === 1 && operations[0]
+      ? operations.length === 1
+        ? operations[0]
+        : undefined
       : operations.find((o) => o.name?.value === operationName);
-  if (!operation || operation.operation !== "query") return false;
+  if (operation?.operation !== "query") return false;
   return operation.selectionSet.selections.every(
     (selection) => selection.kind === Kind.FIELD && !UNCACHEABLE_ROOT_FIELDS.has(selection.name.value),
   );
