@@ -12,7 +12,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { createBenchDatabase } from "./database.ts";
-import { startServer } from "./processes.ts";
+import { ownCpuMs, postgresCpuMs, startServer } from "./processes.ts";
 import { benchSizes, seedBenchDatabase } from "./seed.ts";
 
 const { values } = parseArgs({
@@ -85,9 +85,10 @@ try {
     // One post per client, so the clients do not queue behind one row's lock.
     const posts = (await api("GET", `/v1/posts?limit=${clients}`)).posts as { slug: string }[];
     let counter = 0;
-    const phase = async (): Promise<{ writes: number; perSecond: number }> => {
+    const phase = async (): Promise<{ writes: number; perSecond: number; cpu: string }> => {
       const until = performance.now() + seconds * 1_000;
       let writes = 0;
+      const cpuBefore = { service: server.cpuMs() ?? 0, database: postgresCpuMs() ?? 0, bench: ownCpuMs() };
       await Promise.all(
         posts.map(async ({ slug }) => {
           while (performance.now() < until) {
@@ -98,7 +99,9 @@ try {
           }
         }),
       );
-      return { writes, perSecond: writes / seconds };
+      const per = (after: number, before: number) => ((after - before) / writes).toFixed(2);
+      const cpu = `CPU ms/write: service ${per(server.cpuMs() ?? 0, cpuBefore.service)}, database ${per(postgresCpuMs() ?? 0, cpuBefore.database)}, clients+receiver ${per(ownCpuMs(), cpuBefore.bench)}`;
+      return { writes, perSecond: writes / seconds, cpu };
     };
 
     log(
@@ -110,7 +113,7 @@ try {
     for (let round = 0; round < rounds; round++) {
       const none = await phase();
       without.push(none.perSecond);
-      log(`no endpoint:       ${none.writes} writes, ${none.perSecond.toFixed(1)} writes/s`);
+      log(`no endpoint:       ${none.writes} writes, ${none.perSecond.toFixed(1)} writes/s; ${none.cpu}`);
       const endpoint = (await api("POST", "/v1/webhooks", { url: receiverUrl, events: ["*"] })).webhook as {
         id: string;
       };
@@ -130,7 +133,7 @@ try {
         })
         .sort((a, b) => a - b);
       log(
-        `one endpoint (*):  ${one.writes} writes, ${one.perSecond.toFixed(1)} writes/s; ${delays.length}/${answeredAt.size} events arrived, write response → receipt p50 ${percentile(delays, 50).toFixed(1)} ms, p99 ${percentile(delays, 99).toFixed(1)} ms, max ${(delays.at(-1) ?? Number.NaN).toFixed(1)} ms`,
+        `one endpoint (*):  ${one.writes} writes, ${one.perSecond.toFixed(1)} writes/s; ${one.cpu}\n                   ${delays.length}/${answeredAt.size} events arrived, write response → receipt p50 ${percentile(delays, 50).toFixed(1)} ms, p99 ${percentile(delays, 99).toFixed(1)} ms, max ${(delays.at(-1) ?? Number.NaN).toFixed(1)} ms`,
       );
     }
     const mean = (list: number[]) => list.reduce((sum, value) => sum + value, 0) / list.length;
