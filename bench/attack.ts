@@ -8,9 +8,7 @@
 //   --seconds N   seconds per phase (default 8)   --burst N   requests at once (default 8)
 //   --interval MS   between bursts (default 500)  --readers N   reading clients (default 4)
 import { parseArgs } from "node:util";
-import { createBenchDatabase } from "./database.ts";
-import { startServer } from "./processes.ts";
-import { benchSizes, seedBenchDatabase } from "./seed.ts";
+import { percentile, withSeededService } from "./seeded-service.ts";
 
 const { values } = parseArgs({
   options: {
@@ -81,10 +79,6 @@ async function bursts(
   return samples;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
 function summary(samples: Sample[]): string {
   const ms = samples.map((s) => s.ms).sort((a, b) => a - b);
   const statuses = new Map<number, number>();
@@ -94,53 +88,31 @@ function summary(samples: Sample[]): string {
   return `${String(samples.length).padStart(6)} req  p50 ${fmt(percentile(ms, 50))}  p95 ${fmt(percentile(ms, 95))}  p99 ${fmt(percentile(ms, 99))}  max ${fmt(ms.at(-1) ?? Number.NaN)} ms   ${byStatus}`;
 }
 
-const database = await createBenchDatabase({
-  embedded: values.embedded,
-  databaseUrl: process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test",
-});
-log(`Database: ${database.location}`);
-try {
-  const seed = await seedBenchDatabase(database.env, benchSizes(1_000));
-  const server = await startServer({
-    name: "service",
-    script: "src/server.ts",
-    env: {
-      ...database.env,
-      LOG_LEVEL: "warn",
-      RATE_LIMIT_AUTHENTICATED: "100000000",
-      ...(values.embedded ? {} : { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }),
-    },
-  });
-  try {
-    const key = seed.fixtures.publicKey;
-    const read = () => timed(`${server.url}/v1/posts?limit=10`, { headers: { authorization: key } });
-    const attack = (query: string) => () =>
-      timed(`${server.url}/graphql`, {
-        method: "POST",
-        headers: { authorization: key, "content-type": "application/json" },
-        body: JSON.stringify({ query }),
-      });
-    log(
-      `Service on ${server.url}; ${readers} readers; attacks ${burst} at once every ${intervalMs} ms; ${seconds} s per phase\n`,
-    );
-    await loop(readers, performance.now() + 2_000, read); // warm-up
-    for (const { query } of ATTACKS) await attack(query)(); // warm-up of the refusal paths
+await withSeededService({ embedded: values.embedded, posts: 1_000, log }, async ({ server, fixtures }) => {
+  const key = fixtures.publicKey;
+  const read = () => timed(`${server.url}/v1/posts?limit=10`, { headers: { authorization: key } });
+  const attack = (query: string) => () =>
+    timed(`${server.url}/graphql`, {
+      method: "POST",
+      headers: { authorization: key, "content-type": "application/json" },
+      body: JSON.stringify({ query }),
+    });
+  log(
+    `Service on ${server.url}; ${readers} readers; attacks ${burst} at once every ${intervalMs} ms; ${seconds} s per phase\n`,
+  );
+  await loop(readers, performance.now() + 2_000, read); // warm-up
+  for (const { query } of ATTACKS) await attack(query)(); // warm-up of the refusal paths
 
-    const quiet = await loop(readers, performance.now() + seconds * 1_000, read);
-    log(`reads, quiet service:            ${summary(quiet)}`);
-    for (const { name, query } of ATTACKS) {
-      const until = performance.now() + seconds * 1_000;
-      const [reads, attacks] = await Promise.all([
-        loop(readers, until, read),
-        bursts(burst, intervalMs, until, attack(query)),
-      ]);
-      log(`\nattack: ${name} (${(query.length / 1024).toFixed(0)} KiB document)`);
-      log(`  the attacks:                   ${summary(attacks)}`);
-      log(`  reads during the attack:       ${summary(reads)}`);
-    }
-  } finally {
-    await server.stop();
+  const quiet = await loop(readers, performance.now() + seconds * 1_000, read);
+  log(`reads, quiet service:            ${summary(quiet)}`);
+  for (const { name, query } of ATTACKS) {
+    const until = performance.now() + seconds * 1_000;
+    const [reads, attacks] = await Promise.all([
+      loop(readers, until, read),
+      bursts(burst, intervalMs, until, attack(query)),
+    ]);
+    log(`\nattack: ${name} (${(query.length / 1024).toFixed(0)} KiB document)`);
+    log(`  the attacks:                   ${summary(attacks)}`);
+    log(`  reads during the attack:       ${summary(reads)}`);
   }
-} finally {
-  await database.drop();
-}
+});

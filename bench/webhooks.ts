@@ -11,9 +11,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
-import { createBenchDatabase } from "./database.ts";
-import { ownCpuMs, postgresCpuMs, startServer } from "./processes.ts";
-import { benchSizes, seedBenchDatabase } from "./seed.ts";
+import { ownCpuMs, postgresCpuMs } from "./processes.ts";
+import { percentile, withSeededService } from "./seeded-service.ts";
 
 const { values } = parseArgs({
   options: {
@@ -48,103 +47,82 @@ const receiver = createServer((req, res) => {
 await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
-const database = await createBenchDatabase({
-  embedded: values.embedded,
-  databaseUrl: process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test",
-});
-log(`Database: ${database.location}`);
 try {
-  const seed = await seedBenchDatabase(database.env, benchSizes(1_000));
-  const server = await startServer({
-    name: "service",
-    script: "src/server.ts",
-    env: {
-      ...database.env,
-      LOG_LEVEL: "warn",
-      RATE_LIMIT_AUTHENTICATED: "100000000",
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
-      ...(values.embedded ? {} : { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }),
-    },
-  });
-  const key = seed.fixtures.privateKey;
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { authorization: key, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
-    return text ? JSON.parse(text) : null;
-  };
-  try {
-    // One post per client, so the clients do not queue behind one row's lock.
-    const posts = (await api("GET", `/v1/posts?limit=${clients}`)).posts as { slug: string }[];
-    let counter = 0;
-    const phase = async (): Promise<{ writes: number; perSecond: number; cpu: string }> => {
-      const until = performance.now() + seconds * 1_000;
-      let writes = 0;
-      const cpuBefore = { service: server.cpuMs() ?? 0, database: postgresCpuMs() ?? 0, bench: ownCpuMs() };
-      await Promise.all(
-        posts.map(async ({ slug }) => {
-          while (performance.now() < until) {
-            const title = `Bench title ${++counter}`;
-            await api("PATCH", `/v1/posts/${slug}`, { title });
-            answeredAt.set(title, performance.now());
-            writes++;
-          }
-        }),
-      );
-      const per = (after: number, before: number) => ((after - before) / writes).toFixed(2);
-      const cpu = `CPU ms/write: service ${per(server.cpuMs() ?? 0, cpuBefore.service)}, database ${per(postgresCpuMs() ?? 0, cpuBefore.database)}, clients+receiver ${per(ownCpuMs(), cpuBefore.bench)}`;
-      return { writes, perSecond: writes / seconds, cpu };
-    };
-
-    log(
-      `Service on ${server.url}; ${clients} clients updating posts; ${seconds} s per phase, ${rounds} rounds\n`,
-    );
-    await phase(); // warm-up
-    const without: number[] = [];
-    const withOne: number[] = [];
-    for (let round = 0; round < rounds; round++) {
-      const none = await phase();
-      without.push(none.perSecond);
-      log(`no endpoint:       ${none.writes} writes, ${none.perSecond.toFixed(1)} writes/s; ${none.cpu}`);
-      const endpoint = (await api("POST", "/v1/webhooks", { url: receiverUrl, events: ["*"] })).webhook as {
-        id: string;
+  await withSeededService(
+    { embedded: values.embedded, posts: 1_000, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }, log },
+    async ({ server, fixtures }) => {
+      const key = fixtures.privateKey;
+      const api = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${server.url}${path}`, {
+          method,
+          headers: { authorization: key, "content-type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await res.text();
+        if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
+        return text ? JSON.parse(text) : null;
       };
-      answeredAt.clear();
-      arrivedAt.clear();
-      const one = await phase();
-      withOne.push(one.perSecond);
-      // Let the last deliveries land before the endpoint goes.
-      const deadline = performance.now() + 10_000;
-      while (arrivedAt.size < answeredAt.size && performance.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      await api("DELETE", `/v1/webhooks/${endpoint.id}`);
-      const delays = [...answeredAt]
-        .flatMap(([title, answered]) => {
-          const arrived = arrivedAt.get(title);
-          return arrived === undefined ? [] : [arrived - answered];
-        })
-        .sort((a, b) => a - b);
+      // One post per client, so the clients do not queue behind one row's lock.
+      const posts = (await api("GET", `/v1/posts?limit=${clients}`)).posts as { slug: string }[];
+      let counter = 0;
+      const phase = async (): Promise<{ writes: number; perSecond: number; cpu: string }> => {
+        const until = performance.now() + seconds * 1_000;
+        let writes = 0;
+        const cpuBefore = { service: server.cpuMs() ?? 0, database: postgresCpuMs() ?? 0, bench: ownCpuMs() };
+        await Promise.all(
+          posts.map(async ({ slug }) => {
+            while (performance.now() < until) {
+              const title = `Bench title ${++counter}`;
+              await api("PATCH", `/v1/posts/${slug}`, { title });
+              answeredAt.set(title, performance.now());
+              writes++;
+            }
+          }),
+        );
+        const per = (after: number, before: number) => ((after - before) / writes).toFixed(2);
+        const cpu = `CPU ms/write: service ${per(server.cpuMs() ?? 0, cpuBefore.service)}, database ${per(postgresCpuMs() ?? 0, cpuBefore.database)}, clients+receiver ${per(ownCpuMs(), cpuBefore.bench)}`;
+        return { writes, perSecond: writes / seconds, cpu };
+      };
+
       log(
-        `one endpoint (*):  ${one.writes} writes, ${one.perSecond.toFixed(1)} writes/s; ${one.cpu}\n                   ${delays.length}/${answeredAt.size} events arrived, write response → receipt p50 ${percentile(delays, 50).toFixed(1)} ms, p99 ${percentile(delays, 99).toFixed(1)} ms, max ${(delays.at(-1) ?? Number.NaN).toFixed(1)} ms`,
+        `Service on ${server.url}; ${clients} clients updating posts; ${seconds} s per phase, ${rounds} rounds\n`,
       );
-    }
-    const mean = (list: number[]) => list.reduce((sum, value) => sum + value, 0) / list.length;
-    const change = (mean(withOne) / mean(without) - 1) * 100;
-    log(
-      `\nmean over ${rounds} rounds: ${mean(without).toFixed(1)} writes/s without, ${mean(withOne).toFixed(1)} with one endpoint (${change >= 0 ? "+" : ""}${change.toFixed(1)}%)`,
-    );
-  } finally {
-    await server.stop();
-  }
+      await phase(); // warm-up
+      const without: number[] = [];
+      const withOne: number[] = [];
+      for (let round = 0; round < rounds; round++) {
+        const none = await phase();
+        without.push(none.perSecond);
+        log(`no endpoint:       ${none.writes} writes, ${none.perSecond.toFixed(1)} writes/s; ${none.cpu}`);
+        const endpoint = (await api("POST", "/v1/webhooks", { url: receiverUrl, events: ["*"] })).webhook as {
+          id: string;
+        };
+        answeredAt.clear();
+        arrivedAt.clear();
+        const one = await phase();
+        withOne.push(one.perSecond);
+        // Let the last deliveries land before the endpoint goes.
+        const deadline = performance.now() + 10_000;
+        while (arrivedAt.size < answeredAt.size && performance.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        await api("DELETE", `/v1/webhooks/${endpoint.id}`);
+        const delays = [...answeredAt]
+          .flatMap(([title, answered]) => {
+            const arrived = arrivedAt.get(title);
+            return arrived === undefined ? [] : [arrived - answered];
+          })
+          .sort((a, b) => a - b);
+        log(
+          `one endpoint (*):  ${one.writes} writes, ${one.perSecond.toFixed(1)} writes/s; ${one.cpu}\n                   ${delays.length}/${answeredAt.size} events arrived, write response → receipt p50 ${percentile(delays, 50).toFixed(1)} ms, p99 ${percentile(delays, 99).toFixed(1)} ms, max ${(delays.at(-1) ?? Number.NaN).toFixed(1)} ms`,
+        );
+      }
+      const mean = (list: number[]) => list.reduce((sum, value) => sum + value, 0) / list.length;
+      const change = (mean(withOne) / mean(without) - 1) * 100;
+      log(
+        `\nmean over ${rounds} rounds: ${mean(without).toFixed(1)} writes/s without, ${mean(withOne).toFixed(1)} with one endpoint (${change >= 0 ? "+" : ""}${change.toFixed(1)}%)`,
+      );
+    },
+  );
 } finally {
-  await database.drop();
   receiver.close();
 }
