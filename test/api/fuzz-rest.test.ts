@@ -15,12 +15,11 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { restRoutes } from "../../src/rest/routes/index.ts";
+import { fuzzSetup } from "../helpers/fuzz-setup.ts";
 import {
-  idsOf,
   RESOURCES,
   type Resource,
   type SeededWorkspace,
-  seededWorkspace,
   snapshotWorkspace,
 } from "../helpers/fuzz-workspaces.ts";
 import { openApiChecker } from "../helpers/openapi-check.ts";
@@ -44,13 +43,7 @@ const totals = { cases: 0, ms: 0 };
 
 beforeAll(async () => {
   app = await startTestApp();
-  a = await seededWorkspace(app, "Workspace A", "a-");
-  b = await seededWorkspace(app, "Workspace B", "b-");
-  bBefore = await snapshotWorkspace(app, b.privateKey);
-  const bIds = Object.fromEntries(
-    RESOURCES.map((r) => [r, b.pool.list(r).filter((id) => idsOf(bBefore).has(id))]),
-  );
-  targets = { a, b, bIds: bIds as Record<Resource, string[]>, cursors: [] };
+  ({ a, b, bBefore, targets } = await fuzzSetup(app));
   console.log(
     `fuzz-rest: seed ${SEED} (FUZZ_SEED), ${RUNS} cases per route (FUZZ_RUNS), ${routes.length} routes`,
   );

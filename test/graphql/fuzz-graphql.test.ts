@@ -13,14 +13,8 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schema } from "../../src/graphql/schema/index.ts";
-import {
-  idsOf,
-  RESOURCES,
-  type Resource,
-  type SeededWorkspace,
-  seededWorkspace,
-  snapshotWorkspace,
-} from "../helpers/fuzz-workspaces.ts";
+import { fuzzSetup } from "../helpers/fuzz-setup.ts";
+import { RESOURCES, type SeededWorkspace, snapshotWorkspace } from "../helpers/fuzz-workspaces.ts";
 import { fuzzableFields, type GraphQLCase, graphqlCase } from "../helpers/graphql-cases.ts";
 import type { FuzzTargets } from "../helpers/rest-cases.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
@@ -51,13 +45,7 @@ const totals = { cases: 0, ms: 0 };
 
 beforeAll(async () => {
   app = await startTestApp();
-  a = await seededWorkspace(app, "Workspace A", "a-");
-  b = await seededWorkspace(app, "Workspace B", "b-");
-  bBefore = await snapshotWorkspace(app, b.privateKey);
-  const bIds = Object.fromEntries(
-    RESOURCES.map((r) => [r, b.pool.list(r).filter((id) => idsOf(bBefore).has(id))]),
-  );
-  targets = { a, b, bIds: bIds as Record<Resource, string[]>, cursors: [] };
+  ({ a, b, bBefore, targets } = await fuzzSetup(app));
   console.log(
     `fuzz-graphql: seed ${SEED} (FUZZ_SEED), ${RUNS} cases per field (FUZZ_RUNS), ${fields.length} fields`,
   );
