@@ -90,9 +90,17 @@ export async function deleteAuthor(
     });
     if (!found) throw new NotFoundError("Author", identifier);
     const { id, slug } = found;
+    // The author's posts lose them: each is named a changed post (its event carries the post without
+    // the author). Unlinked here, in the same statement that names them.
+    const unlinked = await uow.tx.$queryRawUnsafe<{ postId: string }[]>(
+      `DELETE FROM "PostAuthor" WHERE "authorId" = $1 RETURNING "postId"`,
+      id,
+    );
     const { count } = await uow.tx.author.deleteMany({ where: { id } });
     if (count === 0) throw new NotFoundError("Author", identifier);
     uow.changed({ resource: "author", action: "deleted", id, workspaceId, slug });
+    for (const { postId } of unlinked)
+      uow.changed({ resource: "post", action: "updated", id: postId, workspaceId });
     return id;
   });
 }

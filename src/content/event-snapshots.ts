@@ -47,6 +47,23 @@ export async function snapshotOf(tx: Tx, change: Change): Promise<Snapshot> {
   }
 }
 
+/** Records the change feed (change-feed.ts) serves, by their resource names. */
+export type FeedResource = "post" | "category" | "tag" | "author";
+
+/** A record's REST read form as it is now (the change feed's upserts), or null when it is gone. */
+export function currentSnapshot(client: Tx, resource: FeedResource, id: string): Promise<Snapshot> {
+  switch (resource) {
+    case "post":
+      return postSnapshot(client, id);
+    case "category":
+      return categorySnapshot(client, id);
+    case "tag":
+      return tagSnapshot(client, id);
+    case "author":
+      return authorSnapshot(client, id);
+  }
+}
+
 async function postSnapshot(tx: Tx, id: string): Promise<Snapshot> {
   // One statement (relationJoins): the post, its authors, category, tags, values and the definitions.
   const post = await tx.post.findUnique({

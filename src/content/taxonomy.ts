@@ -102,9 +102,20 @@ export async function deleteTaxonomy(
       });
       if (!found) throw new NotFoundError(label[model], identifier);
       const { id, slug } = found as { id: string; slug: string };
+      // A tag's posts lose it: their read form changes, so each is named a changed post (its event
+      // carries the post without the tag). Unlinked here, in the same statement that names them.
+      const unlinked =
+        model === "tag"
+          ? await uow.tx.$queryRawUnsafe<{ postId: string }[]>(
+              `DELETE FROM "PostTag" WHERE "tagId" = $1 RETURNING "postId"`,
+              id,
+            )
+          : [];
       const deleted = await delegate(uow.tx, model).deleteMany({ where: { id } });
       if (deleted.count === 0) throw new NotFoundError(label[model], identifier);
       uow.changed({ resource: model, action: "deleted", id, workspaceId, slug });
+      for (const { postId } of unlinked)
+        uow.changed({ resource: "post", action: "updated", id: postId, workspaceId });
       return id;
     });
   } catch (error) {

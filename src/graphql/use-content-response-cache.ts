@@ -5,9 +5,10 @@
 //
 // The key also holds the key kind (public and private answers never mix), the document, the operation
 // name and the variables. Only queries are stored, only without errors, and only when no root field
-// reads state that moves without an event (webhook endpoints and deliveries; the change log, pruned by
-// age). REST's in-process executions never pass through here: Yoga calls `onParams` for HTTP requests
-// only, and REST caches its own bodies. Served answers carry `X-Cache: HIT`, stored ones `MISS`.
+// reads state that moves without an event (webhook endpoints and deliveries; the change log and the
+// change feed, pruned by age, whose cursors carry the time they were issued). REST's in-process
+// executions never pass through here: Yoga calls `onParams` for HTTP requests only, and REST caches its
+// own bodies. Served answers carry `X-Cache: HIT`, stored ones `MISS`.
 import { createHash } from "node:crypto";
 import type { ExecutionResult } from "graphql";
 import { type DocumentNode, Kind, type OperationDefinitionNode } from "graphql";
@@ -17,6 +18,7 @@ import { LRUCache } from "lru-cache";
 /** Root fields whose answers change without a change log event: never cached. */
 const UNCACHEABLE_ROOT_FIELDS = new Set([
   "events",
+  "changes",
   "webhookEndpoint",
   "webhookEndpoints",
   "webhookDeliveries",

@@ -296,6 +296,8 @@ describe("every operation's real success response matches the document", () => {
     });
     await visit("DELETE", "/v1/media/{id}", `/v1/media/${media.id}`, { status: 200 });
 
+    // The feed before the deletes: everything visible, as upserts; read again after them, tombstones.
+    const feedBefore = await visit("GET", "/v1/changes", "/v1/changes?limit=100", { status: 200 });
     await visit("DELETE", "/v1/posts/{identifier}", `/v1/posts/${post.id}`, { status: 200 });
     await visit("DELETE", "/v1/tags/{identifier}", "/v1/tags/js", { status: 200 });
     await visit("DELETE", "/v1/authors/{identifier}", "/v1/authors/ann", { status: 200 });
@@ -303,6 +305,16 @@ describe("every operation's real success response matches the document", () => {
     await visit("DELETE", "/v1/fields/{identifier}", "/v1/fields/topics", { status: 200 });
     // After the writes above, so the log holds events of every resource, deletes included.
     await visit("GET", "/v1/events", "/v1/events?limit=100", { status: 200 });
+    const feedAfter = await visit(
+      "GET",
+      "/v1/changes",
+      `/v1/changes?since=${feedBefore.nextCursor}&limit=100`,
+      {
+        status: 200,
+      },
+    );
+    expect(feedBefore.changes.map((entry: { op: string }) => entry.op)).toContain("upsert");
+    expect(feedAfter.changes.map((entry: { op: string }) => entry.op)).toContain("delete");
 
     const webhook = (
       await visit("POST", "/v1/webhooks", "/v1/webhooks", {

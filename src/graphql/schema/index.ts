@@ -12,5 +12,6 @@ import "./event.ts";
 import "./webhook.ts";
 import "./webhook-delivery.ts";
 import "./subscription.ts";
+import "./changes.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });

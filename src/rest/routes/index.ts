@@ -3,6 +3,7 @@
 import type { Config } from "../../config.ts";
 import type { RestRoute } from "../route.ts";
 import { authorRoutes } from "./authors.ts";
+import { changeRoutes } from "./changes.ts";
 import { eventRoutes } from "./events.ts";
 import { fieldRoutes } from "./fields.ts";
 import { mediaRoutes } from "./media.ts";
@@ -20,6 +21,7 @@ export function restRoutes(config: Config): RestRoute[] {
     ...mediaRoutes(config),
     ...fieldRoutes,
     ...eventRoutes,
+    ...changeRoutes,
     ...webhookRoutes,
     ...webhookDeliveryRoutes,
   ];

@@ -1,0 +1,135 @@
+// The change feed: `changes(since:, first:, types:, format:)` — what this key can see that changed since
+// its cursor, as upserts and tombstones (src/content/change-feed.ts). Public and private keys alike; a
+// public key's feed holds published posts only.
+import { FEED_RESOURCES, readChanges } from "../../content/change-feed.ts";
+import { retentionCutoff } from "../../content/event-retention.ts";
+import type { FeedResource } from "../../content/event-snapshots.ts";
+import { htmlToMarkdown } from "../../content/markdown.ts";
+import { builder } from "../builder.ts";
+import { changeFeedScope, decodeFeedCursor, encodeFeedCursor } from "../change-feed-cursors.ts";
+import { cursorExpiredError, userInputError } from "../errors.ts";
+import { MAX_PAGE_SIZE } from "../pagination.ts";
+import { ContentFormatEnum } from "./enums.ts";
+
+const DEFAULT_FEED_PAGE_SIZE = 50;
+
+/** `posts` or `post` → "post": the REST door speaks of kinds in the plural, entries name one record. */
+const TYPE_NAMES: Record<string, FeedResource> = {
+  posts: "post",
+  post: "post",
+  categories: "category",
+  category: "category",
+  tags: "tag",
+  tag: "tag",
+  authors: "author",
+  author: "author",
+};
+
+interface ChangeEntryRow {
+  op: "upsert" | "delete";
+  type: FeedResource;
+  id: string;
+  slug: string | null;
+  removedAt: Date | null;
+  data: Record<string, unknown> | null;
+}
+
+const ChangeOpEnum = builder.enumType("ChangeOp", {
+  values: { UPSERT: { value: "upsert" }, DELETE: { value: "delete" } } as const,
+});
+
+const ChangeEntry = builder.objectRef<ChangeEntryRow>("ChangeEntry").implement({
+  description:
+    "A record as it is now (UPSERT), or gone from this key's view (DELETE: deleted or no longer visible)",
+  fields: (t) => ({
+    op: t.field({ type: ChangeOpEnum, resolve: (row) => row.op }),
+    type: t.exposeString("type", { description: "post, category, tag or author" }),
+    id: t.exposeID("id"),
+    slug: t.exposeString("slug", {
+      nullable: true,
+      description: "DELETE only: the last known slug, when visible",
+    }),
+    removedAt: t.field({ type: "DateTime", nullable: true, resolve: (row) => row.removedAt }),
+    data: t.field({
+      type: "JSON",
+      nullable: true,
+      description: "UPSERT only: the record as its REST GET answers it",
+      resolve: (row) => row.data,
+    }),
+  }),
+});
+
+const ChangePage = builder
+  .objectRef<{ changes: ChangeEntryRow[]; nextCursor: string; hasMore: boolean }>("ChangePage")
+  .implement({
+    fields: (t) => ({
+      changes: t.field({ type: [ChangeEntry], resolve: (page) => page.changes }),
+      nextCursor: t.exposeString("nextCursor", { description: "Keep it: the next read starts here" }),
+      hasMore: t.exposeBoolean("hasMore", { description: "Read again from nextCursor at once" }),
+    }),
+  });
+
+builder.queryField("changes", (t) =>
+  t.field({
+    type: ChangePage,
+    description:
+      "What changed since `since` (everything visible when omitted), as upserts and tombstones in log order; poll with the returned nextCursor",
+    args: {
+      since: t.arg.string({ required: false }),
+      first: t.arg.int({ required: false, description: `Changes per page, at most ${MAX_PAGE_SIZE}` }),
+      types: t.arg.stringList({
+        required: false,
+        description: "posts, categories, tags, authors (default all)",
+      }),
+      format: t.arg({ type: ContentFormatEnum, defaultValue: "html" }),
+    },
+    complexity: (args) => ({ field: 1, multiplier: args.first ?? DEFAULT_FEED_PAGE_SIZE }),
+    resolve: async (_root, args, ctx) => {
+      const types = feedTypes(args.types ?? null);
+      const limit = args.first ?? DEFAULT_FEED_PAGE_SIZE;
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE)
+        throw userInputError(`first must be 1–${MAX_PAGE_SIZE}`, [
+          { field: "first", message: `1–${MAX_PAGE_SIZE}` },
+        ]);
+      const scope = changeFeedScope(ctx.caller.workspaceId, ctx.caller.keyKind, types);
+      const since = args.since == null ? null : decodeFeedCursor(args.since, scope);
+      const retentionDays = ctx.services.config.events.retentionDays;
+      if (since && since.issuedAt < retentionCutoff(retentionDays)) throw cursorExpiredError(retentionDays);
+      const page = await readChanges(ctx.prisma, {
+        workspaceId: ctx.caller.workspaceId,
+        publicOnly: ctx.caller.keyKind !== "private",
+        types,
+        from: since?.at ?? null,
+        limit,
+      });
+      const markdown = args.format === "markdown";
+      return {
+        changes: page.entries.map((entry) =>
+          entry.op === "upsert"
+            ? {
+                ...entry,
+                slug: null,
+                removedAt: null,
+                data:
+                  markdown && entry.type === "post" && typeof entry.data.content === "string"
+                    ? { ...entry.data, content: htmlToMarkdown(entry.data.content) }
+                    : entry.data,
+              }
+            : { ...entry, data: null },
+        ),
+        nextCursor: encodeFeedCursor(scope, page.next, new Date()),
+        hasMore: page.hasMore,
+      };
+    },
+  }),
+);
+
+function feedTypes(given: readonly string[] | null): FeedResource[] {
+  if (!given || given.length === 0) return [...FEED_RESOURCES];
+  const unknown = given.filter((type) => !(type in TYPE_NAMES));
+  if (unknown.length > 0)
+    throw userInputError(`Unknown types: ${unknown.join(", ")}`, [
+      { field: "types", message: "Each must be posts, categories, tags or authors" },
+    ]);
+  return FEED_RESOURCES.filter((type) => given.some((name) => TYPE_NAMES[name] === type));
+}

@@ -1,0 +1,252 @@
+// The change feed, /v1/changes: a mirror kept by reading it equals a fresh full listing — for a public
+// and a private key, after random sequences of writes (creates, updates, publishes, unpublishes,
+// deletes, renames of tags, categories and authors) — and its cursors behave like the log's.
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { restFixtures } from "../helpers/rest-fixtures.ts";
+import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(() => app?.close());
+
+type Entry =
+  | { op: "upsert"; type: string; id: string; data: Record<string, unknown> }
+  | { op: "delete"; type: string; id: string; slug: string | null; removedAt: string };
+
+class Mirror {
+  readonly records = new Map<string, Record<string, unknown>>();
+  cursor: string | null = null;
+
+  constructor(private readonly key: string) {}
+
+  async sync(limit = 7): Promise<void> {
+    for (;;) {
+      const since = this.cursor ? `&since=${this.cursor}` : "";
+      const res = await app.request("GET", `/v1/changes?limit=${limit}${since}`, { key: this.key });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      for (const entry of res.body.changes as Entry[]) {
+        if (entry.op === "upsert") this.records.set(`${entry.type}:${entry.id}`, entry.data);
+        else this.records.delete(`${entry.type}:${entry.id}`);
+      }
+      this.cursor = res.body.nextCursor;
+      if (!res.body.hasMore) return;
+    }
+  }
+}
+
+/** Every record the key can list now, each as its single GET answers it. */
+async function fullListing(key: string, isPrivate: boolean): Promise<Map<string, Record<string, unknown>>> {
+  const records = new Map<string, Record<string, unknown>>();
+  const kinds = [
+    ["post", "posts", isPrivate ? "&status=all" : ""],
+    ["category", "categories", ""],
+    ["tag", "tags", ""],
+    ["author", "authors", ""],
+  ] as const;
+  for (const [type, path, extra] of kinds) {
+    const list = await app.request("GET", `/v1/${path}?limit=100${extra}`, { key });
+    expect(list.status).toBe(200);
+    for (const item of list.body[path] as { id: string }[]) {
+      const one = await app.request(
+        "GET",
+        `/v1/${path}/${item.id}${type === "post" && isPrivate ? "?status=all" : ""}`,
+        {
+          key,
+        },
+      );
+      records.set(`${type}:${item.id}`, one.body[type]);
+    }
+  }
+  return records;
+}
+
+type Op =
+  | { kind: "tag" | "category" | "author"; action: "create" | "rename" | "delete"; n: number }
+  | {
+      kind: "post";
+      action: "create" | "edit" | "publish" | "unpublish" | "move" | "retag" | "delete";
+      n: number;
+      m: number;
+      k: number;
+    };
+
+// Few names, so that most steps meet records that exist (and renames reach posts that embed them).
+const SMALL = fc.integer({ min: 0, max: 2 });
+const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({
+    kind: fc.constantFrom("tag" as const, "category" as const, "author" as const),
+    action: fc.constantFrom("create" as const, "rename" as const, "delete" as const),
+    n: SMALL,
+  }),
+  fc.record({
+    kind: fc.constant("post" as const),
+    action: fc.constantFrom(
+      "create" as const,
+      "edit" as const,
+      "publish" as const,
+      "unpublish" as const,
+      "move" as const,
+      "retag" as const,
+      "delete" as const,
+    ),
+    n: SMALL,
+    m: SMALL,
+    k: SMALL,
+  }),
+);
+
+/** Applies one write; a write the API refuses (a missing record, a category in use) changes nothing. */
+async function apply(ws: TestWorkspace, prefix: string, op: Op, version: number): Promise<void> {
+  const key = ws.privateKey;
+  const send = (method: string, path: string, body?: unknown) => app.request(method, path, { key, body });
+  const slug = (kind: string, n: number) => `${prefix}-${kind}-${n}`;
+  if (op.kind !== "post") {
+    const path = op.kind === "category" ? "categories" : `${op.kind}s`;
+    if (op.action === "create")
+      await send("POST", `/v1/${path}`, { name: `${op.kind} ${op.n}`, slug: slug(op.kind, op.n) });
+    else if (op.action === "rename")
+      await send("PATCH", `/v1/${path}/${slug(op.kind, op.n)}`, { name: `${op.kind} ${op.n} v${version}` });
+    else await send("DELETE", `/v1/${path}/${slug(op.kind, op.n)}`);
+    return;
+  }
+  const post = `/v1/posts/${slug("post", op.n)}`;
+  const category = async (m: number) => {
+    const found = await send("GET", `/v1/categories/${slug("category", m)}`);
+    return found.status === 200 ? (found.body.category.id as string) : null;
+  };
+  const ids = async (kind: "tags" | "authors", singular: string, from: number) => {
+    const out: string[] = [];
+    for (const n of [from, (from + 1) % 3]) {
+      const found = await send("GET", `/v1/${kind}/${slug(singular, n)}`);
+      if (found.status === 200) out.push(found.body[singular].id);
+    }
+    return out;
+  };
+  switch (op.action) {
+    case "create": {
+      const categoryId = await category(op.m);
+      if (!categoryId) return;
+      await send("POST", "/v1/posts", {
+        title: `Post ${op.n}`,
+        slug: slug("post", op.n),
+        content: `<p>Body ${op.n}</p>`,
+        description: "d",
+        categoryId,
+        tags: await ids("tags", "tag", op.k),
+        authors: await ids("authors", "author", op.m),
+        status: op.k % 2 === 0 ? "published" : "draft",
+      });
+      return;
+    }
+    case "edit":
+      await send("PATCH", `${post}?status=all`, { title: `Post ${op.n} v${version}` });
+      return;
+    case "publish":
+    case "unpublish":
+      await send("PATCH", post, { status: op.action === "publish" ? "published" : "draft" });
+      return;
+    case "move": {
+      const categoryId = await category(op.m);
+      if (categoryId) await send("PATCH", post, { categoryId });
+      return;
+    }
+    case "retag":
+      await send("PATCH", post, {
+        tags: await ids("tags", "tag", op.k),
+        authors: await ids("authors", "author", op.m),
+      });
+      return;
+    case "delete":
+      await send("DELETE", post);
+      return;
+  }
+}
+
+describe("a mirror kept with /v1/changes equals a fresh full listing", () => {
+  it("for a public and a private key, after random sequences of writes", async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(opArbitrary, { minLength: 4, maxLength: 24 }), async (ops) => {
+        run += 1;
+        const ws = await app.workspace(`Feed ${run}`);
+        const mirrors = [
+          { mirror: new Mirror(ws.publicKey), key: ws.publicKey, isPrivate: false },
+          { mirror: new Mirror(ws.privateKey), key: ws.privateKey, isPrivate: true },
+        ];
+        // A base to write on (two of each kind, posts linked to them, one published, one draft), then
+        // the random steps; the mirrors sync every few steps.
+        for (const n of [0, 1])
+          for (const kind of ["category", "tag", "author"] as const)
+            await apply(ws, `r${run}`, { kind, action: "create", n }, 0);
+        for (const n of [0, 1])
+          await apply(ws, `r${run}`, { kind: "post", action: "create", n, m: n, k: n }, 0);
+        for (const [index, op] of ops.entries()) {
+          await apply(ws, `r${run}`, op, index);
+          if (index % 4 === 0) for (const { mirror } of mirrors) await mirror.sync();
+        }
+        for (const { mirror, key, isPrivate } of mirrors) {
+          await mirror.sync();
+          expect(Object.fromEntries(mirror.records)).toEqual(
+            Object.fromEntries(await fullListing(key, isPrivate)),
+          );
+        }
+      }),
+      { seed: SEED, numRuns: Math.max(5, Math.round(RUNS / 5)) },
+    );
+  }, 240_000);
+});
+
+describe("the feed's cursors", () => {
+  it("an empty delta answers nothing and the same position; drafts stay out of a public feed", async () => {
+    const ws = await app.workspace("Feed cursors");
+    const f = restFixtures(app, ws.privateKey);
+    const category = await f.category("c");
+    await f.post({ slug: "draft-only", categoryId: category.id, status: "draft" });
+    const first = await app.request("GET", "/v1/changes", { key: ws.publicKey });
+    expect(first.body.changes.map((e: Entry) => e.type)).toEqual(["category"]);
+    expect(first.body.hasMore).toBe(false);
+    const empty = await app.request("GET", `/v1/changes?since=${first.body.nextCursor}`, {
+      key: ws.publicKey,
+    });
+    expect(empty.body).toMatchObject({ changes: [], hasMore: false });
+    const again = await app.request("GET", `/v1/changes?since=${empty.body.nextCursor}`, {
+      key: ws.publicKey,
+    });
+    expect(again.body.changes).toEqual([]);
+  });
+
+  it("refuses a cursor of another key kind, another workspace, or another set of types", async () => {
+    const ws = await app.workspace("Feed scope");
+    const other = await app.workspace("Feed scope other");
+    const cursor = (await app.request("GET", "/v1/changes", { key: ws.publicKey })).body.nextCursor;
+    for (const [key, query] of [
+      [ws.privateKey, ""],
+      [other.publicKey, ""],
+      [ws.publicKey, "&types=posts"],
+    ] as const) {
+      const res = await app.request("GET", `/v1/changes?since=${cursor}${query}`, { key });
+      expect(res.status).toBe(400);
+    }
+    expect((await app.request("GET", "/v1/changes?since=garbage", { key: ws.publicKey })).status).toBe(400);
+    expect((await app.request("GET", "/v1/changes?types=pages", { key: ws.publicKey })).status).toBe(400);
+  });
+
+  it("serves markdown bodies with format=markdown", async () => {
+    const ws = await app.workspace("Feed markdown");
+    const f = restFixtures(app, ws.privateKey);
+    const category = await f.category("md");
+    await f.post({
+      slug: "md-post",
+      categoryId: category.id,
+      content: "<p>Hello <strong>world</strong></p>",
+    });
+    const res = await app.request("GET", "/v1/changes?types=posts&format=markdown", { key: ws.publicKey });
+    expect(res.body.changes[0].data.content).toBe("Hello **world**");
+  });
+});
