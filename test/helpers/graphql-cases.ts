@@ -157,7 +157,7 @@ function selection(type: GraphQLOutputType, depth: number): string {
 /** `createPost`, `posts`, `postsConnection`, `mediaList` → `posts` … the resource its identifiers are of. */
 function resourceOf(fieldName: string): Resource {
   // The change log names no records of its own: any resource's hints serve (`after` gets post cursors).
-  if (fieldName === "events") return "posts";
+  if (fieldName === "events" || fieldName === "changes") return "posts";
   const base = fieldName.replace(/^(create|update|delete|rotate|retry|replay|send)/, "").toLowerCase();
   const found = RESOURCES.find((r) => base.startsWith(r.slice(0, 3)));
   if (!found) throw new Error(`No resource for ${fieldName}`);

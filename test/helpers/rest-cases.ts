@@ -132,8 +132,8 @@ export function restCase(route: RestRoute, targets: FuzzTargets): fc.Arbitrary<R
 const MAX_URL_LENGTH = 12_000;
 
 function resourceOf(path: string): Resource {
-  // The change log names no records of its own: any resource's hints serve (its cursor is fuzzed as text).
-  if (path === "/events") return "posts";
+  // The change log and feed name no records of their own: any resource's hints serve (cursors fuzzed as text).
+  if (path === "/events" || path === "/changes") return "posts";
   const first = path.split("/")[1] as Resource;
   if (!RESOURCES.includes(first)) throw new Error(`No resource for ${path}`);
   return first;
