@@ -105,7 +105,7 @@ export async function startBackgroundWork(
  * The instance's live change stream for GraphQL subscriptions: woken by this process's commits at once
  * and by other processes' through NOTIFY; reads the change log only while someone subscribes.
  */
-export function createChangeStream(db: Database, logger: Logger): ChangeStream {
+export function createChangeStream(db: Database, logger: Logger, maxQueued: number): ChangeStream {
   const report = (message: string, error: unknown) =>
     logger.error(message, { error: error instanceof Error ? error.message : String(error) });
   const stream = new ChangeStream(
@@ -129,7 +129,7 @@ export function createChangeStream(db: Database, logger: Logger): ChangeStream {
         return () => listening.close();
       },
     },
-    100,
+    maxQueued,
     report,
   );
   onCommittedChanges(db.prisma, (changes) => {

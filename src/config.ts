@@ -112,6 +112,8 @@ const EnvSchema = z.object({
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
   /** Whether this instance sends webhooks; any number of instances may, each delivery goes out once. */
   WEBHOOK_DISPATCH: flag.default(true),
+  /** Changes a subscriber may leave unread before its subscription is ended (src/graphql/live). */
+  SUBSCRIPTION_MAX_QUEUED: positiveInt.default(100),
   /** The REST response cache: in this process's memory, or none. */
   CACHE: z.enum(["memory", "off"]).default("memory"),
   /** Bytes of answers the memory cache keeps at most (least recently used go first). */
@@ -183,6 +185,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       dispatch: env.WEBHOOK_DISPATCH,
     },
     cache: { mode: env.CACHE, maxBytes: env.CACHE_MAX_BYTES },
+    subscriptions: { maxQueued: env.SUBSCRIPTION_MAX_QUEUED },
   };
 }
 

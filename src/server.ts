@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const background = await startBackgroundWork(config, runtime.db, logger);
 
   let shuttingDown = false;
-  const changes = createChangeStream(runtime.db, logger);
+  const changes = createChangeStream(runtime.db, logger, config.subscriptions.maxQueued);
   const shared = await createSharedCallers(runtime.db, logger);
   const app = buildApp({
     config,

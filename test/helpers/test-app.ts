@@ -15,6 +15,7 @@ import { createChangeStream, startBackgroundWork } from "../../src/bootstrap.ts"
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/database.ts";
 import type { QueryObserver } from "../../src/db/sql-executor.ts";
+import type { ChangeStream } from "../../src/graphql/live/change-stream.ts";
 import { createContentYoga } from "../../src/graphql/yoga.ts";
 import { answerParserErrorsWithJson } from "../../src/http/client-errors.ts";
 import { createRateLimiter } from "../../src/limits/create-rate-limiter.ts";
@@ -45,6 +46,8 @@ export interface TestApp {
     path: string,
     options?: { key?: string; body?: unknown; headers?: Record<string, string> },
   ): Promise<{ status: number; body: any; headers: Headers }>;
+  /** The app's live change stream (subscriptions). */
+  changes: ChangeStream;
   /** Runs a GraphQL operation in-process (no HTTP) with the caller a key resolves to. */
   graphql(key: string, query: string, variables?: Record<string, unknown>): Promise<ExecutionResult<any>>;
   close(): Promise<void>;
@@ -81,7 +84,7 @@ export async function startTestApp(
   // Media URLs need an absolute base; tests read files back through the app itself.
   const mediaConfig = { ...config, publicUrl: config.publicUrl ?? "http://media.test" };
   const mediaStorage = createMediaStorage(mediaConfig);
-  const changes = createChangeStream(db, silentLogger);
+  const changes = createChangeStream(db, silentLogger, config.subscriptions.maxQueued);
   const app = buildApp({ config: mediaConfig, db, logger: silentLogger, rateLimiter, mediaStorage, changes });
   server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
@@ -109,6 +112,7 @@ export async function startTestApp(
     db,
     url,
     mediaStorage,
+    changes,
     async workspace(name = "Test workspace") {
       const created = await createWorkspace(db.prisma, name);
       return {

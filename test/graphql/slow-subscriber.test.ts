@@ -1,0 +1,59 @@
+// A subscriber that stops reading is dropped by the server itself, not buffered: its connection fills,
+// the SSE stream stops pulling changes, its queue (SUBSCRIPTION_MAX_QUEUED) fills, and the subscription
+// ends — while a subscriber that reads keeps receiving everything.
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { restFixtures } from "../helpers/rest-fixtures.ts";
+import { subscribe } from "../helpers/sse-subscription.ts";
+import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp({ env: { SUBSCRIPTION_MAX_QUEUED: "5" } });
+});
+afterAll(() => app?.close());
+
+describe("a subscriber that does not read", () => {
+  it("is ended once its connection and queue are full; a reading subscriber is not", async () => {
+    const ws = await app.workspace("Slow subscriber");
+    const { port } = new URL(app.url);
+    // A raw connection that sends the subscription and then never reads a byte of the answer.
+    const slow = connect(Number(port), "127.0.0.1");
+    const body = JSON.stringify({ query: "subscription { contentChanged { type data } }" });
+    slow.write(
+      `POST /graphql HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: ${ws.privateKey}\r\ncontent-type: application/json\r\naccept: text/event-stream\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    slow.pause();
+    try {
+      const reader = await subscribe(app.url, ws.privateKey, "subscription { contentChanged { type } }");
+      await reader.waitFor(() => app.changes.subscriberCount === 2, 5_000);
+
+      // Large events (a 200 KB post body, sent whole in each event) fill the slow connection quickly.
+      const category = await restFixtures(app, ws.privateKey).category("big");
+      const content = `<p>${"x".repeat(200_000)}</p>`;
+      let writes = 0;
+      while (app.changes.subscriberCount === 2 && writes < 200) {
+        const res = await app.request("POST", "/v1/posts", {
+          key: ws.privateKey,
+          body: {
+            title: `Big ${writes}`,
+            slug: `big-${writes}`,
+            content,
+            description: "d",
+            categoryId: category.id,
+            status: "published",
+          },
+        });
+        expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(201);
+        writes++;
+      }
+      expect(app.changes.subscriberCount).toBe(1);
+      // Each post write makes post.created and post.published; the category's own event came first.
+      await reader.waitFor((received) => received.length === 1 + 2 * writes, 10_000);
+      reader.close();
+      console.log(`slow subscriber ended after ${writes} writes of 200 KB posts`);
+    } finally {
+      slow.destroy();
+    }
+  }, 60_000);
+});
