@@ -57,3 +57,28 @@ describe("a subscriber that does not read", () => {
     }
   }, 60_000);
 });
+
+describe("subscriptions and the rate limit", () => {
+  it("count against the key's limit when they connect", async () => {
+    const limited = await startTestApp({ env: { RATE_LIMIT_AUTHENTICATED: "2" } });
+    try {
+      const ws = await limited.workspace("Limited subscriber");
+      const first = await subscribe(limited.url, ws.publicKey, "subscription { contentChanged { type } }");
+      const second = await subscribe(limited.url, ws.publicKey, "subscription { contentChanged { type } }");
+      const third = await fetch(`${limited.url}/graphql`, {
+        method: "POST",
+        headers: {
+          authorization: ws.publicKey,
+          "content-type": "application/json",
+          accept: "text/event-stream",
+        },
+        body: JSON.stringify({ query: "subscription { contentChanged { type } }" }),
+      });
+      expect(third.status).toBe(429);
+      first.close();
+      second.close();
+    } finally {
+      await limited.close();
+    }
+  });
+});
