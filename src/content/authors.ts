@@ -5,6 +5,7 @@ import type { AuthorWrite, Social } from "../domain/inputs.ts";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import { orNotFound } from "./or-not-found.ts";
 import { byIdentifier } from "./post-filters.ts";
+import { unlinkPosts } from "./taxonomy.ts";
 import { isHttpUrl, ProblemList } from "./validation.ts";
 import { type ReadClient, write } from "./writer.ts";
 
@@ -91,11 +92,8 @@ export async function deleteAuthor(
     if (!found) throw new NotFoundError("Author", identifier);
     const { id, slug } = found;
     // The author's posts lose them: each is named a changed post (its event carries the post without
-    // the author). Unlinked here, in the same statement that names them.
-    const unlinked = await uow.tx.$queryRawUnsafe<{ postId: string }[]>(
-      `DELETE FROM "PostAuthor" WHERE "authorId" = $1 RETURNING "postId"`,
-      id,
-    );
+    // the author). The author is locked first, as post writes do (taxonomy.ts, unlinkPosts).
+    const unlinked = await unlinkPosts(uow.tx, "Author", "PostAuthor", "authorId", id);
     const { count } = await uow.tx.author.deleteMany({ where: { id } });
     if (count === 0) throw new NotFoundError("Author", identifier);
     uow.changed({ resource: "author", action: "deleted", id, workspaceId, slug });

@@ -7,7 +7,7 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import { orNotFound } from "./or-not-found.ts";
 import { byIdentifier } from "./post-filters.ts";
 import { ProblemList } from "./validation.ts";
-import { type ReadClient, write } from "./writer.ts";
+import { type ReadClient, type WriteClient, write } from "./writer.ts";
 
 export type TaxonomyModel = "category" | "tag";
 
@@ -103,14 +103,9 @@ export async function deleteTaxonomy(
       if (!found) throw new NotFoundError(label[model], identifier);
       const { id, slug } = found as { id: string; slug: string };
       // A tag's posts lose it: their read form changes, so each is named a changed post (its event
-      // carries the post without the tag). Unlinked here, in the same statement that names them.
-      const unlinked =
-        model === "tag"
-          ? await uow.tx.$queryRawUnsafe<{ postId: string }[]>(
-              `DELETE FROM "PostTag" WHERE "tagId" = $1 RETURNING "postId"`,
-              id,
-            )
-          : [];
+      // carries the post without the tag). The tag is locked first — the order a post write takes
+      // (it locks what it points at before linking) — so no link can be added or missed meanwhile.
+      const unlinked = model === "tag" ? await unlinkPosts(uow.tx, "Tag", "PostTag", "tagId", id) : [];
       const deleted = await delegate(uow.tx, model).deleteMany({ where: { id } });
       if (deleted.count === 0) throw new NotFoundError(label[model], identifier);
       uow.changed({ resource: model, action: "deleted", id, workspaceId, slug });
@@ -136,4 +131,23 @@ function check(input: TaxonomyUpdate): ProblemList {
     .text("name", input.name, { max: 200 })
     .slug("slug", input.slug)
     .text("description", input.description, { min: 0, max: 5_000 });
+}
+
+/**
+ * Locks a tag or author row, then removes its links to posts and returns the posts that had one. The
+ * lock comes first, as in post writes (post, then what it points at, then the links): taking the links
+ * first would deadlock with a post write linking the same record.
+ */
+export async function unlinkPosts(
+  tx: WriteClient,
+  table: "Tag" | "Author",
+  links: "PostTag" | "PostAuthor",
+  column: "tagId" | "authorId",
+  id: string,
+): Promise<{ postId: string }[]> {
+  await tx.$queryRawUnsafe(`SELECT 1 FROM "${table}" WHERE id = $1 FOR UPDATE`, id);
+  return tx.$queryRawUnsafe<{ postId: string }[]>(
+    `DELETE FROM "${links}" WHERE "${column}" = $1 RETURNING "postId"`,
+    id,
+  );
 }
