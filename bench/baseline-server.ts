@@ -3,16 +3,9 @@
 // category, tags and custom fields as JSON in PostgreSQL — answering with the same JSON body as the
 // service (post read form + pagination). API keys are checked like the service does (SHA-256 lookup,
 // cached). PostgreSQL through `pg` when DATABASE_URL is set, else the embedded PGlite in DATA_DIR/db.
-// Env: PORT, HOST, DATABASE_URL, DATABASE_SCHEMA, DATABASE_POOL_SIZE, DATA_DIR.
-import { createHash } from "node:crypto";
+// Env: PORT, HOST, and the database variables of bench/raw-sql.ts.
 import http from "node:http";
-import path from "node:path";
-import pg from "pg";
-
-interface Sql {
-  query<Row>(text: string, params: unknown[]): Promise<Row[]>;
-  close(): Promise<void>;
-}
+import { keyChecker, openSql } from "./raw-sql.ts";
 
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
@@ -38,51 +31,9 @@ WHERE p."workspaceId" = $1 AND p.status = 'published'
 ORDER BY p."publishedAt" DESC, p.id ASC
 LIMIT $2 OFFSET $3`;
 
-const KEY_SQL = `SELECT "workspaceId" FROM "ApiKey" WHERE hash = $1 AND "revokedAt" IS NULL`;
-
-async function openSql(): Promise<Sql> {
-  const url = process.env.DATABASE_URL;
-  if (url) {
-    const schema = process.env.DATABASE_SCHEMA;
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
-      ...(schema ? { options: `-c search_path=${schema}` } : {}),
-    });
-    return {
-      query: async <Row>(text: string, params: unknown[]) => (await pool.query(text, params)).rows as Row[],
-      close: () => pool.end(),
-    };
-  }
-  const { PGlite } = await import("@electric-sql/pglite");
-  const { acquireEmbeddedLock } = await import("../src/db/embedded-lock.ts");
-  const dir = path.join(path.resolve(process.env.DATA_DIR ?? "./data"), "db");
-  const lock = acquireEmbeddedLock(dir);
-  const db = new PGlite(dir);
-  await db.waitReady;
-  return {
-    query: async <Row>(text: string, params: unknown[]) => (await db.query<Row>(text, params)).rows,
-    async close() {
-      await db.close();
-      lock.release();
-    },
-  };
-}
-
 const sql = await openSql();
-const workspaceByKeyHash = new Map<string, string | null>();
 
-async function workspaceOf(authorization: string | undefined): Promise<string | null> {
-  const key = authorization?.replace(/^Bearer\s+/i, "").trim();
-  if (!key) return null;
-  const hash = createHash("sha256").update(key, "utf8").digest("hex");
-  const cached = workspaceByKeyHash.get(hash);
-  if (cached !== undefined) return cached;
-  const rows = await sql.query<{ workspaceId: string }>(KEY_SQL, [hash]);
-  const workspaceId = rows[0]?.workspaceId ?? null;
-  workspaceByKeyHash.set(hash, workspaceId);
-  return workspaceId;
-}
+const workspaceOf = keyChecker(sql);
 
 function send(res: http.ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);

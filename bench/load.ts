@@ -26,6 +26,8 @@ export interface LoadResult {
   loadGeneratorCpuMsPerRequest: number | null;
   bytesPerResponse: number;
   non2xx: number;
+  /** Responses whose status is none of the scenario's expected ones (a 304 may be expected). */
+  unexpected: number;
   errors: number;
   timeouts: number;
   statusCodes: Record<string, number>;
@@ -85,6 +87,7 @@ export async function runLoad(
     loadGeneratorCpuMsPerRequest: perRequest("loadGenerator"),
     bytesPerResponse: total > 0 ? Math.round(result.throughput.total / total) : 0,
     non2xx: result.non2xx,
+    unexpected: unexpectedResponses(result, scenario),
     errors: result.errors,
     timeouts: result.timeouts,
     statusCodes: Object.fromEntries(
@@ -93,12 +96,19 @@ export async function runLoad(
   };
 }
 
+function unexpectedResponses(result: AutocannonResult, scenario: Scenario): number {
+  const expected = new Set(scenario.steps.map((step) => String(step.expectStatus)));
+  return Object.entries(result.statusCodeStats)
+    .filter(([code]) => !expected.has(code))
+    .reduce((sum, [, stats]) => sum + stats.count, 0);
+}
+
 function readMeters(meters: CpuMeters): Record<keyof CpuMeters, number | null> {
   return { server: meters.server(), database: meters.database(), loadGenerator: meters.loadGenerator() };
 }
 
 function toAutocannonRequest(step: Step, key: string): AutocannonRequest {
-  const headers: Record<string, string> = { authorization: key, accept: "application/json" };
+  const headers: Record<string, string> = { authorization: key, accept: "application/json", ...step.headers };
   if (step.body !== undefined || step.makeBody) headers["content-type"] = "application/json";
   if (isStatic(step)) {
     const rendered = renderStep(step, {}, 0)!;

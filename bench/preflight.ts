@@ -7,32 +7,42 @@ export async function preflightScenario(
   server: ChildServer,
   scenario: Scenario,
   keys: Record<Step["key"], string>,
-): Promise<{ body: unknown; problem?: string }> {
+): Promise<{ body: unknown; text: string; problem?: string }> {
   const ctx: StepContext = {};
   let body: unknown;
+  let text = "";
   for (const [i, step] of scenario.steps.entries()) {
     const rendered = renderStep(step, ctx, 2_000_000 + i);
-    if (!rendered) return { body, problem: `${step.label}: previous step gave no result` };
+    if (!rendered) return { body, text, problem: `${step.label}: previous step gave no result` };
+    if (step.revalidate) {
+      const first = await sendStep(server.url, { ...step, headers: {} }, rendered, keys[step.key]);
+      await first.arrayBuffer();
+      const etag = first.headers.get("etag");
+      if (!etag) return { body, text, problem: `${step.label}: the answer carries no ETag` };
+      step.headers = { "if-none-match": etag };
+    }
     const response = await sendStep(server.url, step, rendered, keys[step.key]);
-    const text = await response.text();
+    text = await response.text();
     try {
-      body = JSON.parse(text);
+      body = text === "" ? text : JSON.parse(text);
     } catch {
       body = text;
     }
     if (response.status !== step.expectStatus) {
       return {
         body,
+        text,
         problem: `${step.label} answered ${response.status} (expected ${step.expectStatus}): ${text.slice(0, 300)}`,
       };
     }
     if (scenario.id === "graphql" && (body as { errors?: unknown }).errors) {
       return {
         body,
+        text,
         problem: `GraphQL errors: ${JSON.stringify((body as { errors: unknown }).errors).slice(0, 300)}`,
       };
     }
     step.capture?.(body, ctx);
   }
-  return { body };
+  return { body, text };
 }

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import type { LoadResult } from "./load.ts";
 import type { BenchOptions } from "./options.ts";
+import type { ServerKind } from "./scenarios.ts";
 import type { SeedReport } from "./seed.ts";
 import type { StepStatements } from "./statements.ts";
 import { formatProfileSummary, type ProfileSummary } from "./summarize-profile.ts";
@@ -11,10 +12,12 @@ import { formatProfileSummary, type ProfileSummary } from "./summarize-profile.t
 export interface RouteReport {
   id: string;
   title: string;
-  server: "service" | "baseline";
+  server: ServerKind;
   load: LoadResult | null;
-  /** req/s of this route ÷ req/s of the baseline. */
-  ratioToBaseline: number | null;
+  /** The route this one is measured against (its yardstick). */
+  comparedWith: string;
+  /** req/s of this route ÷ req/s of `comparedWith`. */
+  ratio: number | null;
   /** Driver-level statements per request, per step (POST and PATCH for the writes). */
   statements: StepStatements[] | null;
   /** Set when the route could not be measured (wrong status in the pre-flight request, …). */
@@ -56,6 +59,7 @@ export function machineInfo(): Omit<BenchReport["machine"], "loadAverageAtEnd"> 
 }
 
 const BASELINE_STATEMENTS = "2";
+const PRERENDERED_STATEMENTS = "1";
 
 /** Everything a run prints at the end: table, seeding, body checks, statements, profiles. */
 export function formatReport(report: BenchReport): string {
@@ -87,7 +91,8 @@ export function formatTable(report: BenchReport): string {
     "req/s",
     "p50 ms",
     "p99 ms",
-    "× baseline",
+    "× ref",
+    "ref",
     "CPU ms/req",
     "DB CPU",
     "load CPU",
@@ -102,13 +107,18 @@ export function formatTable(report: BenchReport): string {
       load ? fixed(load.rps, 0) : "—",
       load ? fixed(load.latencyMs.p50, 1) : "—",
       load ? fixed(load.latencyMs.p99, 1) : "—",
-      route.ratioToBaseline === null ? "—" : `${fixed(route.ratioToBaseline * 100, 0)}%`,
+      route.ratio === null ? "—" : `${fixed(route.ratio * 100, 0)}%`,
+      route.id === route.comparedWith ? "" : route.comparedWith,
       load?.cpuMsPerRequest == null ? "—" : fixed(load.cpuMsPerRequest, 2),
       load?.databaseCpuMsPerRequest == null ? "—" : fixed(load.databaseCpuMsPerRequest, 2),
       load?.loadGeneratorCpuMsPerRequest == null ? "—" : fixed(load.loadGeneratorCpuMsPerRequest, 2),
-      route.server === "baseline" ? BASELINE_STATEMENTS : statementsCell(route.statements),
+      route.server === "baseline"
+        ? BASELINE_STATEMENTS
+        : route.server === "prerendered"
+          ? PRERENDERED_STATEMENTS
+          : statementsCell(route.statements),
       load ? fixed(load.bytesPerResponse / 1024, 1) : "—",
-      load ? String(load.non2xx + load.errors + load.timeouts) : route.problem ? "failed" : "—",
+      load ? String(load.unexpected + load.errors + load.timeouts) : route.problem ? "failed" : "—",
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));

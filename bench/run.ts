@@ -8,7 +8,7 @@
 //   5. the service (`node --import tsx src/server.ts`, its own process) under load, route by route
 //   6. table + JSON; the schema / data directory is dropped
 
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { firstDifference } from "./compare-bodies.ts";
@@ -16,9 +16,10 @@ import { createBenchDatabase } from "./database.ts";
 import { type LoadResult, runLoad } from "./load.ts";
 import { parseBenchOptions } from "./options.ts";
 import { preflightScenario } from "./preflight.ts";
+import type { PrerenderedAnswer } from "./prerendered-server.ts";
 import { type ChildServer, ownCpuMs, PROJECT_ROOT, postgresCpuMs, startServer } from "./processes.ts";
 import { type BenchReport, formatReport, machineInfo, type RouteReport, writeReport } from "./report.ts";
-import { benchScenarios, type Scenario, type Step } from "./scenarios.ts";
+import { benchScenarios, renderStep, type Scenario, type ServerKind, type Step } from "./scenarios.ts";
 import { benchSizes, exampleFixtures, seedBenchDatabase } from "./seed.ts";
 import { countStatements } from "./statements.ts";
 import { type ProfileSummary, summarizeProfile } from "./summarize-profile.ts";
@@ -65,9 +66,13 @@ try {
       (s.server === "baseline" ? options.baseline : true) &&
       (options.only.length === 0 ||
         options.only.includes(s.id) ||
-        // The yardstick always runs; another baseline only with the route it mirrors.
+        // The yardstick always runs; another baseline only with the route it mirrors (and, for the
+        // pre-rendered ones, the route whose answers it serves).
         s.id === "baseline" ||
-        (s.sameBodyAs !== undefined && options.only.includes(s.sameBodyAs))),
+        (s.sameBodyAs !== undefined && options.only.includes(s.sameBodyAs)) ||
+        options.only.some(
+          (id) => id === `cached-${s.sameBodyAs}` || (s.server === "service" && id === `cached-${s.id}`),
+        )),
   );
 
   log("Counting SQL statements per request (in-process)…");
@@ -85,70 +90,76 @@ try {
     "profiles",
     new Date().toISOString().replace(/[:.]/g, "-"),
   );
-  const profileDirs = {
-    service: path.join(profileRoot, "service"),
-    baseline: path.join(profileRoot, "baseline"),
-  };
   const cpuProf = (dir: string) => {
     if (!options.profile) return [];
     mkdirSync(dir, { recursive: true });
     return ["--cpu-prof", "--cpu-prof-dir", dir];
   };
 
+  // Each server runs alone, in this order: the baseline, the service with its cache off (every read
+  // computed, the figure of the read path), with its cache on, and the pre-rendered yardstick, which
+  // serves the answers the service gave (so it needs them first).
+  const prerenderedFile = path.join(os.tmpdir(), `bench-prerendered-${process.pid}.json`);
+  const serviceEnv = {
+    ...database.env,
+    NODE_ENV: "production",
+    LOG_LEVEL: "warn",
+    RATE_LIMIT_AUTHENTICATED: "1000000000",
+    RATE_LIMIT_UNAUTHENTICATED: "1000000000",
+  };
+  const servers: Record<ServerKind, { script: string; env: Record<string, string> }> = {
+    baseline: { script: "bench/baseline-server.ts", env: database.env },
+    service: { script: "src/server.ts", env: { ...serviceEnv, CACHE: "off" } },
+    cached: { script: "src/server.ts", env: { ...serviceEnv, CACHE: "memory" } },
+    prerendered: {
+      script: "bench/prerendered-server.ts",
+      env: { ...database.env, BENCH_PRERENDERED_FILE: prerenderedFile },
+    },
+  };
   const baselineBodies = new Map<string, unknown>();
-  const baselineScenarios = scenarios.filter((s) => s.server === "baseline");
-  let baselineStartupMs = 0;
-  if (baselineScenarios.length) {
-    const baseline = await startServer({
-      name: "baseline",
-      script: "bench/baseline-server.ts",
-      env: database.env,
-      nodeArgs: cpuProf(profileDirs.baseline),
+  const serviceAnswers = new Map<string, PrerenderedAnswer>();
+  const bodyChecks: BenchReport["baselineBodies"] = [];
+  const started: Partial<Record<ServerKind, ChildServer>> = {};
+  for (const kind of ["baseline", "service", "cached", "prerendered"] as const) {
+    const own = scenarios.filter((s) => s.server === kind);
+    if (!own.length) continue;
+    if (kind === "prerendered") {
+      const answers = own.flatMap((s) => serviceAnswers.get(s.sameBodyAs ?? "") ?? []);
+      writeFileSync(prerenderedFile, JSON.stringify(answers));
+    }
+    const server = await startServer({
+      name: kind,
+      script: servers[kind].script,
+      env: servers[kind].env,
+      nodeArgs: cpuProf(path.join(profileRoot, kind)),
     });
-    baselineStartupMs = baseline.startupMs;
+    started[kind] = server;
     try {
-      for (const scenario of baselineScenarios) {
-        const preflight = await preflightScenario(baseline, scenario, keys);
-        if (scenario.sameBodyAs) baselineBodies.set(scenario.sameBodyAs, preflight.body);
-        if (preflight.problem) problems.set(scenario.id, preflight.problem);
-        else loads.set(scenario.id, await measure(baseline, scenario, keys, load));
+      for (const scenario of own) {
+        const preflight = await preflightScenario(server, scenario, keys);
+        if (kind === "baseline" && scenario.sameBodyAs)
+          baselineBodies.set(scenario.sameBodyAs, preflight.body);
+        if (kind === "service") {
+          rememberAnswer(serviceAnswers, scenario, keys, preflight.text);
+          if (baselineBodies.has(scenario.id)) {
+            const difference = firstDifference(preflight.body, baselineBodies.get(scenario.id));
+            bodyChecks.push({ route: scenario.id, identical: difference === null, difference });
+            if (difference)
+              log(`  ! the baseline's body for ${scenario.id} differs from the service's: ${difference}`);
+          }
+        }
+        if (preflight.problem) {
+          problems.set(scenario.id, preflight.problem);
+          continue;
+        }
+        loads.set(scenario.id, await measure(server, scenario, keys, load));
       }
     } finally {
-      await baseline.stop();
+      await server.stop();
     }
   }
-
-  const service = await startServer({
-    name: "service",
-    script: "src/server.ts",
-    env: {
-      ...database.env,
-      NODE_ENV: "production",
-      LOG_LEVEL: "warn",
-      RATE_LIMIT_AUTHENTICATED: "1000000000",
-      RATE_LIMIT_UNAUTHENTICATED: "1000000000",
-    },
-    nodeArgs: cpuProf(profileDirs.service),
-  });
-  const bodyChecks: BenchReport["baselineBodies"] = [];
-  try {
-    for (const scenario of scenarios.filter((s) => s.server === "service")) {
-      const preflight = await preflightScenario(service, scenario, keys);
-      if (baselineBodies.has(scenario.id)) {
-        const difference = firstDifference(preflight.body, baselineBodies.get(scenario.id));
-        bodyChecks.push({ route: scenario.id, identical: difference === null, difference });
-        if (difference)
-          log(`  ! the baseline's body for ${scenario.id} differs from the service's: ${difference}`);
-      }
-      if (preflight.problem) {
-        problems.set(scenario.id, preflight.problem);
-        continue;
-      }
-      loads.set(scenario.id, await measure(service, scenario, keys, load));
-    }
-  } finally {
-    await service.stop();
-  }
+  const service = started.service ?? started.cached;
+  if (!service) throw new Error("no service route was selected");
   const serviceOutput = service.stderrTail().trim();
   if (serviceOutput) {
     log(`Service logged ${service.errorLines()} error line(s); last output:`);
@@ -163,23 +174,25 @@ try {
 
   const profile: BenchReport["profile"] = options.profile
     ? {
-        service: summarizeIfPresent(profileDirs.service, service.startupMs),
-        baseline: baselineScenarios.length
-          ? summarizeIfPresent(profileDirs.baseline, baselineStartupMs)
+        service: summarizeIfPresent(path.join(profileRoot, "service"), service.startupMs),
+        baseline: started.baseline
+          ? summarizeIfPresent(path.join(profileRoot, "baseline"), started.baseline.startupMs)
           : null,
       }
     : null;
 
-  // Every route is compared with the baseline of the issue: GET /v1/posts?limit=10.
-  const baselineRps = loads.get("baseline")?.rps;
+  // Each route is compared with its own yardstick, by default the baseline of issue 8 (GET /v1/posts?limit=10).
   const routes: RouteReport[] = scenarios.map((scenario) => {
     const result = loads.get(scenario.id) ?? null;
+    const comparedWith = scenario.comparedWith ?? "baseline";
+    const reference = loads.get(comparedWith)?.rps;
     return {
       id: scenario.id,
       title: scenario.title,
       server: scenario.server,
       load: result,
-      ratioToBaseline: result && baselineRps ? result.rps / baselineRps : null,
+      comparedWith,
+      ratio: result && reference ? result.rps / reference : null,
       statements: statements.byScenario[scenario.id] ?? null,
       ...(problems.has(scenario.id) ? { problem: problems.get(scenario.id) } : {}),
     };
@@ -216,6 +229,25 @@ try {
 }
 process.exit(exitCode);
 
+/** The answer the service gave to a route's (single, static) request: what the pre-rendered server serves. */
+function rememberAnswer(
+  answers: Map<string, PrerenderedAnswer>,
+  scenario: Scenario,
+  keys: Record<Step["key"], string>,
+  text: string,
+): void {
+  const step = scenario.steps[0];
+  const rendered = step && scenario.steps.length === 1 ? renderStep(step, {}, 0) : null;
+  if (!step || !rendered) return;
+  answers.set(scenario.id, {
+    key: keys[step.key],
+    method: step.method,
+    path: rendered.path,
+    requestBody: rendered.body ?? null,
+    body: text,
+  });
+}
+
 function summarizeIfPresent(dir: string, startupMs: number): ProfileSummary | null {
   try {
     // The profile starts a little after the spawn; a second more keeps the start-up out for sure.
@@ -239,7 +271,7 @@ async function measure(
     database: options.embedded ? () => null : postgresCpuMs,
     loadGenerator: ownCpuMs,
   });
-  const failures = result.non2xx + result.errors + result.timeouts;
+  const failures = result.unexpected + result.errors + result.timeouts;
   const cpu = result.cpuMsPerRequest === null ? "" : `, ${result.cpuMsPerRequest.toFixed(2)} CPU ms/req`;
   const db =
     result.databaseCpuMsPerRequest === null

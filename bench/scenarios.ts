@@ -17,8 +17,18 @@ export interface Step {
   label: string;
   method: "GET" | "POST" | "PATCH";
   key: KeyKind;
-  /** Fixed path, or built from the context; null skips the step (its predecessor failed). */
-  path: string | ((ctx: StepContext) => string | null);
+  /**
+   * Fixed path, or built from the context and the run-wide sequence number `n`; null skips the step
+   * (its predecessor failed).
+   */
+  path: string | ((ctx: StepContext, n: number) => string | null);
+  /**
+   * Sent with the validator of this very answer (`If-None-Match: <its ETag>`): the pre-flight asks once
+   * without it, keeps the ETag, and expects `expectStatus` (304) from then on.
+   */
+  revalidate?: boolean;
+  /** Headers set by the pre-flight (the ETag of a revalidating step). */
+  headers?: Record<string, string>;
   /** Fixed JSON body. */
   body?: unknown;
   /** JSON body built per request; `n` is a run-wide sequence number (unique slugs). */
@@ -28,14 +38,25 @@ export interface Step {
   capture?: (body: unknown, ctx: StepContext) => void;
 }
 
+export type ServerKind = "baseline" | "prerendered" | "service" | "cached";
+
 export interface Scenario {
   id: string;
   /** Row title of the table. */
   title: string;
-  /** Which server answers: the service, or the raw node:http + pg baseline. */
-  server: "service" | "baseline";
-  /** For a baseline: the service route whose body it must reproduce exactly. */
+  /**
+   * Which server answers: the service with its response cache off (every read computed) or on
+   * (`cached`), the raw node:http + pg baseline that computes the same JSON with hand-written SQL, or
+   * the raw handler that serves the service's answers pre-rendered from one table (`prerendered`).
+   */
+  server: ServerKind;
+  /**
+   * For a baseline: the service route whose body it must reproduce exactly. For a `prerendered`
+   * route: the service route whose answer it serves.
+   */
   sameBodyAs?: string;
+  /** The route whose req/s this one is compared with; the baseline list of ten when absent. */
+  comparedWith?: string;
   steps: Step[];
 }
 
@@ -131,6 +152,7 @@ export function benchScenarios(f: BenchFixtures): Scenario[] {
         },
       ],
     },
+    ...cacheScenarios(f),
     {
       id: "writes",
       title: "POST /v1/posts + PATCH (1:1)",
@@ -154,6 +176,85 @@ export function benchScenarios(f: BenchFixtures): Scenario[] {
           path: (ctx) => (ctx.postId ? `/v1/posts/${ctx.postId}` : null),
           makeBody: (_ctx, n) => updateBody(f, n),
           expectStatus: 200,
+        },
+      ],
+    },
+  ];
+}
+
+/**
+ * The cache's yardstick (issue 15): the same answers served pre-rendered from one table by a raw handler,
+ * and by the service with its response cache on — hits, a 304 revalidation, and misses (a URL never
+ * asked before, so every request computes and stores its answer).
+ */
+function cacheScenarios(f: BenchFixtures): Scenario[] {
+  const graphqlStep: Step = {
+    label: "POST /graphql posts(limit: 10)",
+    method: "POST",
+    key: "public",
+    path: "/graphql",
+    body: { query: GRAPHQL_LIST_QUERY, variables: { limit: 10 } },
+    expectStatus: 200,
+  };
+  const routes = [
+    {
+      id: "list10",
+      title: "GET /v1/posts?limit=10",
+      step: get("GET /v1/posts?limit=10", "/v1/posts?limit=10"),
+    },
+    {
+      id: "list100",
+      title: "GET /v1/posts?limit=100",
+      step: get("GET /v1/posts?limit=100", "/v1/posts?limit=100"),
+    },
+    {
+      id: "get",
+      title: "GET /v1/posts/{slug}",
+      step: get("GET /v1/posts/{slug}", `/v1/posts/${f.postSlug}`),
+    },
+    { id: "graphql", title: "POST /graphql posts(limit: 10)", step: graphqlStep },
+  ];
+  return [
+    ...routes.map(
+      (route): Scenario => ({
+        id: `pre-${route.id}`,
+        title: `prerendered ${route.title}`,
+        server: "prerendered",
+        sameBodyAs: route.id,
+        steps: [route.step],
+      }),
+    ),
+    ...routes.map(
+      (route): Scenario => ({
+        id: `cached-${route.id}`,
+        title: `cached ${route.title}`,
+        server: "cached",
+        comparedWith: `pre-${route.id}`,
+        steps: [route.step],
+      }),
+    ),
+    {
+      id: "cached-304",
+      title: "cached GET /v1/posts?limit=10 → 304",
+      server: "cached",
+      comparedWith: "pre-list10",
+      steps: [
+        {
+          ...get("GET /v1/posts?limit=10 (If-None-Match)", "/v1/posts?limit=10"),
+          revalidate: true,
+          expectStatus: 304,
+        },
+      ],
+    },
+    {
+      id: "cached-miss",
+      title: "cache miss GET /v1/posts?limit=10&n=…",
+      server: "cached",
+      comparedWith: "list10",
+      steps: [
+        {
+          ...get("GET /v1/posts?limit=10&n=… (never asked before)", "/v1/posts?limit=10"),
+          path: (_ctx, n) => `/v1/posts?limit=10&n=${n}`,
         },
       ],
     },
@@ -214,7 +315,7 @@ export function renderStep(
   ctx: StepContext,
   n: number,
 ): { path: string; body: string | undefined } | null {
-  const path = typeof step.path === "function" ? step.path(ctx) : step.path;
+  const path = typeof step.path === "function" ? step.path(ctx, n) : step.path;
   if (path === null) return null;
   const body = step.makeBody ? step.makeBody(ctx, n) : step.body;
   return { path, body: body === undefined ? undefined : JSON.stringify(body) };
@@ -233,7 +334,11 @@ export function sendStep(
 ): Promise<Response> {
   return fetch(baseUrl + rendered.path, {
     method: step.method,
-    headers: { authorization: key, ...(rendered.body ? { "content-type": "application/json" } : {}) },
+    headers: {
+      authorization: key,
+      ...(rendered.body ? { "content-type": "application/json" } : {}),
+      ...step.headers,
+    },
     body: rendered.body,
   });
 }
