@@ -26,7 +26,8 @@ export type ErrorCode =
   | "UNSUPPORTED_MEDIA_TYPE"
   | "BAD_REQUEST"
   | "QUERY_TOO_COMPLEX"
-  | "CURSOR_EXPIRED";
+  | "CURSOR_EXPIRED"
+  | "PERSISTED_QUERY_NOT_FOUND";
 
 const httpStatus: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
@@ -41,6 +42,7 @@ const httpStatus: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
   QUERY_TOO_COMPLEX: 400,
   CURSOR_EXPIRED: 410,
+  PERSISTED_QUERY_NOT_FOUND: 404,
 };
 
 function clientError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
@@ -157,4 +159,12 @@ export type QueryMeasure =
 
 export function rateLimitedError(message: string, retryAfterSeconds: number): GraphQLError {
   return clientError("RATE_LIMITED", message, { retryAfterSeconds });
+}
+
+/**
+ * A persisted query's hash the service does not hold (yet): Apollo's APQ message and code, which
+ * clients (Apollo Client, urql, Relay helpers) read as "send the document along with the hash".
+ */
+export function persistedQueryNotFoundError(): GraphQLError {
+  return clientError("PERSISTED_QUERY_NOT_FOUND", "PersistedQueryNotFound");
 }

@@ -9,11 +9,17 @@
 // change feed, pruned by age, whose cursors carry the time they were issued). REST's in-process
 // executions never pass through here: Yoga calls `onParams` for HTTP requests only, and REST caches its
 // own bodies. Served answers carry `X-Cache: HIT`, stored ones `MISS`.
+//
+// GraphQL GET requests (queries in the URL, or persisted by hash: use-persisted-documents.ts) are HTTP
+// caching's own: a cached or cacheable answer carries a strong ETag (a hash of its data) and the same
+// Cache-Control and Vary as REST's, and `If-None-Match` holding it gets 304 without a body. POST answers
+// carry no validators (browsers and CDNs do not cache POST).
 import { createHash } from "node:crypto";
 import type { ExecutionResult } from "graphql";
 import { type DocumentNode, Kind, type OperationDefinitionNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
+import { holdsETag, strongETag } from "../cache/etag.ts";
 
 /** Root fields whose answers change without a change log event: never cached. */
 const UNCACHEABLE_ROOT_FIELDS = new Set([
@@ -34,13 +40,21 @@ export interface ContentResponseCacheOptions {
   maxBytes: number;
 }
 
+interface CachedResult {
+  result: ExecutionResult;
+  bytes: number;
+  etag: string;
+}
+
 export function useContentResponseCache(options: ContentResponseCacheOptions): Plugin {
-  const answers = new LRUCache<string, { result: ExecutionResult; bytes: number }>({
+  const answers = new LRUCache<string, CachedResult>({
     maxSize: options.maxBytes,
     sizeCalculation: (entry, key) => entry.bytes + key.length,
   });
   /** The key of the request being executed, until its result is stored. */
   const keyByRequest = new WeakMap<Request, string>();
+  /** The answer a request was served from or stored as, and its caller's key kind: its validators. */
+  const answerByRequest = new WeakMap<Request, { entry: CachedResult; keyKind: string }>();
 
   return {
     onParams({ params, request, context, setResult }) {
@@ -69,6 +83,7 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
           const hit = answers.get(key);
           if (hit) {
             serverContext.res?.setHeader("X-Cache", "HIT");
+            answerByRequest.set(request, { entry: hit, keyKind: caller.keyKind });
             setResult(hit.result);
             return;
           }
@@ -78,19 +93,45 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
       );
     },
     onExecute({ args }) {
-      const request = (args.contextValue as { request?: Request }).request;
+      const context = args.contextValue as {
+        request?: Request;
+        req?: { caller?: Caller | null };
+        res?: { setHeader(n: string, v: string): void };
+      };
+      const request = context.request;
       const key = request ? keyByRequest.get(request) : undefined;
-      if (!key || !cacheable(args.document, args.operationName ?? null)) return;
+      const keyKind = context.req?.caller?.keyKind;
+      if (!request || !key || !keyKind || !cacheable(args.document, args.operationName ?? null)) return;
       return {
         onExecuteDone({ result }) {
           if (!("data" in result) || result.errors?.length || !result.data) return;
-          const bytes = JSON.stringify(result.data).length;
-          answers.set(key, { result: { data: result.data }, bytes });
-          const res = (args.contextValue as { res?: { setHeader(n: string, v: string): void } }).res;
-          res?.setHeader("X-Cache", "MISS");
+          const body = Buffer.from(JSON.stringify(result.data));
+          const entry = { result: { data: result.data }, bytes: body.length, etag: strongETag(body) };
+          answers.set(key, entry);
+          answerByRequest.set(request, { entry, keyKind });
+          context.res?.setHeader("X-Cache", "MISS");
         },
       };
     },
+    onResponse({ request, response, setResponse, fetchAPI }) {
+      const answered = answerByRequest.get(request);
+      if (!answered || request.method !== "GET" || response.status !== 200) return;
+      const headers = validatorHeaders(answered.entry.etag, answered.keyKind);
+      if (holdsETag(request.headers.get("if-none-match"), answered.entry.etag)) {
+        setResponse(new fetchAPI.Response(null, { status: 304, headers }));
+        return;
+      }
+      for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+    },
+  };
+}
+
+/** As REST's: public answers may be kept by shared caches but revalidated, private ones by the client only. */
+function validatorHeaders(etag: string, keyKind: string): Record<string, string> {
+  return {
+    ETag: etag,
+    "Cache-Control": keyKind === "private" ? "private, no-cache" : "public, no-cache",
+    Vary: "Authorization, Accept",
   };
 }
 

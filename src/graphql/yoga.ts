@@ -18,6 +18,7 @@ import { useContentResponseCache } from "./use-content-response-cache.ts";
 import { useErrorMapping } from "./use-error-mapping.ts";
 import { useGraphQLResponseMediaType } from "./use-graphql-response-media-type.ts";
 import { useNullByteGuard } from "./use-null-byte-guard.ts";
+import { usePersistedDocuments } from "./use-persisted-documents.ts";
 import { useQueryBounds } from "./use-query-bounds.ts";
 import { useResponseSizeLimit } from "./use-response-size-limit.ts";
 
@@ -55,6 +56,8 @@ export function createContentYoga(prisma: PrismaClient, services: AppServices): 
     // connection stays usable after a refused upload (without it the next request on it hangs).
     maxRequestBodySize: config.media.maxRequestBytes,
     plugins: [
+      // First: a query sent by hash becomes its document before anything reads or keys on it.
+      usePersistedDocuments(),
       ...(services.contentHead && config.cache.mode === "memory"
         ? [useContentResponseCache({ contentHead: services.contentHead, maxBytes: config.cache.maxBytes })]
         : []),

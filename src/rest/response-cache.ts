@@ -14,10 +14,10 @@
 // holds it gets 304 without a body. That check is ours, not Express's freshness test, which gives up on
 // any request with `Cache-Control: no-cache` — and fetch() sends that header with every conditional
 // request.
-import { createHash } from "node:crypto";
 import { brotliCompressSync, gzipSync, constants as zlibConstants } from "node:zlib";
 import type { Request, Response } from "express";
 import { LRUCache } from "lru-cache";
+import { holdsETag, strongETag } from "../cache/etag.ts";
 
 /** An answer ready to send, with what is derived from its bytes once (validators, tags, encodings). */
 export interface JsonAnswer {
@@ -74,11 +74,6 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   };
 }
 
-/** `"<base64url SHA-1 of the bytes>"`: equal bodies, equal tags; any change, a new one. */
-export function strongETag(body: Buffer): string {
-  return `"${createHash("sha1").update(body).digest("base64url")}"`;
-}
-
 /** Bodies below this go out as they are: compressing them saves less than it costs. */
 const COMPRESS_FROM_BYTES = 1_024;
 /** Surrogate keys beyond this many: the answer is tagged by workspace and kind only (purge those). */
@@ -131,7 +126,7 @@ export function sendJsonAnswer(
   res.setHeader("Surrogate-Key", answer.tags);
   res.setHeader("Cache-Tag", answer.tags.replaceAll(" ", ","));
   if (cacheStatus) res.setHeader("X-Cache", cacheStatus);
-  if (holdsETag(req, answer.etag)) {
+  if (holdsETag(req.headers["if-none-match"], answer.etag)) {
     res.status(304).end();
     return;
   }
@@ -161,18 +156,4 @@ function encode(body: Buffer, encoding: "br" | "gzip"): Buffer {
         },
       })
     : gzipSync(body);
-}
-
-/** Whether the client holds this answer, in any of its encodings (`"<hash>"`, `"<hash>-br"`, …). */
-function holdsETag(req: Request, etag: string): boolean {
-  const header = req.headers["if-none-match"];
-  if (!header) return false;
-  const hash = etag.slice(1, -1);
-  return (
-    header === "*" ||
-    header.split(",").some((tag) => {
-      const held = tag.trim().replace(/^W\//, "").replace(/^"|"$/g, "");
-      return held === hash || held === `${hash}-br` || held === `${hash}-gzip`;
-    })
-  );
 }

@@ -13,6 +13,7 @@ const SRC = path.resolve(import.meta.dirname, "../../src");
  * `config` are single files at the top of src/. Beyond "each layer only the ones below it":
  * - `db` may import `config`: opening the database reads its part of the Config type.
  * - `media` may import `config`: the storage is chosen from its settings.
+ * - `cache` holds HTTP validators both doors' caches share (ETags); it imports nothing of the project.
  * - `rest` may import `media`: it parses multipart uploads itself (and answers their errors as REST
  *   bodies) before the in-process GraphQL execution; never `content`, `db` or `generated`.
  */
@@ -27,9 +28,10 @@ const ALLOWED: Record<string, string[]> = {
   seed: ["domain", "content", "db", "generated"],
   limits: ["domain", "logger"],
   webhooks: ["domain"],
-  graphql: ["domain", "content", "db", "generated", "media", "auth", "logger", "config"],
-  rest: ["domain", "graphql", "http", "media", "logger", "config"],
-  http: ["domain", "graphql", "auth", "limits", "media", "db", "generated", "logger", "config"],
+  cache: [],
+  graphql: ["domain", "cache", "content", "db", "generated", "media", "auth", "logger", "config"],
+  rest: ["domain", "cache", "graphql", "http", "media", "logger", "config"],
+  http: ["domain", "cache", "graphql", "auth", "limits", "media", "db", "generated", "logger", "config"],
 };
 
 /** The composition roots: they wire the layers together, so they may import any of them. */

@@ -2,6 +2,7 @@
 // change-log head, so the very next query after any write reflects it; public and private answers never
 // mix; mutations, errors and state that moves without an event (webhooks, the change log) are never
 // served from the cache.
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restFixtures } from "../helpers/rest-fixtures.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
@@ -89,5 +90,119 @@ describe("GraphQL response cache", () => {
     const again = await query(create, ws.privateKey);
     expect(again.cache).toBeNull();
     expect(JSON.stringify(again.body.errors)).toContain("CONFLICT");
+  });
+});
+
+/** A GraphQL GET request: the parameters in the URL, as browsers, CDNs and APQ clients send them. */
+async function get(
+  params: Record<string, unknown>,
+  headers: Record<string, string> = {},
+  key = ws.publicKey,
+) {
+  const search = new URLSearchParams(
+    Object.entries(params).map(([name, value]) => [
+      name,
+      typeof value === "string" ? value : JSON.stringify(value),
+    ]),
+  );
+  const res = await fetch(`${app.url}/graphql?${search}`, {
+    headers: { authorization: key, accept: "application/graphql-response+json", ...headers },
+  });
+  const text = await res.text();
+  return {
+    status: res.status,
+    text,
+    body: text
+      ? (JSON.parse(text) as {
+          data?: Record<string, unknown>;
+          errors?: { message: string; extensions?: { code?: string } }[];
+        })
+      : null,
+    etag: res.headers.get("etag"),
+    cacheControl: res.headers.get("cache-control"),
+    cache: res.headers.get("x-cache"),
+  };
+}
+
+describe("GraphQL GET: validators and 304", () => {
+  const CATEGORIES = "{ categories(limit: 100) { items { slug name } } }";
+
+  it("answers If-None-Match with 304 (also with fetch's Cache-Control: no-cache), and with a new ETag after a write", async () => {
+    const f = restFixtures(app, ws.privateKey);
+    const category = await f.category("etag-cat");
+    const first = await get({ query: CATEGORIES });
+    expect(first.status).toBe(200);
+    expect(first.etag).toMatch(/^"[\w-]+"$/);
+    expect(first.cacheControl).toBe("public, no-cache");
+    const hit = await get({ query: CATEGORIES });
+    expect(hit.cache).toBe("HIT");
+    expect(hit.etag).toBe(first.etag);
+
+    const revalidated = await get(
+      { query: CATEGORIES },
+      { "if-none-match": first.etag ?? "", "cache-control": "no-cache" },
+    );
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.text).toBe("");
+    expect(revalidated.etag).toBe(first.etag);
+
+    await app.request("PATCH", `/v1/categories/${category.id}`, {
+      key: ws.privateKey,
+      body: { name: "Renamed" },
+    });
+    const after = await get({ query: CATEGORIES }, { "if-none-match": first.etag ?? "" });
+    expect(after.status).toBe(200);
+    expect(after.etag).not.toBe(first.etag);
+    expect(JSON.stringify(after.body?.data)).toContain("Renamed");
+  });
+
+  it("private-key answers are private; POST answers carry no validators", async () => {
+    const asPrivate = await get({ query: CATEGORIES }, {}, ws.privateKey);
+    expect(asPrivate.status).toBe(200);
+    expect(asPrivate.cacheControl).toBe("private, no-cache");
+    const posted = await fetch(`${app.url}/graphql`, {
+      method: "POST",
+      headers: { authorization: ws.publicKey, "content-type": "application/json" },
+      body: JSON.stringify({ query: CATEGORIES }),
+    });
+    await posted.arrayBuffer();
+    expect(posted.headers.get("etag")).toBeNull();
+  });
+});
+
+describe("persisted queries (APQ)", () => {
+  const document = "query PersistedTags { tags(limit: 5) { items { slug } } }";
+  const sha256Hash = createHash("sha256").update(document).digest("hex");
+  const persisted = { persistedQuery: { version: 1, sha256Hash } };
+
+  it("an unknown hash is 404 PersistedQueryNotFound; document + hash registers it; then the hash alone runs it, cacheable by GET", async () => {
+    const unknown = await get({ extensions: persisted });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body?.errors?.[0]).toMatchObject({
+      message: "PersistedQueryNotFound",
+      extensions: { code: "PERSISTED_QUERY_NOT_FOUND" },
+    });
+
+    const registered = await get({ query: document, extensions: persisted });
+    expect(registered.status).toBe(200);
+    expect(registered.body?.errors).toBeUndefined();
+
+    const byHash = await get({ extensions: persisted });
+    expect(byHash.status).toBe(200);
+    expect(byHash.body).toEqual(registered.body);
+    expect(byHash.etag).toBeTruthy();
+    expect((await get({ extensions: persisted }, { "if-none-match": byHash.etag ?? "" })).status).toBe(304);
+  });
+
+  it("refuses a hash that is not the document's, and a request with neither document nor hash", async () => {
+    const wrong = await get({
+      query: "{ tags { items { slug } } }",
+      extensions: { persistedQuery: { version: 1, sha256Hash: "0".repeat(64) } },
+    });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body?.errors?.[0]?.extensions?.code).toBe("BAD_REQUEST");
+    const empty = await get({ variables: {} });
+    expect(empty.status).toBe(400);
+    expect(empty.body?.errors?.[0]?.message).toBe("Must provide query string.");
   });
 });
