@@ -5,7 +5,7 @@ import express, { type Express, type RequestHandler } from "express";
 import { type CallerResolver, createCallerResolver } from "./auth/caller-cache.ts";
 import { workspaceExists } from "./auth/workspaces.ts";
 import type { Config } from "./config.ts";
-import { logHead } from "./content/change-log.ts";
+import { createLogHeadReader } from "./content/log-head-reader.ts";
 import { onCommittedChanges } from "./content/writer.ts";
 import type { Database } from "./db/database.ts";
 import { echoInput } from "./domain/echo-input.ts";
@@ -56,7 +56,8 @@ export function buildApp(deps: AppDeps): Express {
   onCommittedChanges(db.prisma, (changes) => {
     if (changes.some((change) => change.resource === "api_key")) callers.clear();
   });
-  const contentHead = (workspaceId: string) => logHead(db.sql, workspaceId);
+  // One statement answers every request that arrived before it started (log-head-reader.ts).
+  const contentHead = createLogHeadReader(db.sql);
   const services = {
     config,
     logger,
