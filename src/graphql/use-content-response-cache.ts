@@ -42,8 +42,18 @@ export interface ContentResponseCacheOptions {
 
 interface CachedResult {
   result: ExecutionResult;
+  /** The answer as sent (`{"data":…}`): served as it is, never serialised again. */
+  text: string;
   bytes: number;
   etag: string;
+}
+
+/**
+ * The stored result as Yoga's result processor sends it: Yoga serialises a result with its own
+ * `stringify` when it has one (the hook graphql-jit uses), so a hit costs no JSON.stringify.
+ */
+function servedAsStored(entry: CachedResult): ExecutionResult {
+  return Object.assign({ data: entry.result.data }, { stringify: () => entry.text });
 }
 
 export function useContentResponseCache(options: ContentResponseCacheOptions): Plugin {
@@ -84,7 +94,7 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
           if (hit) {
             serverContext.res?.setHeader("X-Cache", "HIT");
             answerByRequest.set(request, { entry: hit, keyKind: caller.keyKind });
-            setResult(hit.result);
+            setResult(servedAsStored(hit));
             return;
           }
           keyByRequest.set(request, key);
@@ -105,8 +115,9 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
       return {
         onExecuteDone({ result }) {
           if (!("data" in result) || result.errors?.length || !result.data) return;
-          const body = Buffer.from(JSON.stringify(result.data));
-          const entry = { result: { data: result.data }, bytes: body.length, etag: strongETag(body) };
+          const text = JSON.stringify({ data: result.data });
+          const body = Buffer.from(text);
+          const entry = { result: { data: result.data }, text, bytes: body.length, etag: strongETag(body) };
           answers.set(key, entry);
           answerByRequest.set(request, { entry, keyKind });
           context.res?.setHeader("X-Cache", "MISS");
