@@ -11,7 +11,14 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 export async function withSeededService(
-  options: { embedded: boolean; posts: number; env?: Record<string, string>; log: (text: string) => void },
+  options: {
+    embedded: boolean;
+    posts: number;
+    env?: Record<string, string>;
+    /** Extra node flags for the service, e.g. `--cpu-prof`. */
+    nodeArgs?: string[];
+    log: (text: string) => void;
+  },
   run: (service: { server: ChildServer; fixtures: BenchFixtures; database: BenchDatabase }) => Promise<void>,
 ): Promise<void> {
   const database = await createBenchDatabase({
@@ -31,6 +38,7 @@ export async function withSeededService(
         ...(options.embedded ? {} : { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }),
         ...options.env,
       },
+      nodeArgs: options.nodeArgs,
     });
     try {
       await run({ server, fixtures: seed.fixtures, database });

@@ -8,10 +8,12 @@
 //   npm run bench:webhooks                 PostgreSQL (DATABASE_URL or the local server)
 //   npm run bench:webhooks -- --embedded   embedded PGlite
 //   --seconds N   per phase (default 8)   --clients N   writing clients (default 4)   --rounds N (default 2)
+//   --profile     the service runs with --cpu-prof (profile in bench/profiles/webhooks-<time>/)
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { parseArgs } from "node:util";
-import { ownCpuMs, postgresCpuMs } from "./processes.ts";
+import { ownCpuMs, PROJECT_ROOT, postgresCpuMs } from "./processes.ts";
 import { percentile, withSeededService } from "./seeded-service.ts";
 
 const { values } = parseArgs({
@@ -20,12 +22,19 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "8" },
     clients: { type: "string", default: "4" },
     rounds: { type: "string", default: "2" },
+    profile: { type: "boolean", default: false },
   },
 });
 const seconds = Number(values.seconds);
 const clients = Number(values.clients);
 const rounds = Number(values.rounds);
 const log = (text: string) => process.stdout.write(`${text}\n`);
+const profileDir = path.join(
+  PROJECT_ROOT,
+  "bench",
+  "profiles",
+  `webhooks-${new Date().toISOString().replace(/[:.]/g, "-")}`,
+);
 
 /** When each title's write was answered, and when its event arrived. */
 const answeredAt = new Map<string, number>();
@@ -49,7 +58,13 @@ const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port
 
 try {
   await withSeededService(
-    { embedded: values.embedded, posts: 1_000, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }, log },
+    {
+      embedded: values.embedded,
+      posts: 1_000,
+      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" },
+      nodeArgs: values.profile ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [],
+      log,
+    },
     async ({ server, fixtures }) => {
       const key = fixtures.privateKey;
       const api = async (method: string, path: string, body?: unknown) => {

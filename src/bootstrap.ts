@@ -74,7 +74,7 @@ export async function startBackgroundWork(
   const report = (message: string, error: unknown) =>
     logger.error(message, { error: error instanceof Error ? error.message : String(error) });
   const dispatcher = new WebhookDispatcher({
-    store: createDeliveryStore(db.prisma),
+    store: createDeliveryStore(db.sql),
     send: sendWebhook,
     policy: { allowPrivate: config.webhooks.allowPrivateTargets },
     timeoutMs: config.webhooks.timeoutMs,

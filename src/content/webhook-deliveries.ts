@@ -8,6 +8,8 @@
 // delivery still holds the lease that was claimed. If a retry or replay restarted the delivery meanwhile,
 // or the lease ran out and another instance claimed it, the attempt is logged and the status left to
 // whoever holds it now.
+
+import type { SqlExecutor } from "../db/sql-executor.ts";
 import { ConflictError, NotFoundError } from "../domain/errors.ts";
 import { MAX_REPLAY_EVENTS, TEST_EVENT_TYPE } from "../domain/webhook-deliveries.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
@@ -28,7 +30,7 @@ const NOW = `(now() AT TIME ZONE 'UTC')`;
 // side by side without waiting for each other. The same statement returns what sending needs: the
 // endpoint's URL and secrets, and the event from the log (test events carry their own payload).
 /** The earliest moment a delivery becomes due or its lease runs out (a crashed holder's). */
-const NEXT_DUE_SELECT = `SELECT min(GREATEST(d."nextAttemptAt", COALESCE(d."leaseUntil", d."nextAttemptAt")))
+const NEXT_DUE_SELECT = `SELECT min(GREATEST(d."nextAttemptAt", COALESCE(d."leaseUntil", d."nextAttemptAt"))) AT TIME ZONE 'UTC'
 FROM "WebhookDelivery" d JOIN "WebhookEndpoint" w ON w.id = d."endpointId"
 WHERE d.status IN ('pending', 'retrying') AND (w.enabled OR d."eventType" = '${TEST_EVENT_TYPE}')`;
 
@@ -48,10 +50,10 @@ claimed AS (
   WHERE d.id = due.id
   RETURNING d.id, d."endpointId", d."eventId", d.payload, d."failedAttempts", d."leaseUntil"
 )
-SELECT c.id, c."endpointId", c."eventId", c.payload, c."failedAttempts", c."leaseUntil",
-  w.url, w.secret, w."previousSecret", w."previousSecretExpiresAt",
-  e.type AS "eventType", e."createdAt" AS "eventCreatedAt", e."workspaceId" AS "eventWorkspaceId", e.data AS "eventData",
-  NULL::timestamp AS "nextDue"
+SELECT c.id, c."endpointId", c."eventId", c.payload, c."failedAttempts", c."leaseUntil" AT TIME ZONE 'UTC' AS "leaseUntil",
+  w.url, w.secret, w."previousSecret", w."previousSecretExpiresAt" AT TIME ZONE 'UTC' AS "previousSecretExpiresAt",
+  e.type AS "eventType", e."createdAt" AT TIME ZONE 'UTC' AS "eventCreatedAt", e."workspaceId" AS "eventWorkspaceId",
+  e.data AS "eventData", NULL::timestamptz AS "nextDue"
 FROM claimed c
 JOIN "WebhookEndpoint" w ON w.id = c."endpointId"
 LEFT JOIN "Event" e ON e.id = c."eventId" AND c.payload IS NULL
@@ -125,10 +127,16 @@ interface ClaimedRow {
   eventData: unknown;
 }
 
-export function createDeliveryStore(prisma: PrismaClient): DeliveryStore {
+// Leases given back (shutdown): only those still held as claimed.
+const RELEASE_SQL = `UPDATE "WebhookDelivery" d SET "leaseUntil" = NULL
+FROM jsonb_to_recordset($1::jsonb) AS r(id text, "leaseUntil" timestamp(3))
+WHERE d.id = r.id AND d."leaseUntil" = r."leaseUntil"`;
+
+/** The dispatcher's store: single statements on the raw SQL executor (writer.ts writeStatement). */
+export function createDeliveryStore(sql: SqlExecutor): DeliveryStore {
   return {
     async claim(limit, leaseMs) {
-      const rows = await writeStatement<ClaimedRow>(prisma, CLAIM_SQL, limit, leaseMs);
+      const rows = await writeStatement<ClaimedRow>(sql, CLAIM_SQL, limit, leaseMs);
       const last = rows.at(-1);
       return {
         deliveries: rows
@@ -156,18 +164,13 @@ export function createDeliveryStore(prisma: PrismaClient): DeliveryStore {
       );
       const days = Math.round((Date.now() - failingCutoff.getTime()) / 86_400_000);
       const reason = `Every delivery failed since before ${failingCutoff.toISOString()} (${days} days)`;
-      await writeStatement(prisma, RECORD_SQL, JSON.stringify(rows), failingCutoff.toISOString(), reason);
+      await writeStatement(sql, RECORD_SQL, JSON.stringify(rows), failingCutoff.toISOString(), reason);
     },
 
     async release(deliveries) {
       if (deliveries.length === 0) return;
-      await write(prisma, async ({ tx }) => {
-        for (const delivery of deliveries)
-          await tx.webhookDelivery.updateMany({
-            where: { id: delivery.id, leaseUntil: delivery.leaseUntil },
-            data: { leaseUntil: null },
-          });
-      });
+      const held = deliveries.map(({ id, leaseUntil }) => ({ id, leaseUntil: leaseUntil.toISOString() }));
+      await writeStatement(sql, RELEASE_SQL, JSON.stringify(held));
     },
   };
 }
@@ -261,7 +264,7 @@ restarted AS (
   INSERT INTO "WebhookDelivery" (id, "workspaceId", "endpointId", "eventId", "eventType", "nextAttemptAt", "createdAt", "updatedAt")
   SELECT ${deliveryIdSql("c.id", "$4")}, $1, $4, c.id, c.type, ${NOW}, ${NOW}, ${NOW}
   FROM chosen c
-  ON CONFLICT ("eventId", "endpointId") DO UPDATE
+  ON CONFLICT (id) DO UPDATE
     SET status = 'pending', "failedAttempts" = 0, "nextAttemptAt" = ${NOW}, "leaseUntil" = NULL, "updatedAt" = ${NOW}
   RETURNING 1
 )

@@ -10,6 +10,8 @@
 // there, and a webhook delivery per subscribed endpoint (change-log.ts; so an event and its deliveries
 // exist exactly when its change does); after COMMIT the in-process signal tells this instance's
 // listeners (the API key cache, the webhook dispatcher; caches and subscriptions next).
+import type { SqlExecutor } from "../db/sql-executor.ts";
+import { statementName } from "../db/statement-names.ts";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { Change } from "./change.ts";
 import { appendEvents } from "./change-log.ts";
@@ -82,10 +84,14 @@ export async function write<T>(prisma: PrismaClient, work: (uow: UnitOfWork) => 
 
 /**
  * One statement that is its own transaction, without BEGIN and COMMIT round trips: for bookkeeping
- * that changes no content and so names no change (the webhook dispatcher's claims and attempt records,
- * several times a second under load). PostgreSQL runs a lone statement atomically; its rows are as
- * durable as a unit of work's.
+ * that changes no content and so names no change (the webhook dispatcher's claims, attempt records and
+ * releases, several times a second under load). PostgreSQL runs a lone statement atomically; its rows
+ * are as durable as a unit of work's. It goes straight to the driver (the raw SQL executor), not
+ * through Prisma's query engine, whose per-row work on the claimed events' JSON was most of what a
+ * delivery cost the service. Timestamps must leave such a statement as `timestamptz` (… AT TIME ZONE
+ * 'UTC'): the drivers read a bare `timestamp` in the process's local time zone.
  */
-export function writeStatement<T>(prisma: PrismaClient, sql: string, ...params: unknown[]): Promise<T[]> {
-  return prisma.$queryRawUnsafe<T[]>(sql, ...params);
+export function writeStatement<T>(sql: SqlExecutor, text: string, ...params: unknown[]): Promise<T[]> {
+  // Named: parsed and planned once per connection (src/db/statement-names.ts).
+  return sql.query<T>(text, params, { name: statementName(text) });
 }

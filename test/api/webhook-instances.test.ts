@@ -116,5 +116,5 @@ describe.skipIf(storageMode !== "postgres")("webhooks across instances", () => {
     const statuses = await deliveryStatuses(b, ws.privateKey, endpointId);
     expect(statuses).toHaveLength(20);
     expect(statuses.every((status) => status === "succeeded")).toBe(true);
-  });
+  }, 90_000);
 });
