@@ -1,11 +1,12 @@
 // buildApp wires the request pipeline without listening, so tests run it in-process:
-// request id + log → CORS → status → media files → admin → caller (API key) → rate limit →
-// /graphql | /v1 REST → JSON errors.
+// metrics → request id + log → CORS → status, /metrics → media files → admin → caller (API key) →
+// rate limit → /graphql | /v1 REST → JSON errors.
 import express, { type Express, type RequestHandler } from "express";
 import { type CallerResolver, createCallerResolver } from "./auth/caller-cache.ts";
 import { workspaceExists } from "./auth/workspaces.ts";
 import type { Config } from "./config.ts";
 import { createLogHeadReader } from "./content/log-head-reader.ts";
+import { webhookQueueState } from "./content/webhook-deliveries.ts";
 import { onCommittedChanges } from "./content/writer.ts";
 import type { Database } from "./db/database.ts";
 import { echoInput } from "./domain/echo-input.ts";
@@ -17,6 +18,7 @@ import { openCors } from "./http/cors.ts";
 import { graphqlBody, graphqlBodyErrors } from "./http/graphql-body.ts";
 import { graphqlGate } from "./http/graphql-gate.ts";
 import { jsonErrorHandler, sendError } from "./http/json-errors.ts";
+import { metricsRoute, observeRequests } from "./http/metrics-route.ts";
 import { refuseNullBytesInUrl } from "./http/refuse-null-bytes.ts";
 import { resolveRequestCaller } from "./http/request-caller.ts";
 import { requestLog } from "./http/request-log.ts";
@@ -26,6 +28,7 @@ import type { RateLimiter } from "./limits/rate-limiter.ts";
 import type { Logger } from "./logger.ts";
 import { serveLocalMedia } from "./media/serve-local-media.ts";
 import { isSelfServed, type MediaStorage } from "./media/storage.ts";
+import { createMetrics, type ServiceMetrics } from "./metrics.ts";
 import { createResponseCache } from "./rest/response-cache.ts";
 import { createRestRouter } from "./rest/router.ts";
 
@@ -41,6 +44,8 @@ export interface AppDeps {
   changes?: ChangeStream;
   /** The API key cache, when the caller also clears it on other instances' key changes (bootstrap.ts). */
   callers?: CallerResolver;
+  /** Where measurements go (its query observer must be the database's: openRuntime); default: a new registry. */
+  metrics?: ServiceMetrics;
 }
 
 export function buildApp(deps: AppDeps): Express {
@@ -58,6 +63,8 @@ export function buildApp(deps: AppDeps): Express {
   });
   // One statement answers every request that arrived before it started (log-head-reader.ts).
   const contentHead = createLogHeadReader(db.sql);
+  const metrics = deps.metrics ?? createMetrics();
+  metrics.watchWebhookQueue(() => webhookQueueState(db.sql));
   const services = {
     config,
     logger,
@@ -65,12 +72,15 @@ export function buildApp(deps: AppDeps): Express {
     mediaStorage: deps.mediaStorage,
     changes: deps.changes,
     contentHead,
+    metrics,
   };
   const yoga = createContentYoga(db.prisma, services);
 
+  app.use(observeRequests(metrics));
   app.use(requestLog(logger));
   app.use(openCors());
   app.use(statusRoutes(db.sql, deps.isShuttingDown ?? (() => false)));
+  app.use(metricsRoute(metrics, config.metricsToken));
   if (isSelfServed(deps.mediaStorage)) app.use(serveLocalMedia(deps.mediaStorage));
   app.use(["/admin", "/v1"], refuseNullBytesInUrl());
   if (config.adminToken)
@@ -110,6 +120,15 @@ export function buildApp(deps: AppDeps): Express {
     yoga as unknown as RequestHandler,
     graphqlBodyErrors(),
   );
+  const restCache =
+    config.cache.mode === "memory"
+      ? createResponseCache({
+          contentHead,
+          maxBytes: config.cache.maxBytes,
+          onLookup: (hit) => metrics.observeCacheLookup("rest", hit),
+        })
+      : undefined;
+  if (restCache) metrics.watchCacheBytes("rest", () => restCache.stats().bytes);
   app.use(
     "/v1",
     createRestRouter({
@@ -118,13 +137,7 @@ export function buildApp(deps: AppDeps): Express {
       config,
       logger,
       limited: limited(),
-      cache:
-        config.cache.mode === "memory"
-          ? createResponseCache({
-              contentHead,
-              maxBytes: config.cache.maxBytes,
-            })
-          : undefined,
+      cache: restCache,
     }),
   );
 

@@ -76,6 +76,8 @@ const EnvSchema = z.object({
     .optional(),
   /** Enables the /admin API, guarded by this bearer token. */
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  /** Bearer token of GET /metrics; ADMIN_TOKEN when unset; with neither, /metrics is off. */
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   /** Which proxies' X-Forwarded-For to believe (Express "trust proxy" syntax: a hop count, "loopback", CIDRs). */
   TRUST_PROXY: z.string().optional(),
   RATE_LIMIT_WINDOW_MS: positiveInt.default(10_000),
@@ -143,6 +145,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       : { kind: "embedded" as const, dir: path.join(dataDir, "db") },
     redisUrl: env.REDIS_URL,
     adminToken: env.ADMIN_TOKEN,
+    metricsToken: env.METRICS_TOKEN ?? env.ADMIN_TOKEN,
     trustProxy: env.TRUST_PROXY,
     rateLimit: {
       windowMs: env.RATE_LIMIT_WINDOW_MS,

@@ -9,11 +9,13 @@ import { EmbeddedDatabaseLockedError } from "./db/embedded-lock.ts";
 import { ensureDefaultWorkspace } from "./first-start.ts";
 import { answerParserErrorsWithJson } from "./http/client-errors.ts";
 import { createLogger } from "./logger.ts";
+import { createMetrics } from "./metrics.ts";
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const runtime = await openRuntime(config, logger);
+  const metrics = createMetrics({ processMetrics: true });
+  const runtime = await openRuntime(config, logger, { onQuery: () => metrics.countStatement() });
   await ensureDefaultWorkspace(runtime.db.prisma, (text) =>
     process.stdout.write(`${text.replace("PORT", String(config.port))}\n`),
   );
@@ -30,6 +32,7 @@ async function main(): Promise<void> {
     ...runtime,
     changes,
     callers: shared.callers,
+    metrics,
     isShuttingDown: () => shuttingDown,
   });
   const server: Server = app.listen(config.port, config.host, () => {

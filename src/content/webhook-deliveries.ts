@@ -331,3 +331,19 @@ export async function sendTestEvent(
     return (row as { id: string }).id;
   });
 }
+
+/**
+ * The dispatchers' backlog for metrics: deliveries due now that nobody holds, and how long the oldest
+ * of them has waited (one statement on the partial index of unsettled deliveries).
+ */
+export async function webhookQueueState(
+  sql: SqlExecutor,
+): Promise<{ due: number; oldestDueSeconds: number }> {
+  const [row] = await sql.query<{ due: number; oldest: number | null }>(
+    `SELECT count(*)::int AS due, extract(epoch FROM ${NOW} - min(d."nextAttemptAt"))::float8 AS oldest
+     FROM "WebhookDelivery" d
+     WHERE d.status IN ('pending', 'retrying') AND d."nextAttemptAt" <= ${NOW}
+       AND (d."leaseUntil" IS NULL OR d."leaseUntil" < ${NOW})`,
+  );
+  return { due: row?.due ?? 0, oldestDueSeconds: Math.max(0, row?.oldest ?? 0) };
+}

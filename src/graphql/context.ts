@@ -28,6 +28,15 @@ export interface AppServices {
   changes?: ChangeStream;
   /** The workspace's change log head, for the response cache; absent: GraphQL answers are not cached. */
   contentHead?: (workspaceId: string) => Promise<string>;
+  /** Where GraphQL reports its measurements (src/metrics.ts); absent: nothing is measured. */
+  metrics?: GraphQLObservers;
+}
+
+/** What the GraphQL layer measures: operation durations and its response cache. */
+export interface GraphQLObservers {
+  observeOperation(name: string | null, type: string, seconds: number): void;
+  observeCacheLookup(door: "graphql", hit: boolean): void;
+  watchCacheBytes(door: "graphql", bytes: () => number): void;
 }
 
 export interface GraphQLContext {

@@ -20,6 +20,7 @@ import { type DocumentNode, Kind, type OperationDefinitionNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
 import { holdsETag, strongETag } from "../cache/etag.ts";
+import type { GraphQLObservers } from "./context.ts";
 
 /** Root fields whose answers change without a change log event: never cached. */
 const UNCACHEABLE_ROOT_FIELDS = new Set([
@@ -38,6 +39,8 @@ interface Caller {
 export interface ContentResponseCacheOptions {
   contentHead(workspaceId: string): Promise<string>;
   maxBytes: number;
+  /** Told of every lookup and asked for the size (metrics). */
+  observers?: Pick<GraphQLObservers, "observeCacheLookup" | "watchCacheBytes">;
 }
 
 interface CachedResult {
@@ -61,6 +64,7 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
     maxSize: options.maxBytes,
     sizeCalculation: (entry, key) => entry.bytes + key.length,
   });
+  options.observers?.watchCacheBytes("graphql", () => answers.calculatedSize);
   /** The key of the request being executed, until its result is stored. */
   const keyByRequest = new WeakMap<Request, string>();
   /** The answer a request was served from or stored as, and its caller's key kind: its validators. */
@@ -91,6 +95,7 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
             )
             .digest("base64url");
           const hit = answers.get(key);
+          options.observers?.observeCacheLookup("graphql", hit !== undefined);
           if (hit) {
             serverContext.res?.setHeader("X-Cache", "HIT");
             answerByRequest.set(request, { entry: hit, keyKind: caller.keyKind });

@@ -18,6 +18,7 @@ import { useContentResponseCache } from "./use-content-response-cache.ts";
 import { useErrorMapping } from "./use-error-mapping.ts";
 import { useGraphQLResponseMediaType } from "./use-graphql-response-media-type.ts";
 import { useNullByteGuard } from "./use-null-byte-guard.ts";
+import { useOperationMetrics } from "./use-operation-metrics.ts";
 import { usePersistedDocuments } from "./use-persisted-documents.ts";
 import { useQueryBounds } from "./use-query-bounds.ts";
 import { useResponseSizeLimit } from "./use-response-size-limit.ts";
@@ -59,8 +60,15 @@ export function createContentYoga(prisma: PrismaClient, services: AppServices): 
       // First: a query sent by hash becomes its document before anything reads or keys on it.
       usePersistedDocuments(),
       ...(services.contentHead && config.cache.mode === "memory"
-        ? [useContentResponseCache({ contentHead: services.contentHead, maxBytes: config.cache.maxBytes })]
+        ? [
+            useContentResponseCache({
+              contentHead: services.contentHead,
+              maxBytes: config.cache.maxBytes,
+              observers: services.metrics,
+            }),
+          ]
         : []),
+      ...(services.metrics ? [useOperationMetrics(services.metrics)] : []),
       useQueryBounds({
         ...DOCUMENT_BOUNDS,
         maxDepth: config.graphql.maxDepth,

@@ -45,6 +45,8 @@ export interface ResponseCacheOptions {
   /** Reads the workspace's change log head (one indexed statement). */
   contentHead(workspaceId: string): Promise<string>;
   maxBytes: number;
+  /** Told of every lookup (metrics). */
+  onLookup?: (hit: boolean) => void;
 }
 
 export function createResponseCache(options: ResponseCacheOptions): ResponseCache {
@@ -60,9 +62,11 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
       const found = entries.get(key);
       if (found && found.head === head) {
         hits++;
+        options.onLookup?.(true);
         return found;
       }
       misses++;
+      options.onLookup?.(false);
       return undefined;
     },
     put(key, head, answer) {

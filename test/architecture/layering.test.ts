@@ -21,6 +21,7 @@ const ALLOWED: Record<string, string[]> = {
   domain: [],
   logger: [],
   config: [],
+  metrics: [],
   db: ["domain", "generated", "logger", "config"],
   media: ["domain", "logger", "config"],
   content: ["domain", "db", "generated", "media", "logger", "webhooks"],
@@ -31,7 +32,7 @@ const ALLOWED: Record<string, string[]> = {
   cache: [],
   graphql: ["domain", "cache", "content", "db", "generated", "media", "auth", "logger", "config"],
   rest: ["domain", "cache", "graphql", "http", "media", "logger", "config"],
-  http: ["domain", "cache", "graphql", "auth", "limits", "media", "db", "generated", "logger", "config"],
+  http: ["domain", "cache", "graphql", "auth", "limits", "media", "db", "generated", "logger", "config", "metrics"],
 };
 
 /** The composition roots: they wire the layers together, so they may import any of them. */

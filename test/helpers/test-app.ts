@@ -9,6 +9,7 @@ import path from "node:path";
 import type { ExecutionResult } from "graphql";
 import { parse } from "graphql";
 import { buildApp } from "../../src/app.ts";
+import { createMetrics } from "../../src/metrics.ts";
 import { resolveApiKey } from "../../src/auth/resolve-api-key.ts";
 import { createWorkspace } from "../../src/auth/workspaces.ts";
 import { createChangeStream, startBackgroundWork } from "../../src/bootstrap.ts";
@@ -70,7 +71,13 @@ export async function startTestApp(
     RATE_LIMIT_UNAUTHENTICATED: "1000000",
     ...options.env,
   });
-  const db = await openTestDatabase({ onQuery: options.onQuery });
+  const metrics = createMetrics();
+  const db = await openTestDatabase({
+    onQuery: (sql, source) => {
+      metrics.countStatement();
+      options.onQuery?.(sql, source);
+    },
+  });
   // In CI's PostgreSQL + Redis run the counters live in Redis too, under a prefix of this app's own.
   const rateLimiter =
     options.rateLimiter ??
@@ -85,7 +92,15 @@ export async function startTestApp(
   const mediaConfig = { ...config, publicUrl: config.publicUrl ?? "http://media.test" };
   const mediaStorage = createMediaStorage(mediaConfig);
   const changes = createChangeStream(db, silentLogger, config.subscriptions.maxQueued);
-  const app = buildApp({ config: mediaConfig, db, logger: silentLogger, rateLimiter, mediaStorage, changes });
+  const app = buildApp({
+    config: mediaConfig,
+    db,
+    logger: silentLogger,
+    rateLimiter,
+    mediaStorage,
+    changes,
+    metrics,
+  });
   server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
