@@ -32,7 +32,19 @@ const ALLOWED: Record<string, string[]> = {
   cache: [],
   graphql: ["domain", "cache", "content", "db", "generated", "media", "auth", "logger", "config"],
   rest: ["domain", "cache", "graphql", "http", "media", "logger", "config"],
-  http: ["domain", "cache", "graphql", "auth", "limits", "media", "db", "generated", "logger", "config", "metrics"],
+  http: [
+    "domain",
+    "cache",
+    "graphql",
+    "auth",
+    "limits",
+    "media",
+    "db",
+    "generated",
+    "logger",
+    "config",
+    "metrics",
+  ],
 };
 
 /** The composition roots: they wire the layers together, so they may import any of them. */

@@ -9,7 +9,6 @@ import path from "node:path";
 import type { ExecutionResult } from "graphql";
 import { parse } from "graphql";
 import { buildApp } from "../../src/app.ts";
-import { createMetrics } from "../../src/metrics.ts";
 import { resolveApiKey } from "../../src/auth/resolve-api-key.ts";
 import { createWorkspace } from "../../src/auth/workspaces.ts";
 import { createChangeStream, startBackgroundWork } from "../../src/bootstrap.ts";
@@ -24,6 +23,7 @@ import type { RateLimiter } from "../../src/limits/rate-limiter.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { createMediaStorage } from "../../src/media/create-storage.ts";
 import type { MediaStorage } from "../../src/media/storage.ts";
+import { createMetrics } from "../../src/metrics.ts";
 import { recordServerError } from "./server-errors.ts";
 import { openTestDatabase } from "./test-database.ts";
 
