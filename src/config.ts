@@ -102,6 +102,8 @@ const EnvSchema = z.object({
   /** Largest GraphQL answer (REST answers included, they run GraphQL), in bytes of JSON. */
   GRAPHQL_MAX_RESPONSE_BYTES: positiveInt.default(16 * 1024 * 1024),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /** json (one JSON line per event) or pretty (pino-pretty); unset: pretty for a developer's terminal. */
+  LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
   /** Milliseconds SIGTERM waits for in-flight requests before closing anyway. */
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
   /** Days the change log keeps events; a cursor older than that answers 410. */
@@ -178,6 +180,8 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       maxResponseBytes: env.GRAPHQL_MAX_RESPONSE_BYTES,
     },
     logLevel: env.LOG_LEVEL,
+    // Readable lines where a developer watches (development, a terminal); JSON wherever logs are collected.
+    logFormat: env.LOG_FORMAT ?? (env.NODE_ENV === "development" && process.stderr.isTTY ? "pretty" : "json"),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     events: { retentionDays: env.EVENT_RETENTION_DAYS },
     webhooks: {

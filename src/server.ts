@@ -13,7 +13,7 @@ import { createMetrics } from "./metrics.ts";
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { format: config.logFormat });
   const metrics = createMetrics({ processMetrics: true });
   const runtime = await openRuntime(config, logger, { onQuery: () => metrics.countStatement() });
   await ensureDefaultWorkspace(runtime.db.prisma, (text) =>

@@ -81,8 +81,22 @@ describe("server process (embedded default)", () => {
     expect((await inFlight).status).toBe(200);
     expect(await first.exited).toBe(0);
     expect(first.output()).toContain('"msg":"stopped"');
-    // One log line per request, with its status.
-    expect(first.output()).toMatch(/"msg":"request".*"path":"\/v1\/posts","status":200/);
+    // One log line per request (pino-http), with its id, path and status; the key never appears.
+    const requestLines = first
+      .output()
+      .split("\n")
+      .filter((line) => line.includes('"msg":"request"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(requestLines).toContainEqual(
+      expect.objectContaining({
+        level: "info",
+        method: "GET",
+        path: "/v1/posts",
+        status: 200,
+        id: expect.any(String),
+      }),
+    );
+    expect(JSON.stringify(requestLines)).not.toContain(privateKey as string);
 
     // Second start: data kept, no new default workspace, keys not printed again, old key still works.
     const second = startServer(port);

@@ -180,7 +180,7 @@ describe("unexpected errors are masked and logged", () => {
     const lines: string[] = [];
     const yoga = createContentYoga(app.db.prisma, {
       config: app.config,
-      logger: createLogger("error", (line) => lines.push(line)),
+      logger: createLogger("error", { write: (line) => lines.push(line) }),
       sql: failingSql,
       mediaStorage: app.mediaStorage,
     });
