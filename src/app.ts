@@ -15,6 +15,7 @@ import type { ChangeStream } from "./graphql/live/change-stream.ts";
 import { createContentYoga } from "./graphql/yoga.ts";
 import { adminRoutes } from "./http/admin-routes.ts";
 import { openCors } from "./http/cors.ts";
+import { explorerPages } from "./http/explorer-pages.ts";
 import { graphqlBody, graphqlBodyErrors } from "./http/graphql-body.ts";
 import { graphqlGate } from "./http/graphql-gate.ts";
 import { jsonErrorHandler, sendError } from "./http/json-errors.ts";
@@ -81,6 +82,7 @@ export function buildApp(deps: AppDeps): Express {
   app.use(openCors());
   app.use(statusRoutes(db.sql, deps.isShuttingDown ?? (() => false)));
   app.use(metricsRoute(metrics, config.metricsToken));
+  app.use(explorerPages());
   if (isSelfServed(deps.mediaStorage)) app.use(serveLocalMedia(deps.mediaStorage));
   app.use(["/admin", "/v1"], refuseNullBytesInUrl());
   if (config.adminToken)

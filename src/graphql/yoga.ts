@@ -13,6 +13,7 @@ import {
   type RequestCaller,
 } from "./context.ts";
 import { payloadTooLargeError } from "./errors.ts";
+import { renderGraphiQLPage } from "./graphiql-page.ts";
 import { schema } from "./schema/index.ts";
 import { useContentResponseCache } from "./use-content-response-cache.ts";
 import { useErrorMapping } from "./use-error-mapping.ts";
@@ -41,6 +42,8 @@ export function createContentYoga(prisma: PrismaClient, services: AppServices): 
       title: "Content service GraphQL",
       defaultQuery: "{ posts(limit: 5) { items { title slug } } }",
     },
+    // Assets from this service, not a CDN (graphiql-page.ts).
+    renderGraphiQL: renderGraphiQLPage,
     // Unexpected errors are already masked (and logged) by useErrorMapping; keep Yoga's own masking as
     // a second net for errors raised outside execution.
     maskedErrors: true,

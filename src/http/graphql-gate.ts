@@ -2,13 +2,18 @@
 // itself (a browser's GET for HTML) is served without one; its requests then carry the key.
 import type { RequestHandler } from "express";
 import { unauthenticatedError } from "../graphql/errors.ts";
+import { withPageCsp } from "./explorer-pages.ts";
 import { unauthorizedMessage } from "./json-errors.ts";
 
 export function graphqlGate(): RequestHandler {
   return (req, res, next) => {
     const wantsGraphiQL =
       req.method === "GET" && !req.query.query && (req.headers.accept ?? "").includes("text/html");
-    if (req.caller || wantsGraphiQL) {
+    if (wantsGraphiQL) {
+      withPageCsp(req, res, next);
+      return;
+    }
+    if (req.caller) {
       next();
       return;
     }
