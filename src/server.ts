@@ -4,6 +4,8 @@
 import type { Server } from "node:http";
 import { buildApp } from "./app.ts";
 import { createChangeStream, createSharedCallers, openRuntime, startBackgroundWork } from "./bootstrap.ts";
+import { startControlServer } from "./cli/control-server.ts";
+import { controlSocketPath } from "./cli/control-socket.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { EmbeddedDatabaseLockedError } from "./db/embedded-lock.ts";
 import { ensureDefaultWorkspace } from "./first-start.ts";
@@ -22,6 +24,11 @@ async function main(): Promise<void> {
 
   // Change log pruning and webhook dispatch.
   const background = await startBackgroundWork(config, runtime.db, logger);
+  // The embedded database is this process's alone: the CLI runs its commands here, over a socket.
+  const control =
+    config.database.kind === "embedded"
+      ? await startControlServer(runtime.db, controlSocketPath(config.dataDir), logger)
+      : null;
 
   let shuttingDown = false;
   const changes = createChangeStream(runtime.db, logger, config.subscriptions.maxQueued);
@@ -64,6 +71,7 @@ async function main(): Promise<void> {
     }
     // Webhook attempts in flight get what is left of the deadline, then their deliveries are released.
     await background.stop(Math.max(0, deadline - Date.now()));
+    await control?.close();
     await shared.close();
     await runtime.close();
     logger.info("stopped");

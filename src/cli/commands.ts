@@ -1,4 +1,6 @@
-// The CLI's commands, each a function of (database, arguments) returning what to print as JSON.
+// The CLI's commands, each a function of (database, arguments) returning what to print as JSON. They run
+// in the CLI's own process, or in the running server's (control-server.ts) when it holds the embedded
+// database: either way through the same service functions as the API.
 import {
   createWorkspace,
   findWorkspace,
@@ -14,33 +16,10 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
-export const USAGE = `Usage: npm run --silent cli -- <command>
-  workspace create "<name>"                         create a workspace and its two keys
-  workspace list                                    list workspaces
-  key create --workspace <id|slug> --kind public|private
-  key list --workspace <id|slug>                    list keys (never the secrets)
-  key revoke <key-id>
-  seed --workspace <id|slug>                        fill a workspace with demo content
-  migrate                                           apply pending migrations`;
-
+/** A command as the CLI's parser (program.ts) hands it over: its words and its options. */
 export interface ParsedArgs {
   positional: string[];
   options: Record<string, string>;
-}
-
-export function parseArgs(argv: readonly string[]): ParsedArgs {
-  const positional: string[] = [];
-  const options: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg.startsWith("--")) {
-      const [name, inline] = arg.slice(2).split("=", 2) as [string, string | undefined];
-      const value = inline ?? argv[++i];
-      if (value === undefined) throw new UsageError(`--${name} needs a value`);
-      options[name] = value;
-    } else positional.push(arg);
-  }
-  return { positional, options };
 }
 
 export async function runCommand(db: Database, args: ParsedArgs): Promise<unknown> {
@@ -77,6 +56,6 @@ export async function runCommand(db: Database, args: ParsedArgs): Promise<unknow
     case "migrate":
       return { applied: await db.migrate() };
     default:
-      throw new UsageError(USAGE);
+      throw new UsageError(`Unknown command: ${args.positional.join(" ")}`);
   }
 }

@@ -1,39 +1,61 @@
-// `npm run --silent cli -- …`: workspace and key management against whatever database the
-// configuration names. Prints one JSON object on stdout; errors go to stderr with exit code 1.
-import { ApiKeyNotFoundError, WorkspaceNotFoundError } from "../auth/workspaces.ts";
-import { ConfigError, loadConfig } from "../config.ts";
-import { openDatabase } from "../db/database.ts";
-import { EmbeddedDatabaseLockedError } from "../db/embedded-lock.ts";
-import { parseArgs, runCommand, UsageError } from "./commands.ts";
+// The command line (`npm run --silent cli -- …`, or `npx content-gateway …`): workspace and key
+// management, demo content, migrations. Prints one JSON object on stdout; errors go to stderr.
+// Exit codes: 0 done, 1 the command failed, 2 bad usage (program.ts).
+//
+// On the embedded database a running server holds the data folder: the command then runs in the
+// server, over its control socket (control-socket.ts); otherwise here, on the configured database.
+// Heavy modules (the database, Prisma) load only when the command runs here.
+import { loadConfig } from "../config.ts";
+import type { ParsedArgs } from "./commands.ts";
+import { controlSocketPath, runThroughServer } from "./control-socket.ts";
+import { buildProgram, CommanderError, EXIT, exitCodeOf } from "./program.ts";
 
-const EXPECTED_ERRORS = [
-  UsageError,
-  ConfigError,
-  EmbeddedDatabaseLockedError,
-  WorkspaceNotFoundError,
-  ApiKeyNotFoundError,
-];
+/** Errors that are the user's or the situation's: their message is enough, no stack. */
+const EXPECTED_ERRORS = new Set([
+  "UsageError",
+  "ConfigError",
+  "EmbeddedDatabaseLockedError",
+  "WorkspaceNotFoundError",
+  "ApiKeyNotFoundError",
+]);
 
-async function main(): Promise<number> {
-  const args = parseArgs(process.argv.slice(2));
+class CommandFailed extends Error {}
+
+async function execute(args: ParsedArgs): Promise<unknown> {
   const config = loadConfig();
+  if (config.database.kind === "embedded") {
+    const answer = await runThroughServer(controlSocketPath(config.dataDir), args);
+    if (answer && "result" in answer) return answer.result;
+    if (answer) throw Object.assign(new CommandFailed(answer.error.message), { name: answer.error.name });
+  }
+  const [{ openDatabase }, { runCommand }] = await Promise.all([
+    import("../db/database.ts"),
+    import("./commands.ts"),
+  ]);
   // The migrate command applies migrations itself (and reports them); every other command needs them applied.
   const db = await openDatabase(config.database, { migrate: args.positional[0] !== "migrate" });
   try {
-    process.stdout.write(`${JSON.stringify(await runCommand(db, args), null, 2)}\n`);
-    return 0;
+    return await runCommand(db, args);
   } finally {
     await db.close();
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    const expected = EXPECTED_ERRORS.some((kind) => error instanceof kind);
+async function main(argv: string[]): Promise<number> {
+  const program = buildProgram(async (args) => {
+    process.stdout.write(`${JSON.stringify(await execute(args), null, 2)}\n`);
+  });
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) return exitCodeOf(error);
+    const name = error instanceof Error ? error.name : "";
     process.stderr.write(
-      `${expected ? (error as Error).message : error instanceof Error ? error.stack : String(error)}\n`,
+      `${EXPECTED_ERRORS.has(name) ? (error as Error).message : error instanceof Error ? error.stack : String(error)}\n`,
     );
-    process.exit(1);
-  },
-);
+    return name === "UsageError" ? EXIT.usage : EXIT.failed;
+  }
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code));

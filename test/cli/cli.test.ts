@@ -1,17 +1,15 @@
 // The CLI as a user runs it: a separate process printing one JSON object on stdout, against whatever
 // database the configuration names (a temp embedded directory, or a PostgreSQL schema in CI's run).
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/database.ts";
+import { runCli } from "../helpers/cli.ts";
 import { storageMode } from "../helpers/test-database.ts";
 
-const run = promisify(execFile);
 const dataDir = mkdtempSync(path.join(tmpdir(), "content-cli-"));
 const schema = `test_cli_${randomBytes(4).toString("hex")}`;
 const env: NodeJS.ProcessEnv = {
@@ -21,18 +19,7 @@ const env: NodeJS.ProcessEnv = {
   ...(process.env.DATABASE_URL ? { DATABASE_SCHEMA: schema } : {}),
 };
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string; json: any }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
-      env,
-      cwd: process.cwd(),
-    });
-    return { code: 0, stdout, stderr, json: JSON.parse(stdout) };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr, json: null };
-  }
-}
+const cli = (...args: string[]) => runCli(env, ...args);
 
 describe(`CLI (${storageMode})`, () => {
   let workspace: { id: string; slug: string };
@@ -98,13 +85,40 @@ describe(`CLI (${storageMode})`, () => {
     expect(json.seeded).toEqual({ categories: 6, tags: 15, authors: 5, fields: 3, posts: 36 });
   });
 
-  it("fails with a clear message for bad usage and unknown workspaces", async () => {
-    const usage = await cli("key", "create", "--workspace", workspace.slug, "--kind", "admin");
-    expect(usage.code).toBe(1);
-    expect(usage.stderr).toContain("--kind must be public or private");
+  it("bad usage exits 2 with what was wrong; a failed command exits 1 with a clear message", async () => {
+    const badKind = await cli("key", "create", "--workspace", workspace.slug, "--kind", "admin");
+    expect(badKind.code).toBe(2);
+    expect(badKind.stderr).toContain("Allowed choices are public, private");
+    const noWorkspace = await cli("key", "list");
+    expect(noWorkspace.code).toBe(2);
+    expect(noWorkspace.stderr).toContain("required option '-w, --workspace <id|slug>' not specified");
+    const unknown = await cli("workspaces");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'workspaces'");
     const missing = await cli("key", "list", "--workspace", "nope");
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('No workspace with id or slug "nope"');
+  });
+
+  it("--help works for the program and every command, and exits 0", async () => {
+    const commands = [
+      [],
+      ["workspace"],
+      ["workspace", "create"],
+      ["workspace", "list"],
+      ["key"],
+      ["key", "create"],
+      ["key", "list"],
+      ["key", "revoke"],
+      ["seed"],
+      ["migrate"],
+    ];
+    for (const command of commands) {
+      const help = await cli(...command, "--help");
+      expect(help.code, command.join(" ")).toBe(0);
+      expect(help.stdout).toContain(`Usage: content-gateway ${command.join(" ")}`.trim());
+    }
+    expect((await cli("key", "create", "--help")).stdout).toContain("--kind <kind>");
   });
 
   it.runIf(storageMode === "embedded")(

@@ -16,6 +16,8 @@ export interface Instance {
 }
 
 export interface InstanceGroup {
+  /** The instances' DATA_DIR (on the embedded store, where the database lives). */
+  dataDir: string;
   start(env?: Record<string, string>): Promise<Instance>;
   /** SIGTERMs the instances still running, then drops the schema. */
   stop(): Promise<void>;
@@ -26,6 +28,7 @@ export function instanceGroup(prefix: string): InstanceGroup {
   const dataDir = mkdtempSync(path.join(tmpdir(), `content-${prefix}-`));
   const children: ChildProcess[] = [];
   return {
+    dataDir,
     async start(env = {}) {
       const port = 30_000 + Math.floor(Math.random() * 20_000);
       const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
