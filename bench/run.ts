@@ -8,7 +8,7 @@
 //   5. the service (`node --import tsx src/server.ts`, its own process) under load, route by route
 //   6. table + JSON; the schema / data directory is dropped
 
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { firstDifference } from "./compare-bodies.ts";
@@ -156,6 +156,7 @@ try {
       }
     } finally {
       await server.stop();
+      if (kind === "prerendered") rmSync(prerenderedFile, { force: true });
     }
   }
   const service = started.service ?? started.cached;
