@@ -18,6 +18,8 @@ export interface RouteReport {
   comparedWith: string;
   /** req/s of this route ÷ req/s of `comparedWith`. */
   ratio: number | null;
+  /** For the cached service's routes: hits ÷ lookups of the response caches during the measured run. */
+  cacheHitRatio?: number | null;
   /** Driver-level statements per request, per step (POST and PATCH for the writes). */
   statements: StepStatements[] | null;
   /** Set when the route could not be measured (wrong status in the pre-flight request, …). */
@@ -98,6 +100,7 @@ export function formatTable(report: BenchReport): string {
     "load CPU",
     "SQL/req",
     "KB/resp",
+    "hits",
     "failed",
   ];
   const rows = report.routes.map((route) => {
@@ -118,6 +121,7 @@ export function formatTable(report: BenchReport): string {
           ? PRERENDERED_STATEMENTS
           : statementsCell(route.statements),
       load ? fixed(load.bytesPerResponse / 1024, 1) : "—",
+      route.cacheHitRatio == null ? "" : `${fixed(route.cacheHitRatio * 100, 1)}%`,
       load ? String(load.unexpected + load.errors + load.timeouts) : route.problem ? "failed" : "—",
     ];
   });

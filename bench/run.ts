@@ -24,6 +24,9 @@ import { benchSizes, exampleFixtures, seedBenchDatabase } from "./seed.ts";
 import { countStatements } from "./statements.ts";
 import { type ProfileSummary, summarizeProfile } from "./summarize-profile.ts";
 
+/** The cached service's /metrics token: the bench reads the cache's hits and misses around each route. */
+const METRICS_TOKEN = "bench-metrics-token-0123456789";
+
 const options = parseBenchOptions(process.argv.slice(2), process.env);
 const log = (text: string) => process.stdout.write(`${text}\n`);
 
@@ -99,6 +102,7 @@ try {
   // Each server runs alone, in this order: the baseline, the service with its cache off (every read
   // computed, the figure of the read path), with its cache on, and the pre-rendered yardstick, which
   // serves the answers the service gave (so it needs them first).
+  const cacheRatios = new Map<string, number | null>();
   const prerenderedFile = path.join(os.tmpdir(), `bench-prerendered-${process.pid}.json`);
   const serviceEnv = {
     ...database.env,
@@ -110,7 +114,7 @@ try {
   const servers: Record<ServerKind, { script: string; env: Record<string, string> }> = {
     baseline: { script: "bench/baseline-server.ts", env: database.env },
     service: { script: "src/server.ts", env: { ...serviceEnv, CACHE: "off" } },
-    cached: { script: "src/server.ts", env: { ...serviceEnv, CACHE: "memory" } },
+    cached: { script: "src/server.ts", env: { ...serviceEnv, CACHE: "memory", METRICS_TOKEN } },
     prerendered: {
       script: "bench/prerendered-server.ts",
       env: { ...database.env, BENCH_PRERENDERED_FILE: prerenderedFile },
@@ -152,7 +156,10 @@ try {
           problems.set(scenario.id, preflight.problem);
           continue;
         }
+        const lookupsBefore = kind === "cached" ? await cacheLookups(server.url) : null;
         loads.set(scenario.id, await measure(server, scenario, keys, load));
+        if (lookupsBefore)
+          cacheRatios.set(scenario.id, hitRatio(lookupsBefore, await cacheLookups(server.url)));
       }
     } finally {
       await server.stop();
@@ -194,6 +201,7 @@ try {
       load: result,
       comparedWith,
       ratio: result && reference ? result.rps / reference : null,
+      ...(cacheRatios.has(scenario.id) ? { cacheHitRatio: cacheRatios.get(scenario.id) ?? null } : {}),
       statements: statements.byScenario[scenario.id] ?? null,
       ...(problems.has(scenario.id) ? { problem: problems.get(scenario.id) } : {}),
     };
@@ -229,6 +237,29 @@ try {
       .catch((error: unknown) => log(`  ! could not drop the bench database: ${(error as Error).message}`));
 }
 process.exit(exitCode);
+
+async function cacheLookups(baseUrl: string): Promise<{ hits: number; misses: number }> {
+  const text = await fetch(`${baseUrl}/metrics`, {
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+  }).then((res) => res.text());
+  const sum = (result: string) =>
+    text
+      .split("\n")
+      .filter(
+        (line) => line.startsWith("response_cache_lookups_total{") && line.includes(`result="${result}"`),
+      )
+      .reduce((total, line) => total + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
+  return { hits: sum("hit"), misses: sum("miss") };
+}
+
+function hitRatio(
+  before: { hits: number; misses: number },
+  after: { hits: number; misses: number },
+): number | null {
+  const hits = after.hits - before.hits;
+  const lookups = hits + after.misses - before.misses;
+  return lookups > 0 ? hits / lookups : null;
+}
 
 /** The answer the service gave to a route's (single, static) request: what the pre-rendered server serves. */
 function rememberAnswer(
