@@ -40,6 +40,10 @@ describe("in a browser, with no network beyond the service", () => {
       .first()
       .click();
     const headersEditor = page.locator(".graphiql-editor-tool .monaco-editor").last();
+    // Pre-filled with how a request carries a key (Monaco renders spaces as no-break spaces).
+    await expect
+      .poll(async () => (await headersEditor.innerText()).replace(/\u00a0/g, " "), { timeout: 10_000 })
+      .toContain('"Authorization": "Bearer <your public');
     await headersEditor.click();
     await page.keyboard.press("Control+A");
     await page.keyboard.press("Delete");
