@@ -24,12 +24,12 @@ export interface PostListFilter {
 
 export function postListWhere(workspaceId: string, filter: PostListFilter): Prisma.PostWhereInput {
   const and: Prisma.PostWhereInput[] = [];
-  if (filter.categories?.length) and.push({ category: { slug: { in: [...filter.categories] } } });
-  if (filter.excludeCategories?.length)
-    and.push({ NOT: { category: { slug: { in: [...filter.excludeCategories] } } } });
-  if (filter.tags?.length) and.push({ tags: { some: { tag: { slug: { in: [...filter.tags] } } } } });
-  if (filter.excludeTags?.length)
-    and.push({ tags: { none: { tag: { slug: { in: [...filter.excludeTags] } } } } });
+  // Every taxonomy lookup names the workspace, so the (workspaceId, slug) indexes serve it.
+  const bySlugs = (slugs: readonly string[]) => ({ workspaceId, slug: { in: [...slugs] } });
+  if (filter.categories?.length) and.push({ category: bySlugs(filter.categories) });
+  if (filter.excludeCategories?.length) and.push({ NOT: { category: bySlugs(filter.excludeCategories) } });
+  if (filter.tags?.length) and.push({ tags: { some: { tag: bySlugs(filter.tags) } } });
+  if (filter.excludeTags?.length) and.push({ tags: { none: { tag: bySlugs(filter.excludeTags) } } });
   if (filter.matchingIds) and.push({ id: { in: [...filter.matchingIds] } });
   return {
     workspaceId,

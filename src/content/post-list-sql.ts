@@ -25,11 +25,16 @@ export function postListCondition(workspaceId: string, filter: PostListFilter, p
   if (filter.categories?.length) and.push(`p."categoryId" IN ${categoriesBySlug(filter.categories)}`);
   if (filter.excludeCategories?.length)
     and.push(`p."categoryId" NOT IN ${categoriesBySlug(filter.excludeCategories)}`);
-  const taggedWith = (slugs: readonly string[]) =>
-    `EXISTS (SELECT 1 FROM "PostTag" pt JOIN "Tag" t ON t.id = pt."tagId"
-              WHERE pt."postId" = p.id AND t.slug = ANY(${params.add([...slugs])}::text[]))`;
-  if (filter.tags?.length) and.push(taggedWith(filter.tags));
-  if (filter.excludeTags?.length) and.push(`NOT ${taggedWith(filter.excludeTags)}`);
+  // A semi-join driven by the indexes, whatever plan the prepared statement settles on: the tags by
+  // (workspaceId, slug) — naming the workspace, so other workspaces' tags are never read — then their
+  // posts by PostTag(tagId). The work is proportional to the tagged posts, not to the PostTag table; a
+  // correlated EXISTS on the slug alone let the generic plan hash the whole PostTag table (issue 18).
+  const postsTaggedWith = (slugs: readonly string[]) =>
+    `(SELECT pt."postId" FROM "PostTag" pt
+       WHERE pt."tagId" IN (SELECT t.id FROM "Tag" t
+                             WHERE t."workspaceId" = ${workspace} AND t.slug = ANY(${params.add([...slugs])}::text[])))`;
+  if (filter.tags?.length) and.push(`p.id IN ${postsTaggedWith(filter.tags)}`);
+  if (filter.excludeTags?.length) and.push(`p.id NOT IN ${postsTaggedWith(filter.excludeTags)}`);
   if (filter.matchingIds) and.push(`p.id = ANY(${params.add([...filter.matchingIds])}::text[])`);
   return and.join(" AND ");
 }
