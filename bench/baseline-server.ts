@@ -1,4 +1,5 @@
-// The baseline: what this stack (Node + the same database driver) does at best for GET /v1/posts?limit=10.
+// The baseline: what this stack (Node + the same database driver) does at best for GET /v1/posts?limit=10
+// (and the list's filters and ranked search, each like-for-like with a service route).
 // A bare node:http handler with hand-written SQL — one count and one page query that aggregates authors,
 // category, tags and custom fields as JSON in PostgreSQL — answering with the same JSON body as the
 // service (post read form + pagination). API keys are checked like the service does (SHA-256 lookup,
@@ -9,9 +10,43 @@ import { keyChecker, openSql } from "./raw-sql.ts";
 
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
-const COUNT_SQL = `SELECT count(*)::int AS total FROM "Post" WHERE "workspaceId" = $1 AND status = 'published'`;
+/**
+ * The list filters the bench exercises, hand-written with the contract's rules (published only): each
+ * filtered route has a like-for-like baseline. `$1` is the workspace; other values are appended.
+ */
+function listQuery(url: URL, workspaceId: string) {
+  const values: unknown[] = [workspaceId];
+  const add = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const slugs = (name: string) => url.searchParams.get(name)?.split(",").filter(Boolean) ?? [];
+  const where = [`p."workspaceId" = $1`, `p.status = 'published'`];
+  const categories = slugs("categories");
+  if (categories.length)
+    where.push(
+      `p."categoryId" = ANY(ARRAY(SELECT id FROM "Category" WHERE "workspaceId" = $1 AND slug = ANY(${add(categories)})))`,
+    );
+  const tagged = (list: string[]) =>
+    `SELECT "postId" FROM "PostTag" WHERE "tagId" = ANY(ARRAY(SELECT id FROM "Tag" WHERE "workspaceId" = $1 AND slug = ANY(${add(list)})))`;
+  const tags = slugs("tags");
+  if (tags.length) where.push(`p.id = ANY(ARRAY(${tagged(tags)}))`);
+  const excludeTags = slugs("excludeTags");
+  if (excludeTags.length) where.push(`p.id NOT IN (${tagged(excludeTags)})`);
+  const featured = url.searchParams.get("featured");
+  if (featured !== null) where.push(`p.featured = ${add(featured === "true")}`);
+  const text = url.searchParams.get("query")?.trim();
+  if (!text)
+    return { values, join: "", where: where.join(" AND "), orderBy: `p."publishedAt" DESC, p.id ASC` };
+  // The service's ranked search: the best 1,000 matches of the workspace, then the other filters.
+  const q = `websearch_to_tsquery('english', ${add(text)})`;
+  const join = `JOIN (SELECT id, row_number() OVER (ORDER BY ts_rank(search, ${q}) DESC, "publishedAt" DESC, id) AS rank
+                  FROM "Post" WHERE "workspaceId" = $1 AND search @@ ${q}
+                 ORDER BY rank LIMIT 1000) m ON m.id = p.id`;
+  return { values, join, where: where.join(" AND "), orderBy: "m.rank" };
+}
 
-const PAGE_SQL = `
+const PAGE_SQL = (join: string, where: string, orderBy: string, limit: string, offset: string) => `
 SELECT p.id, p.slug, p.title, p.status::text AS status, p.featured, p."coverImage", p.description,
   to_char(p."publishedAt", ${ISO}) AS "publishedAt",
   to_char(p."updatedAt", ${ISO}) AS "updatedAt",
@@ -26,10 +61,10 @@ SELECT p.id, p.slug, p.title, p.status::text AS status, p.featured, p."coverImag
   (SELECT coalesce(json_object_agg(f.key, v.value ORDER BY f.position, f."createdAt"), '{}')
      FROM "Field" f LEFT JOIN "PostFieldValue" v ON v."fieldId" = f.id AND v."postId" = p.id
     WHERE f."workspaceId" = p."workspaceId") AS fields
-FROM "Post" p JOIN "Category" c ON c.id = p."categoryId"
-WHERE p."workspaceId" = $1 AND p.status = 'published'
-ORDER BY p."publishedAt" DESC, p.id ASC
-LIMIT $2 OFFSET $3`;
+FROM "Post" p ${join} JOIN "Category" c ON c.id = p."categoryId"
+WHERE ${where}
+ORDER BY ${orderBy}
+LIMIT ${limit} OFFSET ${offset}`;
 
 const sql = await openSql();
 
@@ -56,9 +91,17 @@ async function listPosts(req: http.IncomingMessage, res: http.ServerResponse, ur
       message: "limit 1-100, page ≥ 1",
     });
   }
+  const { values, join, where, orderBy } = listQuery(url, workspaceId);
+  const pageValues = [...values, limit, (page - 1) * limit];
   const [counted, posts] = await Promise.all([
-    sql.query<{ total: number }>(COUNT_SQL, [workspaceId]),
-    sql.query<Record<string, unknown>>(PAGE_SQL, [workspaceId, limit, (page - 1) * limit]),
+    sql.query<{ total: number }>(
+      `SELECT count(*)::int AS total FROM "Post" p ${join} WHERE ${where}`,
+      values,
+    ),
+    sql.query<Record<string, unknown>>(
+      PAGE_SQL(join, where, orderBy, `$${values.length + 1}`, `$${values.length + 2}`),
+      pageValues,
+    ),
   ]);
   const totalItems = counted[0]?.total ?? 0;
   const totalPages = Math.ceil(totalItems / limit);

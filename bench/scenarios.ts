@@ -80,6 +80,19 @@ export function benchScenarios(f: BenchFixtures): Scenario[] {
   const runTag = Date.now().toString(36);
   const filterPath = `/v1/posts?categories=${f.categorySlugs.join(",")}&tags=${f.tagSlugs.join(",")}`;
   const searchPath = `/v1/posts?query=${encodeURIComponent(f.searchText)}`;
+  const tagPath = `/v1/posts?tags=${f.tagSlugs[0]}&limit=10`;
+  const excludeTagsPath = `/v1/posts?excludeTags=${f.tagSlugs.join(",")}&limit=10`;
+  // Each filtered list and the search have a baseline running the same filter (like-for-like ratio).
+  const likeForLike = (id: string, title: string, path: string): Scenario[] => [
+    {
+      id: `baseline-${id}`,
+      title: `baseline ${title}`,
+      server: "baseline",
+      sameBodyAs: id,
+      steps: [get(title, path)],
+    },
+    { id, title, server: "service", comparedWith: `baseline-${id}`, steps: [get(title, path)] },
+  ];
   return [
     {
       id: "baseline",
@@ -107,18 +120,10 @@ export function benchScenarios(f: BenchFixtures): Scenario[] {
       server: "service",
       steps: [get("GET /v1/posts?limit=100", "/v1/posts?limit=100")],
     },
-    {
-      id: "filter",
-      title: "GET /v1/posts?categories=…&tags=…",
-      server: "service",
-      steps: [get("GET /v1/posts?categories&tags", filterPath)],
-    },
-    {
-      id: "search",
-      title: `GET /v1/posts?query=${f.searchText}`,
-      server: "service",
-      steps: [get("GET /v1/posts?query", searchPath)],
-    },
+    ...likeForLike("filter", "GET /v1/posts?categories=…&tags=…", filterPath),
+    ...likeForLike("filter-tag", "GET /v1/posts?tags=…&limit=10", tagPath),
+    ...likeForLike("filter-exclude", "GET /v1/posts?excludeTags=…&limit=10", excludeTagsPath),
+    ...likeForLike("search", `GET /v1/posts?query=${f.searchText}`, searchPath),
     {
       id: "get",
       title: "GET /v1/posts/{slug}",

@@ -20,21 +20,24 @@ export function postListCondition(workspaceId: string, filter: PostListFilter, p
   if (filter.status !== "all") and.push(`p.status = ${params.add(filter.status)}::"PostStatus"`);
   if (filter.featured !== null && filter.featured !== undefined)
     and.push(`p.featured = ${params.add(filter.featured)}`);
-  const categoriesBySlug = (slugs: readonly string[]) =>
-    `(SELECT c.id FROM "Category" c WHERE c."workspaceId" = ${workspace} AND c.slug = ANY(${params.add([...slugs])}::text[]))`;
-  if (filter.categories?.length) and.push(`p."categoryId" IN ${categoriesBySlug(filter.categories)}`);
+  // Filters as arrays of ids computed first (InitPlans), then matched through an index: whatever plan
+  // the prepared statement settles on (a generic one too), the taxonomy is looked up by its
+  // (workspaceId, slug) index — naming the workspace, so other workspaces' rows are never read — the
+  // tagged posts by PostTag(tagId) and the posts by id, so the work follows the tagged posts, not the
+  // PostTag table. A correlated EXISTS or a plain IN let the generic plan hash the whole PostTag table
+  // (issue 18).
+  const categoryIds = (slugs: readonly string[]) =>
+    `ARRAY(SELECT c.id FROM "Category" c WHERE c."workspaceId" = ${workspace} AND c.slug = ANY(${params.add([...slugs])}::text[]))`;
+  if (filter.categories?.length) and.push(`p."categoryId" = ANY(${categoryIds(filter.categories)})`);
   if (filter.excludeCategories?.length)
-    and.push(`p."categoryId" NOT IN ${categoriesBySlug(filter.excludeCategories)}`);
-  // A semi-join driven by the indexes, whatever plan the prepared statement settles on: the tags by
-  // (workspaceId, slug) — naming the workspace, so other workspaces' tags are never read — then their
-  // posts by PostTag(tagId). The work is proportional to the tagged posts, not to the PostTag table; a
-  // correlated EXISTS on the slug alone let the generic plan hash the whole PostTag table (issue 18).
-  const postsTaggedWith = (slugs: readonly string[]) =>
-    `(SELECT pt."postId" FROM "PostTag" pt
-       WHERE pt."tagId" IN (SELECT t.id FROM "Tag" t
-                             WHERE t."workspaceId" = ${workspace} AND t.slug = ANY(${params.add([...slugs])}::text[])))`;
-  if (filter.tags?.length) and.push(`p.id IN ${postsTaggedWith(filter.tags)}`);
-  if (filter.excludeTags?.length) and.push(`p.id NOT IN ${postsTaggedWith(filter.excludeTags)}`);
+    and.push(`p."categoryId" NOT IN (SELECT unnest(${categoryIds(filter.excludeCategories)}))`);
+  const taggedPosts = (slugs: readonly string[]) =>
+    `SELECT pt."postId" FROM "PostTag" pt
+      WHERE pt."tagId" = ANY(ARRAY(SELECT t.id FROM "Tag" t
+                                    WHERE t."workspaceId" = ${workspace} AND t.slug = ANY(${params.add([...slugs])}::text[])))`;
+  if (filter.tags?.length) and.push(`p.id = ANY(ARRAY(${taggedPosts(filter.tags)}))`);
+  // Excluding has to look at every listed post anyway: one hash of the excluded ids, built from the index.
+  if (filter.excludeTags?.length) and.push(`p.id NOT IN (${taggedPosts(filter.excludeTags)})`);
   if (filter.matchingIds) and.push(`p.id = ANY(${params.add([...filter.matchingIds])}::text[])`);
   return and.join(" AND ");
 }

@@ -10,7 +10,7 @@ export async function searchPostIds(sql: SqlExecutor, workspaceId: string, text:
   const rows = await sql.query<{ id: string }>(
     `SELECT id FROM "Post"
       WHERE "workspaceId" = $1 AND search @@ websearch_to_tsquery('english', $2)
-      ORDER BY ts_rank(search, websearch_to_tsquery('english', $2)) DESC, "publishedAt" DESC
+      ORDER BY ts_rank(search, websearch_to_tsquery('english', $2)) DESC, "publishedAt" DESC, id
       LIMIT ${SEARCH_MATCH_LIMIT}`,
     [workspaceId, text],
   );

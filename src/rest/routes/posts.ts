@@ -36,7 +36,13 @@ const listQuery: QueryParam[] = [
   { name: "excludeCategories", kind: "list", description: "Category slugs to exclude, comma separated" },
   { name: "tags", kind: "list", description: "Tag slugs to include, comma separated" },
   { name: "excludeTags", kind: "list", description: "Tag slugs to exclude, comma separated" },
-  { name: "query", kind: "string", maxLength: 500, description: "Full-text search over title and content" },
+  {
+    name: "query",
+    kind: "string",
+    maxLength: 500,
+    description:
+      "Full-text search over title and content (web-search syntax). Only the 1,000 best matches are considered: pagination.totalItems is then capped at 1,000.",
+  },
   FORMAT_PARAM,
   {
     name: "featured",
