@@ -107,11 +107,13 @@ export function eventTypesOf(change: Change): EventType[] {
     case "webhook":
       return [];
     case "media":
+      if (change.action === "released") return [];
       return [change.action === "created" ? "media.uploaded" : `media.${change.action}`];
     case "post":
+      if (change.action === "released") return ["post.published"];
       return [`post.${change.action}`, ...statusEvent(change)];
     default:
-      return [`${change.resource}.${change.action}`];
+      return change.action === "released" ? [] : [`${change.resource}.${change.action}`];
   }
 }
 

@@ -15,10 +15,15 @@ export type ChangedResource =
 
 export interface Change {
   resource: ChangedResource;
-  action: "created" | "updated" | "deleted";
+  /** `released`: a scheduled post became public (the scheduler, scheduler.ts); records post.published only. */
+  action: "created" | "updated" | "deleted" | "released";
   id: string;
   workspaceId: string;
-  /** Posts created or updated: the status before (null on create) and after the change. */
+  /**
+   * Posts created or updated: whether the post was public before (null on create) and is after the
+   * change, as `published` or `draft` — a scheduled post counts as `draft` until it is released
+   * (post-visibility.ts), so post.published is recorded when it becomes public, not when it is saved.
+   */
   statusChange?: { from: PostStatus | null; to: PostStatus };
   /** Deletes: the last known slug (a field's key); the row is gone when the change log records it. */
   slug?: string;

@@ -34,7 +34,7 @@ export async function createPost(
     assertContentLeft(content);
     const authors = input.authors ?? (context.firstAuthorId ? [context.firstAuthorId] : []);
     const id = newId();
-    await insertPostRow(uow.tx, {
+    const { released } = await insertPostRow(uow.tx, {
       id,
       workspaceId,
       title: input.title,
@@ -56,7 +56,7 @@ export async function createPost(
       action: "created",
       id,
       workspaceId,
-      statusChange: { from: null, to: input.status },
+      statusChange: { from: null, to: released ? "published" : "draft" },
     });
     return id;
   });
@@ -114,7 +114,10 @@ export async function updatePost(
       fieldValues,
     });
     if (!updated) throw new NotFoundError("Post", identifier);
-    const statusChange = { from: context.postStatus, to: input.status ?? context.postStatus ?? "draft" };
+    const statusChange = {
+      from: context.postReleased ? ("published" as const) : ("draft" as const),
+      to: updated.released ? ("published" as const) : ("draft" as const),
+    };
     changed({ resource: "post", action: "updated", id: context.postId, workspaceId, statusChange });
     return context.postId;
   });

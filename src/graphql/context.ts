@@ -63,9 +63,11 @@ export function assertCanWrite(ctx: GraphQLContext): void {
   }
 }
 
-/** Drafts are unpublished content: only private keys may see them. */
+/** Drafts and scheduled posts are unpublished content: only private keys may see them. */
 export function assertCanReadDrafts(ctx: GraphQLContext): void {
   if (ctx.caller.keyKind !== "private") {
-    throw forbiddenError("Reading drafts needs a private API key; public keys only see published posts");
+    throw forbiddenError(
+      "Reading drafts or scheduled posts needs a private API key; public keys only see published posts",
+    );
   }
 }

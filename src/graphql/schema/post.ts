@@ -2,6 +2,7 @@
 
 import { fieldValuesObject } from "../../content/custom-field-values.ts";
 import { byIdentifier } from "../../content/post-filters.ts";
+import { isScheduled, statusWhere } from "../../content/post-visibility.ts";
 import { createPost, deletePost, updatePost } from "../../content/posts.ts";
 import type { Tag as TagRow } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
@@ -39,6 +40,11 @@ export const Post = builder.prismaObject("Post", {
     description: t.string({ resolve: (post) => post.description }),
     attribution: t.string({ nullable: true, resolve: (post) => post.attribution }),
     publishedAt: t.field({ type: "DateTime", resolve: (post) => post.publishedAt }),
+    scheduled: t.boolean({
+      description:
+        "Published with a publishedAt still ahead: public from then on (until then private keys only)",
+      resolve: (post) => isScheduled(post, new Date()),
+    }),
     createdAt: t.field({ type: "DateTime", resolve: (post) => post.createdAt }),
     updatedAt: t.field({ type: "DateTime", resolve: (post) => post.updatedAt }),
     content: t.string({
@@ -116,7 +122,7 @@ builder.queryFields((t) => ({
         ...query,
         where: {
           ...byIdentifier(ctx.caller.workspaceId, args.identifier),
-          ...(status === "all" ? {} : { status }),
+          ...statusWhere(status, new Date()),
         },
       });
       if (!post) throw notFoundError("Post", args.identifier);
