@@ -14,12 +14,25 @@ import { insertPostRow, updatePostRow } from "./post-write-sql.ts";
 import { assertReferencesExist } from "./references.ts";
 import { sanitizeHtml } from "./sanitize-html.ts";
 import { ProblemList } from "./validation.ts";
+import type { RevisionActor } from "./change.ts";
 import { write } from "./writer.ts";
+
+/** Who writes, for the post's revision (post-revisions.ts), and how many revisions a post keeps. */
+export interface PostWriteOrigin {
+  actor: RevisionActor | null;
+  keepRevisions: number;
+}
+
+/** Writes without a request (the seed command): no key made them; REVISIONS_KEEP's default. */
+const NO_REQUEST: PostWriteOrigin = { actor: null, keepRevisions: 50 };
+
+const revisionOf = (origin: PostWriteOrigin) => ({ actor: origin.actor, keep: origin.keepRevisions });
 
 export async function createPost(
   prisma: PrismaClient,
   workspaceId: string,
   input: CreatePostData,
+  origin: PostWriteOrigin = NO_REQUEST,
 ): Promise<string> {
   const problems = checkScalars(input);
   // Converting and sanitizing the body is the slow part: done before the transaction starts.
@@ -57,6 +70,7 @@ export async function createPost(
       id,
       workspaceId,
       statusChange: { from: null, to: released ? "published" : "draft" },
+      revision: revisionOf(origin),
     });
     return id;
   });
@@ -67,6 +81,7 @@ export async function updatePost(
   workspaceId: string,
   identifier: string,
   input: UpdatePostData,
+  origin: PostWriteOrigin = NO_REQUEST,
 ): Promise<string> {
   const problems = checkScalars(input);
   for (const key of [
@@ -118,7 +133,14 @@ export async function updatePost(
       from: context.postReleased ? ("published" as const) : ("draft" as const),
       to: updated.released ? ("published" as const) : ("draft" as const),
     };
-    changed({ resource: "post", action: "updated", id: context.postId, workspaceId, statusChange });
+    changed({
+      resource: "post",
+      action: "updated",
+      id: context.postId,
+      workspaceId,
+      statusChange,
+      revision: revisionOf(origin),
+    });
     return context.postId;
   });
 }

@@ -16,6 +16,8 @@ export interface RequestCaller {
   keyId: string | null;
   workspaceId: string;
   keyKind: ApiKeyKind;
+  /** How the key is shown (its first characters); absent for keyless reads. */
+  keyHint?: string;
 }
 
 export interface AppServices {
@@ -61,6 +63,15 @@ export function assertCanWrite(ctx: GraphQLContext): void {
   if (ctx.caller.keyKind !== "private") {
     throw forbiddenError("Writes need a private API key; this key is public and can only read");
   }
+}
+
+/** Who a write comes from, for post revisions: the key's id and hint, never the secret. */
+export function writeOrigin(ctx: GraphQLContext) {
+  const { keyId, keyHint, keyKind } = ctx.caller;
+  return {
+    actor: keyId ? { keyId, name: `${keyKind} key ${keyHint ?? keyId}` } : null,
+    keepRevisions: ctx.services.config.revisions.keep,
+  };
 }
 
 /** Drafts and scheduled posts are unpublished content: only private keys may see them. */

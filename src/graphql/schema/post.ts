@@ -6,7 +6,7 @@ import { isScheduled, statusWhere } from "../../content/post-visibility.ts";
 import { createPost, deletePost, updatePost } from "../../content/posts.ts";
 import type { Tag as TagRow } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
-import { assertCanReadDrafts, assertCanWrite } from "../context.ts";
+import { assertCanReadDrafts, assertCanWrite, writeOrigin } from "../context.ts";
 import { notFoundError } from "../errors.ts";
 import { DEFAULT_PAGE_SIZE, pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { postConnection } from "../post-connection.ts";
@@ -170,7 +170,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreatePostInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       assertCanWrite(ctx);
-      const id = await createPost(ctx.prisma, ctx.caller.workspaceId, input);
+      const id = await createPost(ctx.prisma, ctx.caller.workspaceId, input, writeOrigin(ctx));
       return readBack(ctx.prisma.post.findUnique({ ...query, where: { id } }), "Post", input.slug);
     },
   }),
@@ -183,7 +183,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (query, _root, { identifier, input }, ctx) => {
       assertCanWrite(ctx);
-      const id = await updatePost(ctx.prisma, ctx.caller.workspaceId, identifier, input);
+      const id = await updatePost(ctx.prisma, ctx.caller.workspaceId, identifier, input, writeOrigin(ctx));
       return readBack(ctx.prisma.post.findUnique({ ...query, where: { id } }), "Post", identifier);
     },
   }),
