@@ -5,6 +5,7 @@
 import { InvalidInputError, NotFoundError } from "../domain/errors.ts";
 import type { CreatePostData, UpdatePostData } from "../domain/inputs.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { RevisionActor } from "./change.ts";
 import { validateFieldValues } from "./custom-field-values.ts";
 import { newId } from "./ids.ts";
 import { markdownToHtml } from "./markdown.ts";
@@ -14,7 +15,6 @@ import { insertPostRow, updatePostRow } from "./post-write-sql.ts";
 import { assertReferencesExist } from "./references.ts";
 import { sanitizeHtml } from "./sanitize-html.ts";
 import { ProblemList } from "./validation.ts";
-import type { RevisionActor } from "./change.ts";
 import { write } from "./writer.ts";
 
 /** Who writes, for the post's revision (post-revisions.ts), and how many revisions a post keeps. */
