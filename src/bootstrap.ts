@@ -5,6 +5,7 @@ import { type CallerResolver, createCallerResolver } from "./auth/caller-cache.t
 import type { Config } from "./config.ts";
 import { CHANGES_CHANNEL_PREFIX } from "./content/change-log.ts";
 import { scheduleEventPruning } from "./content/event-retention.ts";
+import { PUBLISH_SWEEP_MS, PublishScheduler } from "./content/scheduler.ts";
 import { createDeliveryStore } from "./content/webhook-deliveries.ts";
 import { WEBHOOK_CHANNEL_PREFIX } from "./content/webhook-delivery-ids.ts";
 import { API_KEYS_CHANNEL_PREFIX, onCommittedChanges } from "./content/writer.ts";
@@ -56,7 +57,7 @@ export interface BackgroundWork {
 
 /**
  * What a service instance does besides answering requests: prune the change log (at start, then
- * hourly) and, unless WEBHOOK_DISPATCH=false, send webhooks — woken by this instance's commits at
+ * hourly), release scheduled posts when due (startPublishScheduler) and, unless WEBHOOK_DISPATCH=false, send webhooks — woken by this instance's commits at
  * once and by other processes' through PostgreSQL's NOTIFY (src/webhooks/dispatcher.ts).
  */
 export async function startBackgroundWork(
@@ -65,14 +66,16 @@ export async function startBackgroundWork(
   logger: Logger,
 ): Promise<BackgroundWork> {
   const stopPruning = scheduleEventPruning(db.prisma, config.events.retentionDays, logger);
+  const report = (message: string, error: unknown) =>
+    logger.error(message, { error: error instanceof Error ? error.message : String(error) });
+  const publishing = await startPublishScheduler(db, report);
   if (!config.webhooks.dispatch)
     return {
       async stop() {
         stopPruning();
+        await publishing.stop();
       },
     };
-  const report = (message: string, error: unknown) =>
-    logger.error(message, { error: error instanceof Error ? error.message : String(error) });
   const dispatcher = new WebhookDispatcher({
     store: createDeliveryStore(db.sql),
     send: sendWebhook,
@@ -94,9 +97,38 @@ export async function startBackgroundWork(
   return {
     async stop(deadlineMs) {
       stopPruning();
+      await publishing.stop();
       stopListening();
       await listening.close();
       await dispatcher.stop(deadlineMs);
+    },
+  };
+}
+
+/**
+ * The publishing scheduler (src/content/scheduler.ts): a round at once (a restart after a due time
+ * publishes on start-up), then woken to re-arm its timer by this process's post writes and, through
+ * the change NOTIFY, by every other process's writes.
+ */
+async function startPublishScheduler(
+  db: Database,
+  report: (message: string, error: unknown) => void,
+): Promise<{ stop(): Promise<void> }> {
+  const scheduler = new PublishScheduler({ prisma: db.prisma, sweepMs: PUBLISH_SWEEP_MS, onError: report });
+  const stopListening = onCommittedChanges(db.prisma, (changes) => {
+    if (changes.some((change) => change.resource === "post")) scheduler.wake();
+  });
+  const listening = await db.listen(
+    CHANGES_CHANNEL_PREFIX,
+    () => scheduler.wake(),
+    (error) => report("listening for change notifications failed; reconnecting", error),
+  );
+  scheduler.start();
+  return {
+    async stop() {
+      stopListening();
+      await listening.close();
+      await scheduler.stop();
     },
   };
 }

@@ -118,6 +118,8 @@ const EnvSchema = z.object({
   WEBHOOK_DISPATCH: flag.default(true),
   /** Changes a subscriber may leave unread before its subscription is ended (src/graphql/live). */
   SUBSCRIPTION_MAX_QUEUED: positiveInt.default(100),
+  /** Revisions kept per post (the newest); older ones are removed as new ones are written. */
+  REVISIONS_KEEP: positiveInt.default(50),
   /** The REST response cache: in this process's memory, or none. */
   CACHE: z.enum(["memory", "off"]).default("memory"),
   /** Bytes of answers the memory cache keeps at most (least recently used go first). */
@@ -193,6 +195,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
     },
     cache: { mode: env.CACHE, maxBytes: env.CACHE_MAX_BYTES },
     subscriptions: { maxQueued: env.SUBSCRIPTION_MAX_QUEUED },
+    revisions: { keep: env.REVISIONS_KEEP },
   };
 }
 

@@ -6,6 +6,8 @@ export interface Caller {
   keyId: string;
   workspaceId: string;
   keyKind: ApiKeyKind;
+  /** How the key is shown (its first characters), for records of who wrote what. */
+  keyHint: string;
 }
 
 export async function resolveApiKey(prisma: PrismaClient, presented: string): Promise<Caller | null> {
@@ -14,8 +16,8 @@ export async function resolveApiKey(prisma: PrismaClient, presented: string): Pr
   const hash = hashApiKey(presented);
   const row = await prisma.apiKey.findUnique({
     where: { hash },
-    select: { id: true, workspaceId: true, kind: true, hash: true, revokedAt: true },
+    select: { id: true, workspaceId: true, kind: true, hash: true, revokedAt: true, displayHint: true },
   });
   if (!row || row.revokedAt || !hashesMatch(row.hash, hash)) return null;
-  return { keyId: row.id, workspaceId: row.workspaceId, keyKind: row.kind };
+  return { keyId: row.id, workspaceId: row.workspaceId, keyKind: row.kind, keyHint: row.displayHint };
 }

@@ -16,8 +16,10 @@
 //   them now and as its previous event showed them before (the ones it left). A post whose previous
 //   event is older than the log's retention may leave a count stale in a mirror until that record
 //   changes again (said in the README).
+
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { currentSnapshot, type FeedResource } from "./event-snapshots.ts";
+import { isLive, liveWhere } from "./post-visibility.ts";
 
 export const FEED_RESOURCES: readonly FeedResource[] = ["post", "category", "tag", "author"];
 
@@ -111,7 +113,7 @@ async function visibleIds(
     type === "post"
       ? await prisma.post.findMany({
           ...page,
-          where: { ...where, ...(request.publicOnly ? { status: "published" } : {}) },
+          where: { ...where, ...(request.publicOnly ? liveWhere(new Date()) : {}) },
         })
       : type === "category"
         ? await prisma.category.findMany(page)
@@ -201,7 +203,7 @@ function resourceOf(type: string): FeedResource | null {
 }
 
 function visible(request: FeedRequest, type: FeedResource, data: Record<string, unknown>): boolean {
-  return type !== "post" || !request.publicOnly || data.status === "published";
+  return type !== "post" || !request.publicOnly || isLive(data, new Date());
 }
 
 /** Each post's newest event at or before `position`: its read form before this page's changes. */

@@ -15,6 +15,17 @@ import { snapshotOf } from "./event-snapshots.ts";
 import { newId } from "./ids.ts";
 import { deliveryIdSql, WEBHOOK_CHANNEL_PREFIX } from "./webhook-delivery-ids.ts";
 
+interface RevisionRow {
+  id: string;
+  postId: string;
+  workspaceId: string;
+  actorKeyId: string | null;
+  actorName: string | null;
+  /** How many of the post's revisions to keep, this one included. */
+  keep: number;
+  snapshot: Record<string, unknown>;
+}
+
 interface EventRow {
   id: string;
   workspaceId: string;
@@ -35,12 +46,24 @@ export async function appendEvents(
   changes: readonly Change[],
 ): Promise<number> {
   const rows: EventRow[] = [];
+  const revisions: RevisionRow[] = [];
   for (const change of changes) {
     const types = eventTypesOf(change);
     if (types.length === 0) continue;
-    const data =
-      change.action === "deleted" ? lastKnown(change) : ((await snapshotOf(tx, change)) ?? lastKnown(change));
+    const snapshot = change.action === "deleted" ? null : await snapshotOf(tx, change);
+    const data = snapshot ?? lastKnown(change);
     const slug = change.action === "deleted" ? (change.slug ?? null) : slugOf(change, data);
+    // A post's revision is the same snapshot its event carries (post-revisions.ts).
+    if (change.revision && snapshot)
+      revisions.push({
+        id: newEventId().replace(/^evt_/, "rev_"),
+        postId: change.id,
+        workspaceId: change.workspaceId,
+        actorKeyId: change.revision.actor?.keyId ?? null,
+        actorName: change.revision.actor?.name ?? null,
+        keep: change.revision.keep,
+        snapshot,
+      });
     for (const type of types) {
       rows.push({
         id: newEventId(),
@@ -57,6 +80,7 @@ export async function appendEvents(
     APPEND_SQL,
     APPEND_LOCK_ID,
     JSON.stringify(rows),
+    JSON.stringify(revisions),
   );
   return appended?.queued ?? 0;
 }
@@ -73,6 +97,10 @@ const APPEND_LOCK_ID = 72707370;
 // ROLLBACK, makes appends take turns, so every position a reader sees has all smaller ones committed
 // (or rolled back) already. It is held only from this statement to the end of the transaction.
 //
+// The same statement stores the revisions of the posts the write changed (their snapshot, numbered
+// after the post's last; a post's writes take turns under its row lock, posts.ts) and removes those
+// past the post's retention: no round trip of its own.
+//
 // The same statement fans the events out to the workspace's enabled endpoints that subscribe to them:
 // one delivery per (event, endpoint), its id derived from the pair, so the fan-out is exactly once and
 // costs the write no extra round trip. When it queued any, it sends a NOTIFY on the schema's
@@ -85,6 +113,19 @@ appended AS (
   SELECT e.id, e."workspaceId", e.type, e."resourceId", e.slug, e.data, now() AT TIME ZONE 'UTC'
   FROM turn, jsonb_to_recordset($2::jsonb) AS e(id text, "workspaceId" text, type text, "resourceId" text, slug text, data jsonb)
   RETURNING id, "workspaceId", type
+),
+revised AS (
+  INSERT INTO "PostRevision" (id, "postId", "workspaceId", number, "createdAt", "actorKeyId", "actorName", snapshot)
+  SELECT r.id, r."postId", r."workspaceId",
+    COALESCE((SELECT max(x.number) FROM "PostRevision" x WHERE x."postId" = r."postId"), 0) + 1,
+    now() AT TIME ZONE 'UTC', r."actorKeyId", r."actorName", r.snapshot
+  FROM turn, jsonb_to_recordset($3::jsonb) AS r(id text, "postId" text, "workspaceId" text, "actorKeyId" text, "actorName" text, keep int, snapshot jsonb)
+  RETURNING "postId", number
+),
+pruned AS (
+  DELETE FROM "PostRevision" old
+  USING revised n, jsonb_to_recordset($3::jsonb) AS r("postId" text, keep int)
+  WHERE r."postId" = n."postId" AND old."postId" = n."postId" AND old.number <= n.number - r.keep
 ),
 fanned AS (
   INSERT INTO "WebhookDelivery" (id, "workspaceId", "endpointId", "eventId", "eventType", "nextAttemptAt", "createdAt", "updatedAt")
@@ -107,11 +148,13 @@ export function eventTypesOf(change: Change): EventType[] {
     case "webhook":
       return [];
     case "media":
+      if (change.action === "released") return [];
       return [change.action === "created" ? "media.uploaded" : `media.${change.action}`];
     case "post":
+      if (change.action === "released") return ["post.published"];
       return [`post.${change.action}`, ...statusEvent(change)];
     default:
-      return [`${change.resource}.${change.action}`];
+      return change.action === "released" ? [] : [`${change.resource}.${change.action}`];
   }
 }
 

@@ -13,15 +13,31 @@ export type ChangedResource =
   | "field"
   | "webhook";
 
+/** Who made a write, as a revision records it: the API key's id and how it is shown, never the secret. */
+export interface RevisionActor {
+  keyId: string;
+  name: string;
+}
+
 export interface Change {
   resource: ChangedResource;
-  action: "created" | "updated" | "deleted";
+  /** `released`: a scheduled post became public (the scheduler, scheduler.ts); records post.published only. */
+  action: "created" | "updated" | "deleted" | "released";
   id: string;
   workspaceId: string;
-  /** Posts created or updated: the status before (null on create) and after the change. */
+  /**
+   * Posts created or updated: whether the post was public before (null on create) and is after the
+   * change, as `published` or `draft` — a scheduled post counts as `draft` until it is released
+   * (post-visibility.ts), so post.published is recorded when it becomes public, not when it is saved.
+   */
   statusChange?: { from: PostStatus | null; to: PostStatus };
   /** Deletes: the last known slug (a field's key); the row is gone when the change log records it. */
   slug?: string;
+  /**
+   * Posts created or updated: store a revision of the post's content as this write leaves it
+   * (post-revisions.ts), made by `actor`, keeping the newest `keep` of the post's revisions.
+   */
+  revision?: { actor: RevisionActor | null; keep: number };
   /** Media created or updated: the public URL of a stored object, for the event's copy of the record. */
   mediaUrl?: (storageKey: string) => string;
 }

@@ -10,6 +10,7 @@
 import type { Prisma } from "../generated/prisma/client.ts";
 import type { Change } from "./change.ts";
 import { fieldValuesObject } from "./custom-field-values.ts";
+import { isScheduled, liveWhere } from "./post-visibility.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -26,7 +27,8 @@ const AUTHOR_REF = {
   socials: true,
 } as const;
 const TAXONOMY_REF = { id: true, name: true, slug: true, description: true } as const;
-const PUBLISHED_POSTS = { post: { status: "published" } } as const;
+/** Post links counted in a snapshot: those public at the moment of the write. */
+const publishedPosts = () => ({ post: liveWhere(new Date()) });
 
 export async function snapshotOf(tx: Tx, change: Change): Promise<Snapshot> {
   switch (change.resource) {
@@ -103,6 +105,7 @@ async function postSnapshot(tx: Tx, id: string): Promise<Snapshot> {
   return {
     ...columns,
     publishedAt: post.publishedAt.toISOString(),
+    scheduled: isScheduled(post, new Date()),
     updatedAt: post.updatedAt.toISOString(),
     authors: authors.map((link) => authorRef(link.author)),
     tags: tags.map((link) => link.tag),
@@ -113,7 +116,7 @@ async function postSnapshot(tx: Tx, id: string): Promise<Snapshot> {
 async function categorySnapshot(tx: Tx, id: string): Promise<Snapshot> {
   const row = await tx.category.findUnique({
     where: { id },
-    select: { ...TAXONOMY_REF, _count: { select: { posts: { where: { status: "published" } } } } },
+    select: { ...TAXONOMY_REF, _count: { select: { posts: { where: liveWhere(new Date()) } } } },
   });
   return row && withCount(row);
 }
@@ -121,7 +124,7 @@ async function categorySnapshot(tx: Tx, id: string): Promise<Snapshot> {
 async function tagSnapshot(tx: Tx, id: string): Promise<Snapshot> {
   const row = await tx.tag.findUnique({
     where: { id },
-    select: { ...TAXONOMY_REF, _count: { select: { posts: { where: PUBLISHED_POSTS } } } },
+    select: { ...TAXONOMY_REF, _count: { select: { posts: { where: publishedPosts() } } } },
   });
   return row && withCount(row);
 }
@@ -129,7 +132,7 @@ async function tagSnapshot(tx: Tx, id: string): Promise<Snapshot> {
 async function authorSnapshot(tx: Tx, id: string): Promise<Snapshot> {
   const row = await tx.author.findUnique({
     where: { id },
-    select: { ...AUTHOR_REF, _count: { select: { posts: { where: PUBLISHED_POSTS } } } },
+    select: { ...AUTHOR_REF, _count: { select: { posts: { where: publishedPosts() } } } },
   });
   if (!row) return null;
   const { _count, ...author } = row;

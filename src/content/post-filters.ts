@@ -8,8 +8,9 @@
 // query from the SQL ids instead would cost one more statement per list. test/graphql/post-list-sql.test.ts
 // proves that both forms select the same posts in the same order for every filter.
 import type { Prisma } from "../generated/prisma/client.ts";
+import { type PostStatusFilter, statusWhere } from "./post-visibility.ts";
 
-export type PostStatusFilter = "published" | "draft" | "all";
+export type { PostStatusFilter } from "./post-visibility.ts";
 
 export interface PostListFilter {
   status: PostStatusFilter;
@@ -20,6 +21,8 @@ export interface PostListFilter {
   featured?: boolean | null;
   /** Ids from full-text search, when a `query` was given. */
   matchingIds?: readonly string[] | null;
+  /** The moment that decides which posts are public yet (post-visibility.ts); one per request. */
+  now: Date;
 }
 
 export function postListWhere(workspaceId: string, filter: PostListFilter): Prisma.PostWhereInput {
@@ -33,7 +36,7 @@ export function postListWhere(workspaceId: string, filter: PostListFilter): Pris
   if (filter.matchingIds) and.push({ id: { in: [...filter.matchingIds] } });
   return {
     workspaceId,
-    ...(filter.status === "all" ? {} : { status: filter.status }),
+    ...statusWhere(filter.status, filter.now),
     ...(filter.featured === null || filter.featured === undefined ? {} : { featured: filter.featured }),
     ...(and.length ? { AND: and } : {}),
   };

@@ -3,6 +3,7 @@
 // Prisma calls (count and page ids) before its own. test/graphql/post-list-sql.test.ts checks that both
 // select the same posts for every filter.
 import type { PostListFilter } from "./post-filters.ts";
+import { statusCondition } from "./post-visibility.ts";
 
 /** Positional parameters of one statement: `add` returns the placeholder of the value. */
 export class SqlParams {
@@ -17,7 +18,8 @@ export class SqlParams {
 export function postListCondition(workspaceId: string, filter: PostListFilter, params: SqlParams): string {
   const workspace = params.add(workspaceId);
   const and = [`p."workspaceId" = ${workspace}`];
-  if (filter.status !== "all") and.push(`p.status = ${params.add(filter.status)}::"PostStatus"`);
+  const status = statusCondition(filter.status, filter.now, params);
+  if (status) and.push(status);
   if (filter.featured !== null && filter.featured !== undefined)
     and.push(`p.featured = ${params.add(filter.featured)}`);
   // Filters as arrays of ids computed first (InitPlans), then matched through an index: whatever plan

@@ -6,15 +6,17 @@
 // write will point at (their DELETE waits, then takes them off the post), so the checks still hold when
 // the write runs. The post is locked FOR NO KEY UPDATE, not FOR UPDATE: a category's DELETE checks the
 // posts pointing at it with FOR KEY SHARE, which must not wait for a write waiting on that category.
-import type { PostStatus } from "../domain/constants.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { FieldDefinitionForValues } from "./custom-field-values.ts";
 
 export interface PostWriteContext {
   /** The post the identifier names (updates), or null. */
   postId: string | null;
-  /** That post's status before the write (read with the lock, so no other write changes it meanwhile). */
-  postStatus: PostStatus | null;
+  /**
+   * Whether that post was public (released: its post.published recorded) before the write, read with
+   * the lock, so no other write (nor the scheduler, scheduler.ts) changes it meanwhile; null on create.
+   */
+  postReleased: boolean | null;
   categoryExists: boolean;
   existingTags: Set<string>;
   existingAuthors: Set<string>;
@@ -25,7 +27,7 @@ export interface PostWriteContext {
 
 const CONTEXT_SQL = `
 SELECT
-  (SELECT json_build_object('id', id, 'status', status) FROM "Post" WHERE "workspaceId" = $1 AND (id = $2 OR slug = $2) ORDER BY (id = $2) DESC LIMIT 1 FOR NO KEY UPDATE) AS post,
+  (SELECT json_build_object('id', id, 'released', "releasedAt" IS NOT NULL) FROM "Post" WHERE "workspaceId" = $1 AND (id = $2 OR slug = $2) ORDER BY (id = $2) DESC LIMIT 1 FOR NO KEY UPDATE) AS post,
   EXISTS (SELECT 1 FROM "Category" WHERE "workspaceId" = $1 AND id = $3 FOR KEY SHARE) AS "categoryExists",
   ARRAY(SELECT id FROM "Tag" WHERE "workspaceId" = $1 AND id = ANY($4::text[]) FOR KEY SHARE) AS tags,
   ARRAY(SELECT id FROM "Author" WHERE "workspaceId" = $1 AND id = ANY($5::text[]) FOR KEY SHARE) AS authors,
@@ -37,7 +39,7 @@ SELECT
    FROM (SELECT * FROM "Field" WHERE "workspaceId" = $1 FOR KEY SHARE) f) AS fields`;
 
 interface ContextRow {
-  post: { id: string; status: PostStatus } | string | null;
+  post: { id: string; released: boolean } | string | null;
   categoryExists: boolean;
   tags: string[] | string;
   authors: string[] | string;
@@ -64,11 +66,11 @@ export async function loadPostWriteContext(
     [...(refs.authors ?? [])],
   );
   if (!row) throw new Error("post write context query returned no row");
-  const post: { id: string; status: PostStatus } | null =
+  const post: { id: string; released: boolean } | null =
     typeof row.post === "string" ? JSON.parse(row.post) : row.post;
   return {
     postId: post?.id ?? null,
-    postStatus: post?.status ?? null,
+    postReleased: post ? post.released : null,
     categoryExists: row.categoryExists,
     existingTags: new Set(asArray(row.tags)),
     existingAuthors: new Set(asArray(row.authors)),

@@ -22,12 +22,23 @@ export interface PostRowInsert {
   fieldValues: FieldValueChanges;
 }
 
+/**
+ * The post's releasedAt after a write, as SQL: a post public now (post-visibility.ts) keeps the moment
+ * it went public, or goes public at `now`; a draft or a scheduled post has none, so the scheduler
+ * (scheduler.ts) releases it when it is due. Computed by the statement, so the write and its events
+ * (posts.ts) agree with what is stored.
+ */
+function releasedAt(status: string, publishedAt: string, previous: string, now: string): string {
+  return `CASE WHEN ${status} = 'published' AND ${publishedAt} <= ${now} THEN COALESCE(${previous}, ${now}) END`;
+}
+
 const INSERT_SQL = `
 WITH post AS (
   INSERT INTO "Post" (id, "workspaceId", slug, title, status, featured, "coverImage", description, content, attribution,
-                      "publishedAt", "createdAt", "updatedAt", "categoryId")
-  VALUES ($1, $2, $3, $4, $5::"PostStatus", $6, $7, $8, $9, $10, $11::timestamp(3), $12::timestamp(3), $12::timestamp(3), $13)
-  RETURNING id
+                      "publishedAt", "createdAt", "updatedAt", "categoryId", "releasedAt")
+  VALUES ($1, $2, $3, $4, $5::"PostStatus", $6, $7, $8, $9, $10, $11::timestamp(3), $12::timestamp(3), $12::timestamp(3), $13,
+          ${releasedAt('$5::"PostStatus"', "$11::timestamp(3)", "NULL::timestamp(3)", "$12::timestamp(3)")})
+  RETURNING id, "releasedAt" IS NOT NULL AS released
 ), authors AS (
   INSERT INTO "PostAuthor" ("postId", "authorId", position)
   SELECT post.id, a.id, a.ord - 1 FROM post, unnest($14::text[]) WITH ORDINALITY AS a(id, ord)
@@ -37,13 +48,14 @@ WITH post AS (
   INSERT INTO "PostFieldValue" ("postId", "fieldId", value)
   SELECT post.id, v.key, v.value FROM post, jsonb_each($16::jsonb) AS v(key, value)
 )
-SELECT id FROM post`;
+SELECT id, released FROM post`;
 
 /** A unit of work's client (writer.ts): these statements run only inside a write's transaction. */
 type Queryable = Pick<WriteClient, "$queryRawUnsafe">;
 
-export async function insertPostRow(tx: Queryable, row: PostRowInsert): Promise<void> {
-  await tx.$queryRawUnsafe(
+/** Returns whether the post is public (released) after the insert. */
+export async function insertPostRow(tx: Queryable, row: PostRowInsert): Promise<{ released: boolean }> {
+  const [inserted] = await tx.$queryRawUnsafe<{ released: boolean }[]>(
     INSERT_SQL,
     row.id,
     row.workspaceId,
@@ -62,6 +74,7 @@ export async function insertPostRow(tx: Queryable, row: PostRowInsert): Promise<
     row.tagIds,
     JSON.stringify(Object.fromEntries(row.fieldValues.set)),
   );
+  return { released: inserted?.released === true };
 }
 
 export interface PostRowUpdate {
@@ -100,9 +113,10 @@ WITH post AS (
     attribution = CASE WHEN $10 THEN $11 ELSE attribution END,
     "publishedAt" = COALESCE($12::timestamp(3), "publishedAt"),
     "categoryId" = COALESCE($13, "categoryId"),
-    "updatedAt" = $14::timestamp(3)
+    "updatedAt" = $14::timestamp(3),
+    "releasedAt" = ${releasedAt('COALESCE($6::"PostStatus", status)', 'COALESCE($12::timestamp(3), "publishedAt")', '"releasedAt"', "$14::timestamp(3)")}
   WHERE id = $1
-  RETURNING id
+  RETURNING id, "releasedAt" IS NOT NULL AS released
 ), drop_authors AS (
   DELETE FROM "PostAuthor" WHERE $15 AND "postId" = $1 AND NOT ("authorId" = ANY($16::text[]))
 ), put_authors AS (
@@ -121,11 +135,14 @@ WITH post AS (
   SELECT post.id, v.key, v.value FROM post, jsonb_each($20::jsonb) AS v(key, value)
   ON CONFLICT ("postId", "fieldId") DO UPDATE SET value = EXCLUDED.value
 )
-SELECT id FROM post`;
+SELECT id, released FROM post`;
 
-/** Returns false when no post has the id (any more). */
-export async function updatePostRow(tx: Queryable, row: PostRowUpdate): Promise<boolean> {
-  const updated = await tx.$queryRawUnsafe<{ id: string }[]>(
+/** Returns null when no post has the id (any more), else whether it is public (released) after the update. */
+export async function updatePostRow(
+  tx: Queryable,
+  row: PostRowUpdate,
+): Promise<{ released: boolean } | null> {
+  const updated = await tx.$queryRawUnsafe<{ id: string; released: boolean }[]>(
     UPDATE_SQL,
     row.id,
     row.title ?? null,
@@ -148,7 +165,8 @@ export async function updatePostRow(tx: Queryable, row: PostRowUpdate): Promise<
     row.fieldValues?.clear ?? [],
     JSON.stringify(Object.fromEntries(row.fieldValues?.set ?? [])),
   );
-  return updated.length > 0;
+  const [post] = updated;
+  return post ? { released: post.released === true } : null;
 }
 
 /** Prisma keeps DateTime as UTC in `timestamp(3)` columns; send the same text it would. */

@@ -5,6 +5,7 @@
 import { InvalidInputError, NotFoundError } from "../domain/errors.ts";
 import type { CreatePostData, UpdatePostData } from "../domain/inputs.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { RevisionActor } from "./change.ts";
 import { validateFieldValues } from "./custom-field-values.ts";
 import { newId } from "./ids.ts";
 import { markdownToHtml } from "./markdown.ts";
@@ -16,10 +17,22 @@ import { sanitizeHtml } from "./sanitize-html.ts";
 import { ProblemList } from "./validation.ts";
 import { write } from "./writer.ts";
 
+/** Who writes, for the post's revision (post-revisions.ts), and how many revisions a post keeps. */
+export interface PostWriteOrigin {
+  actor: RevisionActor | null;
+  keepRevisions: number;
+}
+
+/** Writes without a request (the seed command): no key made them; REVISIONS_KEEP's default. */
+const NO_REQUEST: PostWriteOrigin = { actor: null, keepRevisions: 50 };
+
+const revisionOf = (origin: PostWriteOrigin) => ({ actor: origin.actor, keep: origin.keepRevisions });
+
 export async function createPost(
   prisma: PrismaClient,
   workspaceId: string,
   input: CreatePostData,
+  origin: PostWriteOrigin = NO_REQUEST,
 ): Promise<string> {
   const problems = checkScalars(input);
   // Converting and sanitizing the body is the slow part: done before the transaction starts.
@@ -34,7 +47,7 @@ export async function createPost(
     assertContentLeft(content);
     const authors = input.authors ?? (context.firstAuthorId ? [context.firstAuthorId] : []);
     const id = newId();
-    await insertPostRow(uow.tx, {
+    const { released } = await insertPostRow(uow.tx, {
       id,
       workspaceId,
       title: input.title,
@@ -56,7 +69,8 @@ export async function createPost(
       action: "created",
       id,
       workspaceId,
-      statusChange: { from: null, to: input.status },
+      statusChange: { from: null, to: released ? "published" : "draft" },
+      revision: revisionOf(origin),
     });
     return id;
   });
@@ -67,6 +81,7 @@ export async function updatePost(
   workspaceId: string,
   identifier: string,
   input: UpdatePostData,
+  origin: PostWriteOrigin = NO_REQUEST,
 ): Promise<string> {
   const problems = checkScalars(input);
   for (const key of [
@@ -114,8 +129,18 @@ export async function updatePost(
       fieldValues,
     });
     if (!updated) throw new NotFoundError("Post", identifier);
-    const statusChange = { from: context.postStatus, to: input.status ?? context.postStatus ?? "draft" };
-    changed({ resource: "post", action: "updated", id: context.postId, workspaceId, statusChange });
+    const statusChange = {
+      from: context.postReleased ? ("published" as const) : ("draft" as const),
+      to: updated.released ? ("published" as const) : ("draft" as const),
+    };
+    changed({
+      resource: "post",
+      action: "updated",
+      id: context.postId,
+      workspaceId,
+      statusChange,
+      revision: revisionOf(origin),
+    });
     return context.postId;
   });
 }

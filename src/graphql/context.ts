@@ -16,6 +16,8 @@ export interface RequestCaller {
   keyId: string | null;
   workspaceId: string;
   keyKind: ApiKeyKind;
+  /** How the key is shown (its first characters); absent for keyless reads. */
+  keyHint?: string;
 }
 
 export interface AppServices {
@@ -63,9 +65,20 @@ export function assertCanWrite(ctx: GraphQLContext): void {
   }
 }
 
-/** Drafts are unpublished content: only private keys may see them. */
+/** Who a write comes from, for post revisions: the key's id and hint, never the secret. */
+export function writeOrigin(ctx: GraphQLContext) {
+  const { keyId, keyHint, keyKind } = ctx.caller;
+  return {
+    actor: keyId ? { keyId, name: `${keyKind} key ${keyHint ?? keyId}` } : null,
+    keepRevisions: ctx.services.config.revisions.keep,
+  };
+}
+
+/** Drafts and scheduled posts are unpublished content: only private keys may see them. */
 export function assertCanReadDrafts(ctx: GraphQLContext): void {
   if (ctx.caller.keyKind !== "private") {
-    throw forbiddenError("Reading drafts needs a private API key; public keys only see published posts");
+    throw forbiddenError(
+      "Reading drafts or scheduled posts needs a private API key; public keys only see published posts",
+    );
   }
 }

@@ -16,7 +16,7 @@ import {
   readPostRows,
 } from "./post-rows.ts";
 
-export interface PostListArgs extends Omit<PostListFilter, "matchingIds" | "status"> {
+export interface PostListArgs extends Omit<PostListFilter, "matchingIds" | "status" | "now"> {
   status?: PostStatusFilter | null;
   query?: string | null;
   order?: "asc" | "desc" | null;
@@ -31,7 +31,7 @@ async function postListFilter(
   if (status !== "published") assertCanReadDrafts(ctx);
   const text = args.query?.trim();
   const rankedIds = text ? await searchPostIds(ctx.services.sql, ctx.caller.workspaceId, text) : null;
-  return { filter: { ...args, status, matchingIds: rankedIds }, rankedIds };
+  return { filter: { ...args, status, matchingIds: rankedIds, now: new Date() }, rankedIds };
 }
 
 /**

@@ -49,6 +49,9 @@ export const PostShape = z.object({
   coverImage: nullableString,
   description: z.string(),
   publishedAt: dateTime,
+  scheduled: z
+    .boolean()
+    .describe("Published with a publishedAt still ahead: public from then on (until then private keys only)"),
   updatedAt: dateTime,
   authors: z.array(AuthorRefShape),
   category: TaxonomyRefShape,

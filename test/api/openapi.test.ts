@@ -244,6 +244,12 @@ describe("every operation's real success response matches the document", () => {
       body: { featured: true, fields: { score: null } },
       status: 200,
     });
+    const revision = "/v1/posts/{identifier}/revisions/{number}";
+    await visit("GET", "/v1/posts/{identifier}/revisions", "/v1/posts/tour/revisions", { status: 200 });
+    await visit("GET", revision, "/v1/posts/tour/revisions/1", { status: 200 });
+    await visit("GET", revision, "/v1/posts/tour/revisions/2?compare=1", { status: 200 });
+    // Revision 2 is what the PATCH left: restoring it changes nothing the rest of the tour reads.
+    await visit("POST", `${revision}/restore`, "/v1/posts/tour/revisions/2/restore", { status: 200 });
     for (const resource of ["categories", "tags"]) {
       await visit("GET", `/v1/${resource}`, `/v1/${resource}`, { key: ws.publicKey, status: 200 });
       await visit(

@@ -105,6 +105,7 @@ describe("GET /v1/posts: visibility and order", () => {
         coverImage: null,
         description: "About react-hooks",
         publishedAt: day(2),
+        scheduled: false,
         updatedAt: isoDate,
         attribution: null,
         content: "<p>Body of react-hooks</p>",

@@ -80,22 +80,27 @@ async function seed(): Promise<string[]> {
   return ids;
 }
 
+/** Posts dated after it (January 8th on) are scheduled: every filter tells public from scheduled by it. */
+const NOW = new Date(Date.UTC(2024, 0, 7, 12));
+
 const filters: PostListFilter[] = [
-  { status: "published" },
-  { status: "draft" },
-  { status: "all" },
-  { status: "published", featured: true },
-  { status: "all", featured: false },
-  { status: "published", categories: ["news", "events"] },
-  { status: "published", excludeCategories: ["news"] },
-  { status: "all", categories: ["guides"], excludeCategories: ["guides"] },
-  { status: "published", tags: ["red"] },
-  { status: "published", tags: ["red", "blue"] },
-  { status: "all", excludeTags: ["green", "gray"] },
-  { status: "published", tags: ["blue"], excludeTags: ["red"], categories: ["guides", "events"] },
-  { status: "published", categories: ["no-such-category"] },
-  { status: "published", tags: ["no-such-tag"] },
-  { status: "published", excludeTags: ["no-such-tag"] },
+  { now: NOW, status: "scheduled" },
+  { now: NOW, status: "scheduled", tags: ["red"] },
+  { now: NOW, status: "published" },
+  { now: NOW, status: "draft" },
+  { now: NOW, status: "all" },
+  { now: NOW, status: "published", featured: true },
+  { now: NOW, status: "all", featured: false },
+  { now: NOW, status: "published", categories: ["news", "events"] },
+  { now: NOW, status: "published", excludeCategories: ["news"] },
+  { now: NOW, status: "all", categories: ["guides"], excludeCategories: ["guides"] },
+  { now: NOW, status: "published", tags: ["red"] },
+  { now: NOW, status: "published", tags: ["red", "blue"] },
+  { now: NOW, status: "all", excludeTags: ["green", "gray"] },
+  { now: NOW, status: "published", tags: ["blue"], excludeTags: ["red"], categories: ["guides", "events"] },
+  { now: NOW, status: "published", categories: ["no-such-category"] },
+  { now: NOW, status: "published", tags: ["no-such-tag"] },
+  { now: NOW, status: "published", excludeTags: ["no-such-tag"] },
 ];
 
 async function sqlIds(filter: PostListFilter, order: "asc" | "desc"): Promise<string[]> {
@@ -127,13 +132,16 @@ describe("post list filters: SQL and Prisma agree", () => {
   });
 
   it("the filters select what they say (a sanity check of the matrix itself)", async () => {
-    expect(await prismaIds({ status: "all" }, "desc")).toHaveLength(24);
-    expect(await prismaIds({ status: "draft" }, "desc")).toHaveLength(5);
-    expect(await prismaIds({ status: "published", tags: ["no-such-tag"] }, "desc")).toEqual([]);
+    expect(await prismaIds({ now: NOW, status: "all" }, "desc")).toHaveLength(24);
+    expect(await prismaIds({ now: NOW, status: "draft" }, "desc")).toHaveLength(5);
+    // 24 posts dated two a day from Jan 1st: Jan 1st–7th are n = 0…13 (3 drafts), the rest 10 (2 drafts).
+    expect(await prismaIds({ now: NOW, status: "published" }, "desc")).toHaveLength(11);
+    expect(await prismaIds({ now: NOW, status: "scheduled" }, "desc")).toHaveLength(8);
+    expect(await prismaIds({ now: NOW, status: "published", tags: ["no-such-tag"] }, "desc")).toEqual([]);
   });
 
   it("pages: readPostPage's total and ids agree with Prisma's count and skip/take", async () => {
-    for (const filter of [filters[0], filters[2], filters[9], filters[10]] as PostListFilter[]) {
+    for (const filter of [filters[0], filters[2], filters[4], filters[11], filters[12]] as PostListFilter[]) {
       for (const [limit, page] of [
         [5, 1],
         [5, 2],
@@ -167,7 +175,11 @@ describe("post list filters: SQL and Prisma agree", () => {
   it("restricts to matching ids and orders by search rank", async () => {
     const ranked = [postIds[7], postIds[3], postIds[6], postIds[0]] as string[];
     const params = new SqlParams();
-    const condition = postListCondition(workspaceId, { status: "published", matchingIds: ranked }, params);
+    const condition = postListCondition(
+      workspaceId,
+      { now: NOW, status: "published", matchingIds: ranked },
+      params,
+    );
     const { join, orderBy } = postListOrder({ by: "rank", rankedIds: ranked }, params);
     const rows = await app.db.sql.query<{ id: string }>(
       `SELECT p.id FROM "Post" p ${join} WHERE ${condition} ORDER BY ${orderBy}`,

@@ -1,6 +1,7 @@
 // Author: type, queries and mutations.
 
 import { createAuthor, deleteAuthor, findAuthorId, updateAuthor } from "../../content/authors.ts";
+import { liveWhere } from "../../content/post-visibility.ts";
 import type { Social } from "../../domain/inputs.ts";
 import { builder } from "../builder.ts";
 import { assertCanWrite } from "../context.ts";
@@ -48,7 +49,8 @@ export const Author = builder.prismaObject("Author", {
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     count: t.field({
       type: PostCount,
-      select: { _count: { select: { posts: { where: { post: { status: "published" } } } } } },
+      // A function: scheduled posts count from their publishedAt on, so `now` is each request's.
+      select: () => ({ _count: { select: { posts: { where: { post: liveWhere(new Date()) } } } } }),
       resolve: (author) => ({ posts: author._count.posts }),
     }),
   }),

@@ -6,8 +6,14 @@ export const PostStatusEnum = builder.enumType("PostStatus", {
 });
 
 export const PostStatusFilterEnum = builder.enumType("PostStatusFilter", {
-  description: "Which posts a read sees: published (default), drafts, or both. Drafts need a private key.",
-  values: { PUBLISHED: { value: "published" }, DRAFT: { value: "draft" }, ALL: { value: "all" } } as const,
+  description:
+    "Which posts a read sees: published (default; public now), scheduled (published with a publishedAt ahead), drafts, or all. All but published need a private key.",
+  values: {
+    PUBLISHED: { value: "published" },
+    SCHEDULED: { value: "scheduled" },
+    DRAFT: { value: "draft" },
+    ALL: { value: "all" },
+  } as const,
 });
 
 export const ContentFormatEnum = builder.enumType("ContentFormat", {

@@ -2,10 +2,11 @@
 
 import { fieldValuesObject } from "../../content/custom-field-values.ts";
 import { byIdentifier } from "../../content/post-filters.ts";
+import { isScheduled, statusWhere } from "../../content/post-visibility.ts";
 import { createPost, deletePost, updatePost } from "../../content/posts.ts";
 import type { Tag as TagRow } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
-import { assertCanReadDrafts, assertCanWrite } from "../context.ts";
+import { assertCanReadDrafts, assertCanWrite, writeOrigin } from "../context.ts";
 import { notFoundError } from "../errors.ts";
 import { DEFAULT_PAGE_SIZE, pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { postConnection } from "../post-connection.ts";
@@ -39,6 +40,11 @@ export const Post = builder.prismaObject("Post", {
     description: t.string({ resolve: (post) => post.description }),
     attribution: t.string({ nullable: true, resolve: (post) => post.attribution }),
     publishedAt: t.field({ type: "DateTime", resolve: (post) => post.publishedAt }),
+    scheduled: t.boolean({
+      description:
+        "Published with a publishedAt still ahead: public from then on (until then private keys only)",
+      resolve: (post) => isScheduled(post, new Date()),
+    }),
     createdAt: t.field({ type: "DateTime", resolve: (post) => post.createdAt }),
     updatedAt: t.field({ type: "DateTime", resolve: (post) => post.updatedAt }),
     content: t.string({
@@ -116,7 +122,7 @@ builder.queryFields((t) => ({
         ...query,
         where: {
           ...byIdentifier(ctx.caller.workspaceId, args.identifier),
-          ...(status === "all" ? {} : { status }),
+          ...statusWhere(status, new Date()),
         },
       });
       if (!post) throw notFoundError("Post", args.identifier);
@@ -164,7 +170,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreatePostInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
       assertCanWrite(ctx);
-      const id = await createPost(ctx.prisma, ctx.caller.workspaceId, input);
+      const id = await createPost(ctx.prisma, ctx.caller.workspaceId, input, writeOrigin(ctx));
       return readBack(ctx.prisma.post.findUnique({ ...query, where: { id } }), "Post", input.slug);
     },
   }),
@@ -177,7 +183,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (query, _root, { identifier, input }, ctx) => {
       assertCanWrite(ctx);
-      const id = await updatePost(ctx.prisma, ctx.caller.workspaceId, identifier, input);
+      const id = await updatePost(ctx.prisma, ctx.caller.workspaceId, identifier, input, writeOrigin(ctx));
       return readBack(ctx.prisma.post.findUnique({ ...query, where: { id } }), "Post", identifier);
     },
   }),

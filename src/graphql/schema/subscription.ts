@@ -4,6 +4,7 @@
 // Visibility is the reads': a public key never sees a draft. A post leaving public view (unpublished or
 // deleted) reaches public subscribers as its event with only its id and slug.
 
+import { isLive } from "../../content/post-visibility.ts";
 import { EVENT_TYPES, isEventType } from "../../domain/event-types.ts";
 import type { Event as EventRow } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
@@ -50,6 +51,6 @@ function visibleChanges(ctx: GraphQLContext, types: readonly string[] | null): C
 function publicPostEvent(event: EventRow): EventRow | null {
   if (event.type === "post.unpublished" || event.type === "post.deleted")
     return { ...event, data: { id: event.resourceId, slug: event.slug } };
-  const status = (event.data as { status?: unknown } | null)?.status;
-  return status === "published" ? event : null;
+  // A scheduled post's events stay private until the scheduler's post.published (post-visibility.ts).
+  return isLive((event.data ?? {}) as { status?: unknown; publishedAt?: unknown }, new Date()) ? event : null;
 }

@@ -1,9 +1,10 @@
 // Tag: type, queries and mutations (shared with categories, see taxonomy-schema.ts).
+import { liveWhere } from "../../content/post-visibility.ts";
 import { defineTaxonomySchema } from "./taxonomy-schema.ts";
 
 export const Tag = defineTaxonomySchema({
   type: "Tag",
   one: "tag",
   many: "tags",
-  publishedLinks: { post: { status: "published" } },
+  publishedLinks: (now) => ({ post: liveWhere(now) }),
 });

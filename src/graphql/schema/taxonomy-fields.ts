@@ -1,6 +1,7 @@
 // What Category and Tag types share: the published-post count and the `posts` page.
 import { queryFromInfo } from "@pothos/plugin-prisma";
 import type { GraphQLResolveInfo } from "graphql";
+import { liveWhere } from "../../content/post-visibility.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import type { GraphQLContext } from "../context.ts";
@@ -20,7 +21,7 @@ export function publishedPostsPage(
   args: PageArgs,
 ) {
   return orderedPostPage(ctx, queryFromInfo({ context: ctx, info, path: ["items"] }), {
-    where: { ...where, workspaceId: ctx.caller.workspaceId, status: "published" },
+    where: { ...where, workspaceId: ctx.caller.workspaceId, ...liveWhere(new Date()) },
     orderBy: publishedAtOrder("desc"),
     window: pageWindow(args),
   });

@@ -25,8 +25,11 @@ interface TaxonomySchema {
   type: "Category" | "Tag";
   one: TaxonomyModel;
   many: "categories" | "tags";
-  /** Which of a record's `posts` count as published: Post rows (categories) or PostTag links (tags). */
-  publishedLinks: Prisma.PostWhereInput | Prisma.PostTagWhereInput;
+  /**
+   * Which of a record's `posts` count as published at `now` (post-visibility.ts): Post rows
+   * (categories) or PostTag links (tags).
+   */
+  publishedLinks: (now: Date) => Prisma.PostWhereInput | Prisma.PostTagWhereInput;
   deleteDescription?: string;
 }
 
@@ -50,7 +53,10 @@ export function defineTaxonomySchema(spec: TaxonomySchema) {
       count: t.field({
         type: PostCount,
         // Typed as Category's (see `type` above), whose `posts` are Post rows.
-        select: { _count: { select: { posts: { where: spec.publishedLinks as Prisma.PostWhereInput } } } },
+        // A function: scheduled posts count from their publishedAt on, so `now` is each request's.
+        select: () => ({
+          _count: { select: { posts: { where: spec.publishedLinks(new Date()) as Prisma.PostWhereInput } } },
+        }),
         resolve: (record) => ({ posts: record._count.posts }),
       }),
     }),

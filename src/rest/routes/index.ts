@@ -7,6 +7,7 @@ import { changeRoutes } from "./changes.ts";
 import { eventRoutes } from "./events.ts";
 import { fieldRoutes } from "./fields.ts";
 import { mediaRoutes } from "./media.ts";
+import { postRevisionRoutes } from "./post-revisions.ts";
 import { postRoutes } from "./posts.ts";
 import { categoryRoutes, tagRoutes } from "./taxonomies.ts";
 import { webhookDeliveryRoutes } from "./webhook-deliveries.ts";
@@ -15,6 +16,7 @@ import { webhookRoutes } from "./webhooks.ts";
 export function restRoutes(config: Config): RestRoute[] {
   return [
     ...postRoutes,
+    ...postRevisionRoutes,
     ...categoryRoutes,
     ...tagRoutes,
     ...authorRoutes,

@@ -2,7 +2,7 @@
 import { withRestEnum } from "./conventions.ts";
 
 export const POST_FRAGMENT = `fragment RestPost on Post {
-  id slug title status featured coverImage description publishedAt updatedAt attribution
+  id slug title status featured coverImage description publishedAt scheduled updatedAt attribution
   content(format: $format)
   authors { id name image bio role slug socials { platform url } }
   category { id name slug description }

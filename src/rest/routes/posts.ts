@@ -17,9 +17,10 @@ const FORMAT_PARAM: QueryParam = {
 const STATUS_PARAM: QueryParam = {
   name: "status",
   kind: "enum",
-  values: ["published", "draft", "all"],
+  values: ["published", "scheduled", "draft", "all"],
   default: "published",
-  description: "Which posts to see; draft and all need a private key",
+  description:
+    "Which posts to see: published (public now), scheduled (published, publishedAt ahead), draft, all; all but published need a private key",
 };
 
 const listQuery: QueryParam[] = [
