@@ -21,7 +21,12 @@ function listQuery(url: URL, workspaceId: string) {
     return `$${values.length}`;
   };
   const slugs = (name: string) => url.searchParams.get(name)?.split(",").filter(Boolean) ?? [];
-  const where = [`p."workspaceId" = $1`, `p.status = 'published'`];
+  // Public now: published, and its date not ahead (src/content/post-visibility.ts).
+  const where = [
+    `p."workspaceId" = $1`,
+    `p.status = 'published'`,
+    `p."publishedAt" <= now() AT TIME ZONE 'UTC'`,
+  ];
   const categories = slugs("categories");
   if (categories.length)
     where.push(
@@ -49,6 +54,7 @@ function listQuery(url: URL, workspaceId: string) {
 const PAGE_SQL = (join: string, where: string, orderBy: string, limit: string, offset: string) => `
 SELECT p.id, p.slug, p.title, p.status::text AS status, p.featured, p."coverImage", p.description,
   to_char(p."publishedAt", ${ISO}) AS "publishedAt",
+  (p.status = 'published' AND p."publishedAt" > now() AT TIME ZONE 'UTC') AS scheduled,
   to_char(p."updatedAt", ${ISO}) AS "updatedAt",
   p.attribution, p.content,
   (SELECT coalesce(json_agg(json_build_object('id', a.id, 'name', a.name, 'image', a.image, 'bio', a.bio,
