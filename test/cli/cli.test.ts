@@ -12,6 +12,9 @@ import { openDatabase } from "../../src/db/database.ts";
 import { runCli } from "../helpers/cli.ts";
 import { storageMode } from "../helpers/test-database.ts";
 
+const run = promisify(execFile);
+/** Without a running server each command opens the database itself: seconds each on a busy machine. */
+const STANDALONE_TIMEOUT_MS = 120_000;
 const dataDir = mkdtempSync(path.join(tmpdir(), "content-cli-"));
 const schema = `test_cli_${randomBytes(4).toString("hex")}`;
 const env: NodeJS.ProcessEnv = {
@@ -72,31 +75,39 @@ describe(`CLI (${storageMode})`, () => {
     );
   });
 
-  it("key create, key list and key revoke manage keys by workspace id or slug", async () => {
-    const created = await cli("key", "create", "--workspace", workspace.slug, "--kind", "public");
-    expect(created.json).toEqual({
-      key: expect.stringMatching(/^pk_/),
-      apiKey: {
-        id: expect.any(String),
-        workspaceId: workspace.id,
-        kind: "public",
-        displayHint: expect.any(String),
-        createdAt: expect.any(String),
-        revokedAt: null,
-      },
-    });
-    const revoked = await cli("key", "revoke", created.json.apiKey.id);
-    expect(revoked.json.apiKey.revokedAt).toEqual(expect.any(String));
-    const listed = await cli("key", "list", "--workspace", workspace.id);
-    expect(listed.json.keys).toHaveLength(3);
-    expect(listed.stdout).not.toContain(created.json.key);
-  });
+  it(
+    "key create, key list and key revoke manage keys by workspace id or slug",
+    async () => {
+      const created = await cli("key", "create", "--workspace", workspace.slug, "--kind", "public");
+      expect(created.json).toEqual({
+        key: expect.stringMatching(/^pk_/),
+        apiKey: {
+          id: expect.any(String),
+          workspaceId: workspace.id,
+          kind: "public",
+          displayHint: expect.any(String),
+          createdAt: expect.any(String),
+          revokedAt: null,
+        },
+      });
+      const revoked = await cli("key", "revoke", created.json.apiKey.id);
+      expect(revoked.json.apiKey.revokedAt).toEqual(expect.any(String));
+      const listed = await cli("key", "list", "--workspace", workspace.id);
+      expect(listed.json.keys).toHaveLength(3);
+      expect(listed.stdout).not.toContain(created.json.key);
+    },
+    STANDALONE_TIMEOUT_MS,
+  );
 
-  it("seed fills a workspace with demo content", async () => {
-    const { code, json } = await cli("seed", "--workspace", workspace.slug);
-    expect(code).toBe(0);
-    expect(json.seeded).toEqual({ categories: 6, tags: 15, authors: 5, fields: 3, posts: 36 });
-  });
+  it(
+    "seed fills a workspace with demo content",
+    async () => {
+      const { code, json } = await cli("seed", "--workspace", workspace.slug);
+      expect(code).toBe(0);
+      expect(json.seeded).toEqual({ categories: 6, tags: 15, authors: 5, fields: 3, posts: 36 });
+    },
+    STANDALONE_TIMEOUT_MS,
+  );
 
   it("answers bad usage with exit code 2 and the reason on stderr, before touching the database", async () => {
     const badKind = await cli("key", "create", "--workspace", workspace.slug, "--kind", "admin");
@@ -116,14 +127,18 @@ describe(`CLI (${storageMode})`, () => {
     expect(nothing.stderr).toContain("Usage: content-gateway [options] [command]");
   });
 
-  it("fails with exit code 1 and a clear message for an unknown workspace or key", async () => {
-    const missing = await cli("key", "list", "--workspace", "nope");
-    expect(missing).toMatchObject({ code: 1, stdout: "" });
-    expect(missing.stderr.trim()).toBe('No workspace with id or slug "nope"');
-    const unknownKey = await cli("key", "revoke", "no-such-key");
-    expect(unknownKey.code).toBe(1);
-    expect(unknownKey.stderr).not.toContain("    at ");
-  });
+  it(
+    "fails with exit code 1 and a clear message for an unknown workspace or key",
+    async () => {
+      const missing = await cli("key", "list", "--workspace", "nope");
+      expect(missing).toMatchObject({ code: 1, stdout: "" });
+      expect(missing.stderr.trim()).toBe('No workspace with id or slug "nope"');
+      const unknownKey = await cli("key", "revoke", "no-such-key");
+      expect(unknownKey.code).toBe(1);
+      expect(unknownKey.stderr).not.toContain("    at ");
+    },
+    STANDALONE_TIMEOUT_MS,
+  );
 
   it.each([
     [[], "content-gateway [options] [command]", ["workspace", "key", "seed", "migrate", "Exit codes"]],
