@@ -51,10 +51,20 @@ export async function startControlServer(
       });
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(socketPath, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(socketPath, () => resolve());
+    });
+  } catch (error) {
+    // E.g. a DATA_DIR path too long for a Unix socket (about 100 bytes): the server still serves the
+    // API; only the CLI cannot run beside it.
+    logger.warn("no CLI control socket: the CLI cannot run while this server runs", {
+      socketPath,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return { close: async () => {} };
+  }
   // Only this OS user may talk to it: access to the socket is the credential, as for the data folder.
   chmodSync(socketPath, 0o600);
   return {

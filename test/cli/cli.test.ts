@@ -44,7 +44,7 @@ describe(`CLI (${storageMode})`, () => {
     const created = await cli("workspace", "create", "Field Notes");
     expect(created.code).toBe(0);
     workspace = created.json.workspace;
-  }, 60_000);
+  }, STANDALONE_TIMEOUT_MS);
 
   afterAll(async () => {
     rmSync(dataDir, { recursive: true, force: true });
