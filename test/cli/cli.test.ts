@@ -6,10 +6,10 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/database.ts";
-import { runCli } from "../helpers/cli.ts";
 import { storageMode } from "../helpers/test-database.ts";
 
 const run = promisify(execFile);
@@ -160,27 +160,6 @@ describe(`CLI (${storageMode})`, () => {
     expect(code).toBe(0);
     expect(stdout).toContain(`Usage: ${usage}`);
     for (const text of mentions) expect(stdout).toContain(text);
-  });
-
-  it("--help works for the program and every command, and exits 0", async () => {
-    const commands = [
-      [],
-      ["workspace"],
-      ["workspace", "create"],
-      ["workspace", "list"],
-      ["key"],
-      ["key", "create"],
-      ["key", "list"],
-      ["key", "revoke"],
-      ["seed"],
-      ["migrate"],
-    ];
-    for (const command of commands) {
-      const help = await cli(...command, "--help");
-      expect(help.code, command.join(" ")).toBe(0);
-      expect(help.stdout).toContain(`Usage: content-gateway ${command.join(" ")}`.trim());
-    }
-    expect((await cli("key", "create", "--help")).stdout).toContain("--kind <kind>");
   });
 
   it.runIf(storageMode === "embedded")(
