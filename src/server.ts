@@ -24,13 +24,13 @@ async function main(): Promise<void> {
 
   // Change log pruning and webhook dispatch.
   const background = await startBackgroundWork(config, runtime.db, logger);
-  // The embedded database is this process's alone: the CLI runs its commands here, over a socket.
-  const control =
-    config.database.kind === "embedded"
-      ? await startControlServer(runtime.db, controlSocketPath(config.dataDir), logger)
-      : null;
 
   let shuttingDown = false;
+  // The embedded database is this process's alone: the CLI runs its commands here, over a local socket.
+  const control =
+    runtime.db.kind === "embedded"
+      ? await startControlServer(runtime.db, controlSocketPath(config.dataDir), logger)
+      : null;
   const changes = createChangeStream(runtime.db, logger, config.subscriptions.maxQueued);
   const shared = await createSharedCallers(runtime.db, logger);
   const app = buildApp({

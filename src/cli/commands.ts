@@ -1,6 +1,7 @@
-// The CLI's commands, each a function of (database, arguments) returning what to print as JSON. They run
-// in the CLI's own process, or in the running server's (control-server.ts) when it holds the embedded
-// database: either way through the same service functions as the API.
+// What each CLI command does, as a function of (database, command) returning what to print as JSON.
+// It runs in the CLI's own process, or in the running server's (control-server.ts) when the server
+// holds the embedded database: either way through the same service functions as the API, so every
+// write goes through the one writer.
 import {
   createWorkspace,
   findWorkspace,
@@ -11,51 +12,28 @@ import {
 } from "../auth/workspaces.ts";
 import type { Database } from "../db/database.ts";
 import { seedWorkspace } from "../seed/seed-workspace.ts";
+import type { CliCommand } from "./command.ts";
 
-export class UsageError extends Error {
-  override name = "UsageError";
-}
-
-/** A command as the CLI's parser (program.ts) hands it over: its words and its options. */
-export interface ParsedArgs {
-  positional: string[];
-  options: Record<string, string>;
-}
-
-export async function runCommand(db: Database, args: ParsedArgs): Promise<unknown> {
-  const [group, action, target] = args.positional;
+export async function runCommand(db: Database, command: CliCommand): Promise<unknown> {
   const { prisma } = db;
-  const workspaceOption = async () => {
-    const ref = args.options.workspace;
-    if (!ref) throw new UsageError("--workspace <id|slug> is required");
-    return findWorkspace(prisma, ref);
-  };
-  switch (`${group} ${action ?? ""}`.trim()) {
-    case "workspace create": {
-      const name = action && target?.trim();
-      if (!name) throw new UsageError('workspace create needs a name: workspace create "<name>"');
-      return createWorkspace(prisma, name);
-    }
+  switch (command.command) {
+    case "workspace create":
+      return createWorkspace(prisma, command.name);
     case "workspace list":
       return { workspaces: await listWorkspaces(prisma) };
     case "key create": {
-      const kind = args.options.kind;
-      if (kind !== "public" && kind !== "private") throw new UsageError("--kind must be public or private");
-      const workspace = await workspaceOption();
-      return issueKey(prisma, workspace.id, kind);
+      const workspace = await findWorkspace(prisma, command.workspace);
+      return issueKey(prisma, workspace.id, command.kind);
     }
     case "key list":
-      return { keys: await listKeys(prisma, (await workspaceOption()).id) };
+      return { keys: await listKeys(prisma, (await findWorkspace(prisma, command.workspace)).id) };
     case "key revoke":
-      if (!target) throw new UsageError("key revoke needs a key id");
-      return { apiKey: await revokeKey(prisma, target) };
+      return { apiKey: await revokeKey(prisma, command.keyId) };
     case "seed": {
-      const workspace = await workspaceOption();
+      const workspace = await findWorkspace(prisma, command.workspace);
       return { workspace, seeded: await seedWorkspace(prisma, workspace.id) };
     }
     case "migrate":
       return { applied: await db.migrate() };
-    default:
-      throw new UsageError(`Unknown command: ${args.positional.join(" ")}`);
   }
 }

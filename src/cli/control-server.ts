@@ -1,26 +1,49 @@
 // The server's side of the CLI's control socket (control-socket.ts): started by the server on the
-// embedded database, it runs each command with the server's own database, so the CLI works while the
-// server runs — writes through the same service functions, and the server's caches hear of them at once.
+// embedded database, it runs each command on the server's own database, so the CLI works while the
+// server runs. Writes go through the same service functions (and so the one writer), and the server's
+// caches hear of them at once (a revoked key is refused on the next request).
 import { chmodSync, rmSync } from "node:fs";
 import http from "node:http";
 import type { Database } from "../db/database.ts";
 import type { Logger } from "../logger.ts";
-import { type ParsedArgs, runCommand } from "./commands.ts";
+import { EXPECTED_ERRORS, parseCliCommand } from "./command.ts";
+import { runCommand } from "./commands.ts";
 import type { ControlAnswer } from "./control-socket.ts";
 
-/** Errors a command ends with on a user's input: passed back by name and message, not logged. */
-const EXPECTED_ERRORS = new Set(["UsageError", "WorkspaceNotFoundError", "ApiKeyNotFoundError"]);
+/** A command is a few hundred bytes: anything much larger is not one. */
+const MAX_REQUEST_BYTES = 64 * 1024;
 
 export async function startControlServer(
   db: Database,
   socketPath: string,
   logger: Logger,
 ): Promise<{ close(): Promise<void> }> {
-  // The server holds the data folder's lock: a socket file here is a dead server's.
+  // The server holds the data folder's lock, so a socket file here is a dead server's.
   rmSync(socketPath, { force: true });
+  const answer = async (text: string): Promise<ControlAnswer> => {
+    try {
+      const command = parseCliCommand(JSON.parse(text));
+      logger.info("cli command", { command: command.command });
+      return { result: await runCommand(db, command) };
+    } catch (error) {
+      const { name, message } =
+        error instanceof SyntaxError
+          ? { name: "UsageError", message: "Invalid JSON" }
+          : error instanceof Error
+            ? error
+            : new Error(String(error));
+      if (!EXPECTED_ERRORS.has(name)) logger.error("cli command failed", { error: message });
+      return { error: { name, message } };
+    }
+  };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_REQUEST_BYTES) req.destroy();
+      else chunks.push(chunk);
+    });
     req.on("end", () => {
       void answer(Buffer.concat(chunks).toString("utf8")).then((body) => {
         res.writeHead(200, { "content-type": "application/json" });
@@ -28,27 +51,29 @@ export async function startControlServer(
       });
     });
   });
-  const answer = async (text: string): Promise<ControlAnswer> => {
-    try {
-      const args = JSON.parse(text) as ParsedArgs;
-      logger.info("cli command", { command: args.positional.slice(0, 2).join(" ") });
-      return { result: await runCommand(db, args) };
-    } catch (error) {
-      const { name, message } = error instanceof Error ? error : new Error(String(error));
-      if (!EXPECTED_ERRORS.has(name)) logger.error("cli command failed", { error: message });
-      return { error: { name, message } };
-    }
-  };
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(socketPath, () => resolve());
-  });
-  // Only this OS user may talk to it: the socket is the credential.
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(socketPath, () => resolve());
+    });
+  } catch (error) {
+    // E.g. a DATA_DIR path too long for a Unix socket (about 100 bytes): the server still serves the
+    // API; only the CLI cannot run beside it.
+    logger.warn("no CLI control socket: the CLI cannot run while this server runs", {
+      socketPath,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return { close: async () => {} };
+  }
+  // Only this OS user may talk to it: access to the socket is the credential, as for the data folder.
   chmodSync(socketPath, 0o600);
   return {
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        server.close(() => {
+          rmSync(socketPath, { force: true });
+          resolve();
+        });
         server.closeAllConnections();
       }),
   };

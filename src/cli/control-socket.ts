@@ -1,10 +1,10 @@
 // The CLI's way into a running server on the embedded database, which the server holds exclusively: a
 // Unix socket in the data folder, readable and writable by its owner only (like PostgreSQL's local
-// socket or Docker's), over which the server runs a CLI command with its own database connection. The
-// request is the parsed command; the answer its JSON result, or the error it ended with.
+// socket or Docker's), over which the server runs a CLI command on its own database. The request is the
+// command as JSON; the answer its JSON result, or the error it ended with (by name and message).
 import http from "node:http";
 import path from "node:path";
-import type { ParsedArgs } from "./commands.ts";
+import type { CliCommand } from "./command.ts";
 
 export function controlSocketPath(dataDir: string): string {
   return path.join(dataDir, "cli.sock");
@@ -14,9 +14,9 @@ export function controlSocketPath(dataDir: string): string {
 export type ControlAnswer = { result: unknown } | { error: { name: string; message: string } };
 
 /** Runs the command in the server behind `socketPath`; null when no server listens there. */
-export function runThroughServer(socketPath: string, args: ParsedArgs): Promise<ControlAnswer | null> {
+export function runThroughServer(socketPath: string, command: CliCommand): Promise<ControlAnswer | null> {
   return new Promise((resolve, reject) => {
-    const body = JSON.stringify(args);
+    const body = JSON.stringify(command);
     const req = http.request(
       {
         socketPath,
@@ -30,14 +30,15 @@ export function runThroughServer(socketPath: string, args: ParsedArgs): Promise<
         res.on("end", () => {
           try {
             resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")) as ControlAnswer);
-          } catch (error) {
-            reject(error);
+          } catch {
+            reject(new Error(`The server behind ${socketPath} answered something other than JSON`));
           }
         });
+        res.on("error", reject);
       },
     );
     req.on("error", (error: NodeJS.ErrnoException) => {
-      // No socket, or a stale one left by a server that died: nobody to ask.
+      // No socket, or a stale one left by a server that died: nobody to ask, the CLI opens the folder.
       if (error.code === "ENOENT" || error.code === "ECONNREFUSED") resolve(null);
       else reject(error);
     });

@@ -1,60 +1,64 @@
-// The command line (`npm run --silent cli -- …`, or `npx content-gateway …`): workspace and key
-// management, demo content, migrations. Prints one JSON object on stdout; errors go to stderr.
-// Exit codes: 0 done, 1 the command failed, 2 bad usage (program.ts).
+// The command line (`npx content-gateway …`, `npm run --silent cli -- …`): workspace and key management,
+// demo content, migrations. Prints one JSON object on stdout; errors go to stderr.
+// Exit codes: 0 done, 1 the command failed, 2 bad usage (command.ts).
 //
 // On the embedded database a running server holds the data folder: the command then runs in the
 // server, over its control socket (control-socket.ts); otherwise here, on the configured database.
-// Heavy modules (the database, Prisma) load only when the command runs here.
+// The database and Prisma load only when the command runs here (a lazy import): through the server a
+// command loads little more than the parser.
+import { CommanderError } from "commander";
 import { loadConfig } from "../config.ts";
-import type { ParsedArgs } from "./commands.ts";
+import { type CliCommand, EXIT, EXPECTED_ERRORS, exitCodeForError } from "./command.ts";
 import { controlSocketPath, runThroughServer } from "./control-socket.ts";
-import { buildProgram, CommanderError, EXIT, exitCodeOf } from "./program.ts";
+import { buildProgram } from "./program.ts";
 
-/** Errors that are the user's or the situation's: their message is enough, no stack. */
-const EXPECTED_ERRORS = new Set([
-  "UsageError",
-  "ConfigError",
-  "EmbeddedDatabaseLockedError",
-  "WorkspaceNotFoundError",
-  "ApiKeyNotFoundError",
-]);
+/** An error the server's run of the command ended with, under its original name. */
+class ServerCommandError extends Error {
+  constructor(name: string, message: string) {
+    super(message);
+    this.name = name;
+  }
+}
 
-class CommandFailed extends Error {}
-
-async function execute(args: ParsedArgs): Promise<unknown> {
+async function execute(command: CliCommand): Promise<unknown> {
   const config = loadConfig();
   if (config.database.kind === "embedded") {
-    const answer = await runThroughServer(controlSocketPath(config.dataDir), args);
+    const answer = await runThroughServer(controlSocketPath(config.dataDir), command);
     if (answer && "result" in answer) return answer.result;
-    if (answer) throw Object.assign(new CommandFailed(answer.error.message), { name: answer.error.name });
+    if (answer) throw new ServerCommandError(answer.error.name, answer.error.message);
   }
   const [{ openDatabase }, { runCommand }] = await Promise.all([
     import("../db/database.ts"),
     import("./commands.ts"),
   ]);
   // The migrate command applies migrations itself (and reports them); every other command needs them applied.
-  const db = await openDatabase(config.database, { migrate: args.positional[0] !== "migrate" });
+  const db = await openDatabase(config.database, { migrate: command.command !== "migrate" });
   try {
-    return await runCommand(db, args);
+    return await runCommand(db, command);
   } finally {
     await db.close();
   }
 }
 
 async function main(argv: string[]): Promise<number> {
-  const program = buildProgram(async (args) => {
-    process.stdout.write(`${JSON.stringify(await execute(args), null, 2)}\n`);
+  const program = buildProgram(async (command) => {
+    process.stdout.write(`${JSON.stringify(await execute(command), null, 2)}\n`);
   });
   try {
+    // No arguments: the overview, as a usage error (a script that forgot its command must not pass).
+    if (argv.length === 0) {
+      program.outputHelp({ error: true });
+      return EXIT.usage;
+    }
     await program.parseAsync(argv, { from: "user" });
     return EXIT.ok;
   } catch (error) {
-    if (error instanceof CommanderError) return exitCodeOf(error);
+    // commander has printed its message (or the help): help and --version are not failures.
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     const name = error instanceof Error ? error.name : "";
-    process.stderr.write(
-      `${EXPECTED_ERRORS.has(name) ? (error as Error).message : error instanceof Error ? error.stack : String(error)}\n`,
-    );
-    return name === "UsageError" ? EXIT.usage : EXIT.failed;
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`${EXPECTED_ERRORS.has(name) ? message : ((error as Error).stack ?? message)}\n`);
+    return exitCodeForError(name);
   }
 }
 

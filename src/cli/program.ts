@@ -1,79 +1,75 @@
 // The command line's grammar (commander): every command and option with its help text. Parsing yields
-// the command as words and options (ParsedArgs); what a command does is commands.ts's.
-import { Command, CommanderError, Option } from "commander";
-import type { ParsedArgs } from "./commands.ts";
+// a CliCommand (command.ts); what a command does is commands.ts's.
+import { Command, Option } from "commander";
+import type { CliCommand } from "./command.ts";
 
-/** Exit codes: 0 done, 1 the command failed (not found, database unavailable…), 2 bad usage. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+const EXAMPLES = `
+Examples:
+  $ content-gateway workspace create "My blog"
+  $ content-gateway key create --workspace my-blog --kind private
+  $ content-gateway key list --workspace my-blog
+  $ content-gateway key revoke <key-id>
 
-export function buildProgram(run: (args: ParsedArgs) => Promise<void>): Command {
+Exit codes: 0 done, 1 the command failed, 2 bad usage.`;
+
+/** The program; `run` receives the parsed command (commander calls it from the matching action). */
+export function buildProgram(run: (command: CliCommand) => Promise<void>): Command {
   const program = new Command("content-gateway")
     .description(
       "Manage workspaces and API keys, seed demo content, apply migrations. Prints one JSON object on stdout.\n" +
-        "Works beside a running server on the embedded database (through the server), or on its own.",
+        "On the embedded database it works beside a running server (the server runs the command), or alone.",
     )
+    .addHelpText("after", EXAMPLES)
     .showHelpAfterError("(add --help for usage)")
-    .exitOverride();
+    // Subcommands inherit these settings: usage errors throw (exit code 2 in main.ts), nothing exits here.
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
   const workspaceOption = () =>
     new Option("-w, --workspace <id|slug>", "the workspace, by id or slug").makeOptionMandatory();
 
-  const workspace = program.command("workspace").description("create and list workspaces").exitOverride();
+  const workspace = program.command("workspace").description("create and list workspaces");
   workspace
     .command("create")
     .description("create a workspace and its two API keys (shown only in this output)")
     .argument("<name>", "the workspace's name")
-    .exitOverride()
-    .action((name: string) => run({ positional: ["workspace", "create", name], options: {} }));
+    .action((name: string) => run({ command: "workspace create", name }));
   workspace
     .command("list")
     .description("list workspaces")
-    .exitOverride()
-    .action(() => run({ positional: ["workspace", "list"], options: {} }));
+    .action(() => run({ command: "workspace list" }));
 
-  const key = program.command("key").description("issue, list and revoke API keys").exitOverride();
+  const key = program.command("key").description("issue, list and revoke API keys");
   key
     .command("create")
-    .description("issue a key (shown only in this output)")
+    .description("issue a key (its secret is shown only in this output)")
     .addOption(workspaceOption())
     .addOption(
       new Option("-k, --kind <kind>", "public (read) or private (read + write)")
         .choices(["public", "private"])
         .makeOptionMandatory(),
     )
-    .exitOverride()
-    .action((options: { workspace: string; kind: string }) =>
-      run({ positional: ["key", "create"], options }),
+    .action((options: { workspace: string; kind: "public" | "private" }) =>
+      run({ command: "key create", workspace: options.workspace, kind: options.kind }),
     );
   key
     .command("list")
     .description("list a workspace's keys (never their secrets)")
     .addOption(workspaceOption())
-    .exitOverride()
-    .action((options: { workspace: string }) => run({ positional: ["key", "list"], options }));
+    .action((options: { workspace: string }) => run({ command: "key list", workspace: options.workspace }));
   key
     .command("revoke")
-    .description("revoke a key: refused at once on every instance")
+    .description("revoke a key: it is refused at once, on every instance")
     .argument("<key-id>", "the key's id (from key list)")
-    .exitOverride()
-    .action((id: string) => run({ positional: ["key", "revoke", id], options: {} }));
+    .action((keyId: string) => run({ command: "key revoke", keyId }));
 
   program
     .command("seed")
     .description("fill a workspace with demo content")
     .addOption(workspaceOption())
-    .exitOverride()
-    .action((options: { workspace: string }) => run({ positional: ["seed"], options }));
+    .action((options: { workspace: string }) => run({ command: "seed", workspace: options.workspace }));
   program
     .command("migrate")
     .description("apply pending database migrations")
-    .exitOverride()
-    .action(() => run({ positional: ["migrate"], options: {} }));
+    .action(() => run({ command: "migrate" }));
   return program;
 }
-
-/** The exit code for a parser's refusal; help and version output are not failures. */
-export function exitCodeOf(error: CommanderError): number {
-  return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
-}
-
-export { CommanderError };

@@ -1,15 +1,20 @@
-// The CLI as a user runs it: a separate process printing one JSON object on stdout, against whatever
-// database the configuration names (a temp embedded directory, or a PostgreSQL schema in CI's run).
+// The CLI as a user runs it (`npx content-gateway …`: bin/content-gateway.mjs, the compiled CLI): a
+// separate process printing one JSON object on stdout, against whatever database the configuration
+// names (a temp embedded directory, or a PostgreSQL schema in CI's run). Exit codes: 0, 1 failed, 2 usage.
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/database.ts";
-import { runCli } from "../helpers/cli.ts";
 import { storageMode } from "../helpers/test-database.ts";
 
+const run = promisify(execFile);
+/** Without a running server each command opens the database itself: seconds each on a busy machine. */
+const STANDALONE_TIMEOUT_MS = 120_000;
 const dataDir = mkdtempSync(path.join(tmpdir(), "content-cli-"));
 const schema = `test_cli_${randomBytes(4).toString("hex")}`;
 const env: NodeJS.ProcessEnv = {
@@ -19,7 +24,18 @@ const env: NodeJS.ProcessEnv = {
   ...(process.env.DATABASE_URL ? { DATABASE_SCHEMA: schema } : {}),
 };
 
-const cli = (...args: string[]) => runCli(env, ...args);
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string; json: any }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ["bin/content-gateway.mjs", ...args], {
+      env,
+      cwd: process.cwd(),
+    });
+    return { code: 0, stdout, stderr, json: stdout.trim().startsWith("{") ? JSON.parse(stdout) : null };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr, json: null };
+  }
+}
 
 describe(`CLI (${storageMode})`, () => {
   let workspace: { id: string; slug: string };
@@ -28,7 +44,7 @@ describe(`CLI (${storageMode})`, () => {
     const created = await cli("workspace", "create", "Field Notes");
     expect(created.code).toBe(0);
     workspace = created.json.workspace;
-  }, 60_000);
+  }, STANDALONE_TIMEOUT_MS);
 
   afterAll(async () => {
     rmSync(dataDir, { recursive: true, force: true });
@@ -59,66 +75,91 @@ describe(`CLI (${storageMode})`, () => {
     );
   });
 
-  it("key create, key list and key revoke manage keys by workspace id or slug", async () => {
-    const created = await cli("key", "create", "--workspace", workspace.slug, "--kind", "public");
-    expect(created.json).toEqual({
-      key: expect.stringMatching(/^pk_/),
-      apiKey: {
-        id: expect.any(String),
-        workspaceId: workspace.id,
-        kind: "public",
-        displayHint: expect.any(String),
-        createdAt: expect.any(String),
-        revokedAt: null,
-      },
-    });
-    const revoked = await cli("key", "revoke", created.json.apiKey.id);
-    expect(revoked.json.apiKey.revokedAt).toEqual(expect.any(String));
-    const listed = await cli("key", "list", "--workspace", workspace.id);
-    expect(listed.json.keys).toHaveLength(3);
-    expect(listed.stdout).not.toContain(created.json.key);
-  });
+  it(
+    "key create, key list and key revoke manage keys by workspace id or slug",
+    async () => {
+      const created = await cli("key", "create", "--workspace", workspace.slug, "--kind", "public");
+      expect(created.json).toEqual({
+        key: expect.stringMatching(/^pk_/),
+        apiKey: {
+          id: expect.any(String),
+          workspaceId: workspace.id,
+          kind: "public",
+          displayHint: expect.any(String),
+          createdAt: expect.any(String),
+          revokedAt: null,
+        },
+      });
+      const revoked = await cli("key", "revoke", created.json.apiKey.id);
+      expect(revoked.json.apiKey.revokedAt).toEqual(expect.any(String));
+      const listed = await cli("key", "list", "--workspace", workspace.id);
+      expect(listed.json.keys).toHaveLength(3);
+      expect(listed.stdout).not.toContain(created.json.key);
+    },
+    STANDALONE_TIMEOUT_MS,
+  );
 
-  it("seed fills a workspace with demo content", async () => {
-    const { code, json } = await cli("seed", "--workspace", workspace.slug);
-    expect(code).toBe(0);
-    expect(json.seeded).toEqual({ categories: 6, tags: 15, authors: 5, fields: 3, posts: 36 });
-  });
+  it(
+    "seed fills a workspace with demo content",
+    async () => {
+      const { code, json } = await cli("seed", "--workspace", workspace.slug);
+      expect(code).toBe(0);
+      expect(json.seeded).toEqual({ categories: 6, tags: 15, authors: 5, fields: 3, posts: 36 });
+    },
+    STANDALONE_TIMEOUT_MS,
+  );
 
-  it("bad usage exits 2 with what was wrong; a failed command exits 1 with a clear message", async () => {
+  it("answers bad usage with exit code 2 and the reason on stderr, before touching the database", async () => {
     const badKind = await cli("key", "create", "--workspace", workspace.slug, "--kind", "admin");
-    expect(badKind.code).toBe(2);
-    expect(badKind.stderr).toContain("Allowed choices are public, private");
+    expect(badKind).toMatchObject({ code: 2, stdout: "" });
+    expect(badKind.stderr).toContain("argument 'admin' is invalid. Allowed choices are public, private.");
     const noWorkspace = await cli("key", "list");
     expect(noWorkspace.code).toBe(2);
     expect(noWorkspace.stderr).toContain("required option '-w, --workspace <id|slug>' not specified");
-    const unknown = await cli("workspaces");
+    const noName = await cli("workspace", "create");
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toContain("missing required argument 'name'");
+    const unknown = await cli("keys", "list");
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("unknown command 'workspaces'");
-    const missing = await cli("key", "list", "--workspace", "nope");
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('No workspace with id or slug "nope"');
+    expect(unknown.stderr).toContain("unknown command 'keys'");
+    const nothing = await cli();
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain("Usage: content-gateway [options] [command]");
   });
 
-  it("--help works for the program and every command, and exits 0", async () => {
-    const commands = [
-      [],
-      ["workspace"],
-      ["workspace", "create"],
-      ["workspace", "list"],
-      ["key"],
+  it(
+    "fails with exit code 1 and a clear message for an unknown workspace or key",
+    async () => {
+      const missing = await cli("key", "list", "--workspace", "nope");
+      expect(missing).toMatchObject({ code: 1, stdout: "" });
+      expect(missing.stderr.trim()).toBe('No workspace with id or slug "nope"');
+      const unknownKey = await cli("key", "revoke", "no-such-key");
+      expect(unknownKey.code).toBe(1);
+      expect(unknownKey.stderr).not.toContain("    at ");
+    },
+    STANDALONE_TIMEOUT_MS,
+  );
+
+  it.each([
+    [[], "content-gateway [options] [command]", ["workspace", "key", "seed", "migrate", "Exit codes"]],
+    [["workspace"], "content-gateway workspace [options] [command]", ["create", "list"]],
+    [["workspace", "create"], "content-gateway workspace create [options] <name>", ["the workspace's name"]],
+    [["workspace", "list"], "content-gateway workspace list [options]", ["list workspaces"]],
+    [["key"], "content-gateway key [options] [command]", ["create", "list", "revoke"]],
+    [
       ["key", "create"],
-      ["key", "list"],
-      ["key", "revoke"],
-      ["seed"],
-      ["migrate"],
-    ];
-    for (const command of commands) {
-      const help = await cli(...command, "--help");
-      expect(help.code, command.join(" ")).toBe(0);
-      expect(help.stdout).toContain(`Usage: content-gateway ${command.join(" ")}`.trim());
-    }
-    expect((await cli("key", "create", "--help")).stdout).toContain("--kind <kind>");
+      "content-gateway key create [options]",
+      ["--workspace <id|slug>", '"public", "private"'],
+    ],
+    [["key", "list"], "content-gateway key list [options]", ["--workspace <id|slug>"]],
+    [["key", "revoke"], "content-gateway key revoke [options] <key-id>", ["from key list"]],
+    [["seed"], "content-gateway seed [options]", ["--workspace <id|slug>"]],
+    [["migrate"], "content-gateway migrate [options]", ["apply pending database migrations"]],
+  ])("%j --help prints its usage on stdout and exits 0", async (words, usage, mentions) => {
+    const { code, stdout } = await cli(...words, "--help");
+    expect(code).toBe(0);
+    expect(stdout).toContain(`Usage: ${usage}`);
+    for (const text of mentions) expect(stdout).toContain(text);
   });
 
   it.runIf(storageMode === "embedded")(

@@ -16,7 +16,7 @@ export interface Instance {
 }
 
 export interface InstanceGroup {
-  /** The instances' DATA_DIR (on the embedded store, where the database lives). */
+  /** The instances' DATA_DIR (the embedded database's folder when DATABASE_URL is unset). */
   dataDir: string;
   start(env?: Record<string, string>): Promise<Instance>;
   /** SIGTERMs the instances still running, then drops the schema. */

@@ -1,0 +1,50 @@
+// A CLI command as data: what the parser (program.ts) produces, what crosses the control socket to a
+// running server (control-socket.ts), and what commands.ts runs. Light on purpose: the CLI loads it
+// even when the command runs in the server.
+import { z } from "zod";
+
+export const cliCommandSchema = z.discriminatedUnion("command", [
+  z.object({ command: z.literal("workspace create"), name: z.string().trim().min(1) }),
+  z.object({ command: z.literal("workspace list") }),
+  z.object({
+    command: z.literal("key create"),
+    workspace: z.string().min(1),
+    kind: z.enum(["public", "private"]),
+  }),
+  z.object({ command: z.literal("key list"), workspace: z.string().min(1) }),
+  z.object({ command: z.literal("key revoke"), keyId: z.string().min(1) }),
+  z.object({ command: z.literal("seed"), workspace: z.string().min(1) }),
+  z.object({ command: z.literal("migrate") }),
+]);
+
+export type CliCommand = z.infer<typeof cliCommandSchema>;
+
+/** A command the user got wrong (exit code 2), found after parsing, e.g. a blank workspace name. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** Checks a command that arrives as JSON (from the control socket): a bad one is a usage error. */
+export function parseCliCommand(value: unknown): CliCommand {
+  const parsed = cliCommandSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new UsageError(`Invalid command: ${parsed.error.issues.map((issue) => issue.message).join("; ")}`);
+  }
+  return parsed.data;
+}
+
+/** Exit codes: 0 done, 1 the command failed (not found, database unavailable…), 2 bad usage. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/** Errors that are the user's or the situation's, by name: their message is enough, no stack trace. */
+export const EXPECTED_ERRORS = new Set([
+  "UsageError",
+  "ConfigError",
+  "EmbeddedDatabaseLockedError",
+  "WorkspaceNotFoundError",
+  "ApiKeyNotFoundError",
+]);
+
+export function exitCodeForError(name: string): number {
+  return name === "UsageError" ? EXIT.usage : EXIT.failed;
+}
