@@ -108,6 +108,7 @@ describe("public keys cannot write (403)", () => {
         "POST /fields",
         "POST /media/upload",
         "POST /posts",
+        "POST /posts/{identifier}/revisions/{number}/restore",
         "POST /tags",
       ].sort(),
     );

@@ -39,11 +39,13 @@ describe(`API keys (${storageMode})`, () => {
     const { workspace, publicKey, privateKey } = await createWorkspace(db.prisma, "Resolver");
     expect(await resolveApiKey(db.prisma, publicKey)).toEqual({
       keyId: expect.any(String),
+      keyHint: expect.stringMatching(/^pk_/),
       workspaceId: workspace.id,
       keyKind: "public",
     });
     expect(await resolveApiKey(db.prisma, privateKey)).toEqual({
       keyId: expect.any(String),
+      keyHint: expect.stringMatching(/^sk_/),
       workspaceId: workspace.id,
       keyKind: "private",
     });

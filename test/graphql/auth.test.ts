@@ -221,6 +221,9 @@ describe("public key: reads published content, writes nothing", () => {
       query: 'mutation { rotateWebhookEndpointSecret(id: "w") { secret } }',
       refusal: WEBHOOKS_NEED_PRIVATE_KEY,
     }),
+    restorePostRevision: () => ({
+      query: 'mutation { restorePostRevision(identifier: "a-post", number: 1) { id } }',
+    }),
   };
 
   it("covers every mutation of the schema", () => {
@@ -253,9 +256,12 @@ describe("public key: reads published content, writes nothing", () => {
     });
   });
 
-  it("may not read drafts: status DRAFT or ALL → FORBIDDEN on post, posts and postsConnection", async () => {
-    const forbidden = "Reading drafts needs a private API key; public keys only see published posts";
+  it("may not read drafts or scheduled posts: status DRAFT, SCHEDULED or ALL → FORBIDDEN on post, posts and postsConnection", async () => {
+    const forbidden =
+      "Reading drafts or scheduled posts needs a private API key; public keys only see published posts";
     for (const query of [
+      '{ post(identifier: "a-post", status: SCHEDULED) { id } }',
+      "{ posts(status: SCHEDULED) { items { id } } }",
       '{ post(identifier: "a-post", status: DRAFT) { id } }',
       '{ post(identifier: "a-post", status: ALL) { id } }',
       "{ posts(status: DRAFT) { items { id } } }",

@@ -147,6 +147,9 @@ describe("depth and complexity limits", () => {
       id: "x",
       format: "HTML",
       status: "ALL",
+      number: 1,
+      compareTo: 1,
+      compare: false,
     };
     const reads = restRoutes(app.config).filter((route) => route.method === "get");
     expect(reads.map((route) => route.name)).toContain("listPosts");
