@@ -1,6 +1,7 @@
 // buildApp wires the request pipeline without listening, so tests run it in-process:
-// metrics → request id + log → CORS → status, /metrics → media files → admin → caller (API key) →
-// rate limit → /graphql | /v1 REST → JSON errors.
+// metrics → request id + log → CORS → cached reads (hits answered here) → status, /metrics → media
+// files → admin → caller (API key) → rate limit → /graphql | /v1 REST → JSON errors.
+import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type Express, type RequestHandler } from "express";
 import { type CallerResolver, createCallerResolver } from "./auth/caller-cache.ts";
 import { workspaceExists } from "./auth/workspaces.ts";
@@ -30,6 +31,7 @@ import type { Logger } from "./logger.ts";
 import { serveLocalMedia } from "./media/serve-local-media.ts";
 import { isSelfServed, type MediaStorage } from "./media/storage.ts";
 import { createMetrics, type ServiceMetrics } from "./metrics.ts";
+import { cachedReadDoor } from "./rest/cached-read-door.ts";
 import { createResponseCache } from "./rest/response-cache.ts";
 import { createRestRouter } from "./rest/router.ts";
 
@@ -77,8 +79,22 @@ export function buildApp(deps: AppDeps): Express {
   };
   const yoga = createContentYoga(db.prisma, services);
 
-  app.use(observeRequests(metrics));
-  app.use(requestLog(logger));
+  const restCache =
+    config.cache.mode === "memory"
+      ? createResponseCache({
+          contentHead,
+          maxBytes: config.cache.maxBytes,
+          onLookup: (hit) => metrics.observeCacheLookup("rest", hit),
+        })
+      : undefined;
+  if (restCache) metrics.watchCacheBytes("rest", () => restCache.stats().bytes);
+  const identify = (req: express.Request) =>
+    req.caller?.keyId
+      ? { key: `key:${req.caller.keyId}`, limit: config.rateLimit.authenticated }
+      : { key: clientAddressKey(req), limit: config.rateLimit.unauthenticated };
+
+  const observe = [observeRequests(metrics), requestLog(logger)];
+  app.use(...observe);
   app.use(openCors());
   app.use(statusRoutes(db.sql, deps.isShuttingDown ?? (() => false)));
   app.use(metricsRoute(metrics, config.metricsToken));
@@ -96,10 +112,6 @@ export function buildApp(deps: AppDeps): Express {
       }),
     );
 
-  const identify = (req: express.Request) =>
-    req.caller?.keyId
-      ? { key: `key:${req.caller.keyId}`, limit: config.rateLimit.authenticated }
-      : { key: clientAddressKey(req), limit: config.rateLimit.unauthenticated };
   const limited = (
     limitedBody?: (message: string, retryAfterSeconds: number) => unknown,
   ): RequestHandler[] => [
@@ -122,15 +134,6 @@ export function buildApp(deps: AppDeps): Express {
     yoga as unknown as RequestHandler,
     graphqlBodyErrors(),
   );
-  const restCache =
-    config.cache.mode === "memory"
-      ? createResponseCache({
-          contentHead,
-          maxBytes: config.cache.maxBytes,
-          onLookup: (hit) => metrics.observeCacheLookup("rest", hit),
-        })
-      : undefined;
-  if (restCache) metrics.watchCacheBytes("rest", () => restCache.stats().bytes);
   app.use(
     "/v1",
     createRestRouter({
@@ -147,6 +150,17 @@ export function buildApp(deps: AppDeps): Express {
     sendError(res, 404, "Not found", `No route for ${req.method} ${echoInput(req.path)}`);
   });
   app.use(jsonErrorHandler(logger));
+  if (restCache) {
+    // Cache hits are answered before Express sees them (cached-read-door.ts). Express's app is a function
+    // that hands every request to `app.handle`, so wrapping that one method puts the door in front of
+    // every way the app is served (app.listen, http.createServer(app), tests).
+    const served = app as unknown as { handle: (req: IncomingMessage, res: ServerResponse) => void };
+    const pipeline = served.handle.bind(app);
+    served.handle = cachedReadDoor(
+      { cache: restCache, callers, limiter: deps.rateLimiter, identify, observe },
+      pipeline,
+    );
+  }
   return app;
 }
 

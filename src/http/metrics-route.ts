@@ -4,10 +4,11 @@
 // METRICS_TOKEN, or ADMIN_TOKEN when no METRICS_TOKEN is set; with neither configured it does not exist
 // (404), like the admin API.
 import { timingSafeEqual } from "node:crypto";
-import type { Request, RequestHandler, Router } from "express";
+import type { RequestHandler, Router } from "express";
 import { Router as createRouter } from "express";
 import type { ServiceMetrics } from "../metrics.ts";
 import { sendError } from "./json-errors.ts";
+import { routeTemplateOf } from "./route-template.ts";
 
 /**
  * Measures every request: its duration and status under its route template (the mount path plus the
@@ -20,17 +21,10 @@ export function observeRequests(metrics: ServiceMetrics): RequestHandler {
     const request = metrics.beginRequest();
     res.once("finish", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      request.done({ method: req.method, route: routeTemplate(req), status: res.statusCode }, seconds);
+      request.done({ method: req.method, route: routeTemplateOf(req, res), status: res.statusCode }, seconds);
     });
     request.run(next);
   };
-}
-
-function routeTemplate(req: Request): string {
-  const pattern = req.route?.path;
-  if (typeof pattern === "string") return `${req.baseUrl}${pattern}`;
-  // Mounted handlers without a route of their own (/graphql, media files) go by their mount path.
-  return req.baseUrl || "unmatched";
 }
 
 export function metricsRoute(metrics: ServiceMetrics, token: string | undefined): Router {

@@ -16,6 +16,11 @@ declare module "express-serve-static-core" {
 
 export function resolveRequestCaller(resolver: CallerResolver): RequestHandler {
   return async (req, _res, next) => {
+    // Resolved already by the cached-read door (src/rest/cached-read-door.ts).
+    if (req.keyState) {
+      next();
+      return;
+    }
     try {
       const key = keyFromAuthorizationHeader(req.headers.authorization);
       if (!key) {

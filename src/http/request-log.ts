@@ -23,17 +23,33 @@ export function requestLog(logger: Logger): RequestHandler {
     customAttributeKeys: { responseTime: "ms" },
     customSuccessMessage: () => "request",
     customErrorMessage: () => "request",
-    customProps(req: IncomingMessage, res: ServerResponse) {
-      const express = req as Request;
-      return {
-        id: req.id,
-        method: req.method,
-        path: (express.originalUrl ?? req.url ?? "").split("?")[0],
-        status: res.statusCode,
-        workspace: express.caller?.workspaceId,
-      };
-    },
+    // The line's own fields, set once when the response is done (pino-http's customProps would bind
+    // them twice: at the start, when the workspace is not known yet, and again at the end).
+    customSuccessObject: (req: IncomingMessage, res: ServerResponse, logged: { ms?: number }) => ({
+      ...requestFields(req, res),
+      ms: logged.ms,
+    }),
+    customErrorObject: (
+      req: IncomingMessage,
+      res: ServerResponse,
+      _error: Error,
+      logged: { ms?: number },
+    ) => ({
+      ...requestFields(req, res),
+      ms: logged.ms,
+    }),
     // Request lines are "info" whatever the status: errors are logged where they happen, with causes.
     customLogLevel: () => "info",
   }) as unknown as RequestHandler;
+}
+
+function requestFields(req: IncomingMessage, res: ServerResponse): Record<string, unknown> {
+  const express = req as Request;
+  return {
+    id: req.id,
+    method: req.method,
+    path: (express.originalUrl ?? req.url ?? "").split("?")[0],
+    status: res.statusCode,
+    workspace: express.caller?.workspaceId,
+  };
 }

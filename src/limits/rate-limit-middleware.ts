@@ -1,5 +1,6 @@
 // Express middleware in front of limited routes: every response carries the X-RateLimit-* headers, and a
 // request over the limit is answered 429 here, before any handler does work.
+import type { ServerResponse } from "node:http";
 import type { Request, RequestHandler, Response } from "express";
 import type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";
 
@@ -29,8 +30,12 @@ function restLimitedBody(message: string): unknown {
 
 export function rateLimit(options: RateLimitOptions): RequestHandler {
   return async (req, res, next) => {
-    const { key, limit } = await options.identify(req);
-    const decision = await options.limiter.consume(key, limit);
+    // Decided already by the cached-read door (src/rest/cached-read-door.ts): counted once only.
+    let decision = req.rateLimitDecision;
+    if (!decision) {
+      const { key, limit } = await options.identify(req);
+      decision = await options.limiter.consume(key, limit);
+    }
     if (admitOrAnswer429(res, decision, options.limitedBody)) next();
   };
 }
@@ -44,9 +49,7 @@ export function admitOrAnswer429(
   decision: RateLimitDecision,
   limitedBody: RateLimitOptions["limitedBody"] = restLimitedBody,
 ): boolean {
-  res.setHeader("X-RateLimit-Limit", String(decision.limit));
-  res.setHeader("X-RateLimit-Remaining", String(decision.remaining));
-  res.setHeader("X-RateLimit-Reset", String(decision.resetAtSeconds));
+  setRateLimitHeaders(res, decision);
   if (decision.allowed) return true;
 
   const seconds = decision.retryAfterSeconds;
@@ -54,6 +57,12 @@ export function admitOrAnswer429(
   const message = `Rate limit of ${decision.limit} requests exceeded; retry in ${seconds} second${seconds === 1 ? "" : "s"}.`;
   res.status(429).json(limitedBody(message, seconds));
   return false;
+}
+
+export function setRateLimitHeaders(res: ServerResponse, decision: RateLimitDecision): void {
+  res.setHeader("X-RateLimit-Limit", String(decision.limit));
+  res.setHeader("X-RateLimit-Remaining", String(decision.remaining));
+  res.setHeader("X-RateLimit-Reset", String(decision.resetAtSeconds));
 }
 
 /**

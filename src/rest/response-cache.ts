@@ -14,8 +14,11 @@
 // holds it gets 304 without a body. That check is ours, not Express's freshness test, which gives up on
 // any request with `Cache-Control: no-cache` — and fetch() sends that header with every conditional
 // request.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { brotliCompressSync, gzipSync, constants as zlibConstants } from "node:zlib";
-import type { Request, Response } from "express";
+import accepts from "accepts";
+import type { Request } from "express";
 import { LRUCache } from "lru-cache";
 import { holdsETag, strongETag } from "../cache/etag.ts";
 
@@ -31,13 +34,18 @@ export interface JsonAnswer {
 
 export interface CachedAnswer extends JsonAnswer {
   head: string;
+  /** The route template that computed it (`/v1/posts/:identifier`): the metrics label of its hits. */
+  route: string;
 }
 
 export interface ResponseCache {
   /** The workspace's change log head now: what a stored answer must match to be served. */
   head(workspaceId: string): Promise<string>;
   get(key: string, head: string): CachedAnswer | undefined;
-  put(key: string, head: string, answer: JsonAnswer): CachedAnswer;
+  /** As `get`, uncounted: the cached-read door looks first, and counts only what it serves. */
+  peek(key: string, head: string): CachedAnswer | undefined;
+  countHit(): void;
+  put(key: string, head: string, route: string, answer: JsonAnswer): CachedAnswer;
   stats(): { hits: number; misses: number; entries: number; bytes: number };
 }
 
@@ -56,21 +64,30 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   });
   let hits = 0;
   let misses = 0;
+  const peek = (key: string, head: string) => {
+    const found = entries.get(key);
+    return found && found.head === head ? found : undefined;
+  };
+  const countHit = () => {
+    hits++;
+    options.onLookup?.(true);
+  };
   return {
     head: options.contentHead,
     get(key, head) {
-      const found = entries.get(key);
-      if (found && found.head === head) {
-        hits++;
-        options.onLookup?.(true);
+      const found = peek(key, head);
+      if (found) {
+        countHit();
         return found;
       }
       misses++;
       options.onLookup?.(false);
       return undefined;
     },
-    put(key, head, answer) {
-      const cached = { ...answer, head };
+    peek,
+    countHit,
+    put(key, head, route, answer) {
+      const cached = { ...answer, head, route };
       entries.set(key, cached);
       return cached;
     },
@@ -105,18 +122,20 @@ function collectIds(value: unknown, ids: Set<string>): void {
 }
 
 /** The cache key of a request: workspace, key kind, and the URL as asked (path and query). */
-export function answerKey(req: Request, workspaceId: string, keyKind: string): string {
-  return `${workspaceId}\n${keyKind}\n${req.originalUrl}`;
+export function answerKey(req: IncomingMessage, workspaceId: string, keyKind: string): string {
+  // Express's originalUrl is the URL as received; the cached-read door sees it before Express sets it.
+  return `${workspaceId}\n${keyKind}\n${(req as Request).originalUrl ?? req.url}`;
 }
 
 /**
  * Sends a 200 JSON answer with its validators, or 304 when the client holds it already. Public-key
  * answers may be kept by shared caches but must be revalidated (the ETag makes that a 304); private-key
- * answers by the client only.
+ * answers by the client only. Node's own response methods only: the cached-read door sends hits with it
+ * before Express has dressed the request.
  */
 export function sendJsonAnswer(
-  req: Request,
-  res: Response,
+  req: IncomingMessage,
+  res: ServerResponse,
   answer: JsonAnswer,
   keyKind: string,
   cacheStatus?: "HIT" | "MISS",
@@ -131,23 +150,28 @@ export function sendJsonAnswer(
   res.setHeader("Cache-Tag", answer.tags.replaceAll(" ", ","));
   if (cacheStatus) res.setHeader("X-Cache", cacheStatus);
   if (holdsETag(req.headers["if-none-match"], answer.etag)) {
-    res.status(304).end();
+    res.statusCode = 304;
+    res.end();
     return;
   }
-  res.status(200).type("application/json; charset=utf-8");
-  if (!encoding) {
-    res.send(answer.body);
-    return;
+  let body = answer.body;
+  if (encoding) {
+    body = answer.encoded[encoding] ??= encode(answer.body, encoding);
+    res.setHeader("Content-Encoding", encoding);
   }
-  answer.encoded[encoding] ??= encode(answer.body, encoding);
-  res.setHeader("Content-Encoding", encoding);
-  res.send(answer.encoded[encoding]);
+  res.statusCode = 200;
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Length", String(body.length));
+  res.end(req.method === "HEAD" ? undefined : body);
 }
 
 /** Brotli when the client takes it (it is smaller), else gzip, else none. */
-function preferredEncoding(req: Request): "br" | "gzip" | null {
-  if (req.acceptsEncodings("br") === "br") return "br";
-  return req.acceptsEncodings("gzip") === "gzip" ? "gzip" : null;
+function preferredEncoding(req: IncomingMessage): "br" | "gzip" | null {
+  const header = req.headers["accept-encoding"];
+  if (!header) return null;
+  const accepted = accepts(req);
+  if (accepted.encoding("br") === "br") return "br";
+  return accepted.encoding("gzip") === "gzip" ? "gzip" : null;
 }
 
 function encode(body: Buffer, encoding: "br" | "gzip"): Buffer {

@@ -7,6 +7,7 @@ import { echoInput } from "../domain/echo-input.ts";
 import type { ContentYoga } from "../graphql/yoga.ts";
 import { sendError, sendUnauthorized } from "../http/json-errors.ts";
 import { refuseNullBytesInBody } from "../http/refuse-null-bytes.ts";
+import { routeTemplateOf } from "../http/route-template.ts";
 import type { Logger } from "../logger.ts";
 import { internalError, type RestError, restErrorFromGraphQL, validationError } from "./errors.ts";
 import { executeOperation, type PreparedOperation, prepareOperation } from "./execute.ts";
@@ -101,7 +102,8 @@ async function answerRead(
   const key = answerKey(req, caller.workspaceId, caller.keyKind);
   // Read before the answer is computed: see response-cache.ts for why this order is never stale. When
   // it cannot be read, the request runs uncached (and meets the same trouble in its own statements).
-  const head = cache ? await cache.head(caller.workspaceId).catch(() => null) : null;
+  // The cached-read door may have read it already, on this request's arrival.
+  const head = cache ? await headOf(cache, req, caller.workspaceId) : null;
   const hit = cache && head !== null ? cache.get(key, head) : undefined;
   if (hit) {
     sendJsonAnswer(req, res, hit, caller.keyKind, "HIT");
@@ -113,8 +115,14 @@ async function answerRead(
     return;
   }
   const computed = jsonAnswer(outcome.body, caller.workspaceId, route.tag.toLowerCase());
-  const answer = cache && head !== null ? cache.put(key, head, computed) : computed;
+  const answer =
+    cache && head !== null ? cache.put(key, head, routeTemplateOf(req, res), computed) : computed;
   sendJsonAnswer(req, res, answer, caller.keyKind, cache ? "MISS" : undefined);
+}
+
+function headOf(cache: ResponseCache, req: Request, workspaceId: string): Promise<string | null> {
+  if (req.contentHead?.workspaceId === workspaceId) return Promise.resolve(req.contentHead.head);
+  return cache.head(workspaceId).catch(() => null);
 }
 
 async function runRoute(

@@ -6,6 +6,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { Express } from "express";
 import type { ExecutionResult } from "graphql";
 import { parse } from "graphql";
 import { buildApp } from "../../src/app.ts";
@@ -36,6 +37,8 @@ export interface TestWorkspace {
 
 export interface TestApp {
   config: Config;
+  /** The Express app itself, for tests that look at which part of the pipeline answered. */
+  express: Express;
   db: Database;
   url: string;
   mediaStorage: MediaStorage;
@@ -124,6 +127,7 @@ export async function startTestApp(
 
   return {
     config: mediaConfig,
+    express: app,
     db,
     url,
     mediaStorage,
