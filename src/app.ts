@@ -5,6 +5,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type Express, type RequestHandler } from "express";
 import { type CallerResolver, createCallerResolver } from "./auth/caller-cache.ts";
 import { workspaceExists } from "./auth/workspaces.ts";
+import { createGraphQLAnswers } from "./cache/graphql-answers.ts";
+import { createResponseCache } from "./cache/rest-answers.ts";
 import type { Config } from "./config.ts";
 import { createLogHeadReader } from "./content/log-head-reader.ts";
 import { webhookQueueState } from "./content/webhook-deliveries.ts";
@@ -15,6 +17,7 @@ import { rateLimitedError } from "./graphql/errors.ts";
 import type { ChangeStream } from "./graphql/live/change-stream.ts";
 import { createContentYoga } from "./graphql/yoga.ts";
 import { adminRoutes } from "./http/admin-routes.ts";
+import { cachedReadDoor } from "./http/cached-read-door.ts";
 import { openCors } from "./http/cors.ts";
 import { explorerPages } from "./http/explorer-pages.ts";
 import { graphqlBody, graphqlBodyErrors } from "./http/graphql-body.ts";
@@ -31,8 +34,6 @@ import type { Logger } from "./logger.ts";
 import { serveLocalMedia } from "./media/serve-local-media.ts";
 import { isSelfServed, type MediaStorage } from "./media/storage.ts";
 import { createMetrics, type ServiceMetrics } from "./metrics.ts";
-import { cachedReadDoor } from "./rest/cached-read-door.ts";
-import { createResponseCache } from "./rest/response-cache.ts";
 import { createRestRouter } from "./rest/router.ts";
 
 export interface AppDeps {
@@ -68,6 +69,15 @@ export function buildApp(deps: AppDeps): Express {
   const contentHead = createLogHeadReader(db.sql);
   const metrics = deps.metrics ?? createMetrics();
   metrics.watchWebhookQueue(() => webhookQueueState(db.sql));
+  // Both doors' answer stores (CACHE=memory), shared with the cached-read door.
+  const cacheOn = config.cache.mode === "memory";
+  const graphqlAnswers = cacheOn
+    ? createGraphQLAnswers({
+        maxBytes: config.cache.maxBytes,
+        onLookup: (hit) => metrics.observeCacheLookup("graphql", hit),
+      })
+    : undefined;
+  if (graphqlAnswers) metrics.watchCacheBytes("graphql", () => graphqlAnswers.bytes());
   const services = {
     config,
     logger,
@@ -75,18 +85,18 @@ export function buildApp(deps: AppDeps): Express {
     mediaStorage: deps.mediaStorage,
     changes: deps.changes,
     contentHead,
+    graphqlAnswers,
     metrics,
   };
   const yoga = createContentYoga(db.prisma, services);
 
-  const restCache =
-    config.cache.mode === "memory"
-      ? createResponseCache({
-          contentHead,
-          maxBytes: config.cache.maxBytes,
-          onLookup: (hit) => metrics.observeCacheLookup("rest", hit),
-        })
-      : undefined;
+  const restCache = cacheOn
+    ? createResponseCache({
+        contentHead,
+        maxBytes: config.cache.maxBytes,
+        onLookup: (hit) => metrics.observeCacheLookup("rest", hit),
+      })
+    : undefined;
   if (restCache) metrics.watchCacheBytes("rest", () => restCache.stats().bytes);
   const identify = (req: express.Request) =>
     req.caller?.keyId
@@ -150,14 +160,23 @@ export function buildApp(deps: AppDeps): Express {
     sendError(res, 404, "Not found", `No route for ${req.method} ${echoInput(req.path)}`);
   });
   app.use(jsonErrorHandler(logger));
-  if (restCache) {
+  if (restCache && graphqlAnswers) {
     // Cache hits are answered before Express sees them (cached-read-door.ts). Express's app is a function
     // that hands every request to `app.handle`, so wrapping that one method puts the door in front of
     // every way the app is served (app.listen, http.createServer(app), tests).
     const served = app as unknown as { handle: (req: IncomingMessage, res: ServerResponse) => void };
     const pipeline = served.handle.bind(app);
     served.handle = cachedReadDoor(
-      { cache: restCache, callers, limiter: deps.rateLimiter, identify, observe },
+      {
+        head: contentHead,
+        rest: restCache,
+        graphql: graphqlAnswers,
+        callers,
+        limiter: deps.rateLimiter,
+        identify,
+        observe,
+        bodyLimitBytes: config.bodyLimitBytes,
+      },
       pipeline,
     );
   }

@@ -181,7 +181,7 @@ function slugOf(change: Change, data: Record<string, unknown>): string | null {
 /**
  * The head of a workspace's log: the position of its newest event ("0" before any), read with one
  * indexed statement. It moves with every committed content write, whichever process made it, which is
- * what the response cache keys its answers on (src/rest/response-cache.ts).
+ * what the response cache keys its answers on (src/cache/rest-answers.ts).
  */
 export async function logHead(sql: SqlExecutor, workspaceId: string): Promise<string> {
   const [row] = await sql.query<{ head: string }>(

@@ -2,6 +2,7 @@
 // per-request dataloaders, and the app's services.
 
 import type { ApiKeyKind } from "../auth/api-key-format.ts";
+import type { GraphQLAnswers } from "../cache/graphql-answers.ts";
 import type { Config } from "../config.ts";
 import type { SqlExecutor } from "../db/sql-executor.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
@@ -28,8 +29,9 @@ export interface AppServices {
   mediaStorage: MediaStorage;
   /** Live changes for subscriptions; absent where nothing serves them (in-process test executors). */
   changes?: ChangeStream;
-  /** The workspace's change log head, for the response cache; absent: GraphQL answers are not cached. */
+  /** The workspace's change log head and the answer store; either absent: GraphQL answers are not cached. */
   contentHead?: (workspaceId: string) => Promise<string>;
+  graphqlAnswers?: GraphQLAnswers;
   /** Where GraphQL reports its measurements (src/metrics.ts); absent: nothing is measured. */
   metrics?: GraphQLObservers;
 }
@@ -37,8 +39,6 @@ export interface AppServices {
 /** What the GraphQL layer measures: operation durations and its response cache. */
 export interface GraphQLObservers {
   observeOperation(name: string | null, type: string, seconds: number): void;
-  observeCacheLookup(door: "graphql", hit: boolean): void;
-  watchCacheBytes(door: "graphql", bytes: () => number): void;
 }
 
 export interface GraphQLContext {

@@ -1,5 +1,5 @@
 // The GraphQL door's response cache, on the same never-stale rule as the REST door's
-// (src/rest/response-cache.ts): an answer is stored under a key that holds the head of the workspace's
+// (src/cache/rest-answers.ts): an answer is stored under a key that holds the head of the workspace's
 // change log, read before the answer is computed, so a committed write — on any instance — makes every
 // earlier answer unreachable; nothing is ever invalidated, only outgrown (LRU by bytes).
 //
@@ -14,13 +14,11 @@
 // caching's own: a cached or cacheable answer carries a strong ETag (a hash of its data) and the same
 // Cache-Control and Vary as REST's, and `If-None-Match` holding it gets 304 without a body. POST answers
 // carry no validators (browsers and CDNs do not cache POST).
-import { createHash } from "node:crypto";
 import type { ExecutionResult } from "graphql";
 import { type DocumentNode, Kind, type OperationDefinitionNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { LRUCache } from "lru-cache";
 import { holdsETag, strongETag } from "../cache/etag.ts";
-import type { GraphQLObservers } from "./context.ts";
+import type { GraphQLAnswer, GraphQLAnswers } from "../cache/graphql-answers.ts";
 
 /** Root fields whose answers change without a change log event: never cached. */
 const UNCACHEABLE_ROOT_FIELDS = new Set([
@@ -38,37 +36,24 @@ interface Caller {
 
 export interface ContentResponseCacheOptions {
   contentHead(workspaceId: string): Promise<string>;
-  maxBytes: number;
-  /** Told of every lookup and asked for the size (metrics). */
-  observers?: Pick<GraphQLObservers, "observeCacheLookup" | "watchCacheBytes">;
-}
-
-interface CachedResult {
-  result: ExecutionResult;
-  /** The answer as sent (`{"data":…}`): served as it is, never serialised again. */
-  text: string;
-  bytes: number;
-  etag: string;
+  /** Where answers are kept (shared with the cached-read door). */
+  answers: GraphQLAnswers;
 }
 
 /**
  * The stored result as Yoga's result processor sends it: Yoga serialises a result with its own
  * `stringify` when it has one (the hook graphql-jit uses), so a hit costs no JSON.stringify.
  */
-function servedAsStored(entry: CachedResult): ExecutionResult {
-  return Object.assign({ data: entry.result.data }, { stringify: () => entry.text });
+function servedAsStored(entry: GraphQLAnswer): ExecutionResult {
+  return Object.assign({ data: entry.data as ExecutionResult["data"] }, { stringify: () => entry.text });
 }
 
 export function useContentResponseCache(options: ContentResponseCacheOptions): Plugin {
-  const answers = new LRUCache<string, CachedResult>({
-    maxSize: options.maxBytes,
-    sizeCalculation: (entry, key) => entry.bytes + key.length,
-  });
-  options.observers?.watchCacheBytes("graphql", () => answers.calculatedSize);
+  const { answers } = options;
   /** The key of the request being executed, until its result is stored. */
   const keyByRequest = new WeakMap<Request, string>();
   /** The answer a request was served from or stored as, and its caller's key kind: its validators. */
-  const answerByRequest = new WeakMap<Request, { entry: CachedResult; keyKind: string }>();
+  const answerByRequest = new WeakMap<Request, { entry: GraphQLAnswer; keyKind: string }>();
 
   return {
     onParams({ params, request, context, setResult }) {
@@ -82,20 +67,15 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
       // meets the same database trouble in its resolvers, reported as such).
       return options.contentHead(caller.workspaceId).then(
         (head) => {
-          const key = createHash("sha256")
-            .update(
-              JSON.stringify([
-                caller.workspaceId,
-                caller.keyKind,
-                head,
-                params.query,
-                params.operationName ?? null,
-                params.variables ?? null,
-              ]),
-            )
-            .digest("base64url");
+          const key = answers.keyOf({
+            workspaceId: caller.workspaceId,
+            keyKind: caller.keyKind,
+            head,
+            query: params.query as string,
+            operationName: params.operationName,
+            variables: params.variables,
+          });
           const hit = answers.get(key);
-          options.observers?.observeCacheLookup("graphql", hit !== undefined);
           if (hit) {
             serverContext.res?.setHeader("X-Cache", "HIT");
             answerByRequest.set(request, { entry: hit, keyKind: caller.keyKind });
@@ -122,7 +102,7 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
           if (!("data" in result) || result.errors?.length || !result.data) return;
           const text = JSON.stringify({ data: result.data });
           const body = Buffer.from(text);
-          const entry = { result: { data: result.data }, text, bytes: body.length, etag: strongETag(body) };
+          const entry = { data: result.data, text, bytes: body.length, etag: strongETag(body) };
           answers.set(key, entry);
           answerByRequest.set(request, { entry, keyKind });
           context.res?.setHeader("X-Cache", "MISS");

@@ -14,13 +14,26 @@ export function useGraphQLResponseMediaType(): Plugin {
   return {
     onResultProcess({ request, resultProcessor, setResultProcessor }) {
       if (resultProcessor !== processRegularResult) return;
-      const accept = request.headers.get("accept")?.trim() || "*/*";
-      const weights = acceptWeights(accept);
-      const preferred = weightOf(weights, GRAPHQL_RESPONSE);
-      if (preferred > 0 && preferred >= weightOf(weights, LEGACY_JSON))
+      if (prefersGraphQLResponse(request.headers.get("accept")))
         setResultProcessor(processRegularResult, GRAPHQL_RESPONSE);
     },
   };
+}
+
+function prefersGraphQLResponse(acceptHeader: string | null | undefined): boolean {
+  const weights = acceptWeights(acceptHeader?.trim() || "*/*");
+  const preferred = weightOf(weights, GRAPHQL_RESPONSE);
+  return preferred > 0 && preferred >= weightOf(weights, LEGACY_JSON);
+}
+
+/**
+ * The media type of a regular (single) result for this Accept header, when it is one of the two JSON
+ * types without doubt; null when Yoga's own negotiation would have to decide.
+ */
+export function regularResultMediaType(acceptHeader: string | undefined): string | null {
+  if (prefersGraphQLResponse(acceptHeader)) return GRAPHQL_RESPONSE;
+  const weights = acceptWeights(acceptHeader?.trim() || "*/*");
+  return weightOf(weights, GRAPHQL_RESPONSE) === 0 && weightOf(weights, LEGACY_JSON) > 0 ? LEGACY_JSON : null;
 }
 
 /** `a/b;q=0.5, c/d` → { a/b: 0.5, c/d: 1 } (parameters other than q are ignored). */

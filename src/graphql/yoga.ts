@@ -62,14 +62,8 @@ export function createContentYoga(prisma: PrismaClient, services: AppServices): 
     plugins: [
       // First: a query sent by hash becomes its document before anything reads or keys on it.
       usePersistedDocuments(),
-      ...(services.contentHead && config.cache.mode === "memory"
-        ? [
-            useContentResponseCache({
-              contentHead: services.contentHead,
-              maxBytes: config.cache.maxBytes,
-              observers: services.metrics,
-            }),
-          ]
+      ...(services.contentHead && services.graphqlAnswers
+        ? [useContentResponseCache({ contentHead: services.contentHead, answers: services.graphqlAnswers })]
         : []),
       ...(services.metrics ? [useOperationMetrics(services.metrics)] : []),
       useQueryBounds({

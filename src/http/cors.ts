@@ -2,7 +2,7 @@
 import type { ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
 
-/** The headers of every response (also those sent before routing: src/rest/cached-read-door.ts). */
+/** The headers of every response (also those sent before routing: src/http/cached-read-door.ts). */
 export function setCorsHeaders(res: ServerResponse): void {
   res.setHeader("Access-Control-Allow-Origin", "*");
   res.setHeader("Access-Control-Allow-Headers", "Authorization, Content-Type");

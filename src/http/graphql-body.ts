@@ -68,7 +68,12 @@ export function graphqlBody(options: {
     if (!empty) return next();
     sendGraphQLError(res, badRequestError('The request body is empty; send {"query": "…"}'));
   };
-  return [checkType, readJson, readText, refuseEmpty];
+  // A JSON body read by the cached-read door that did not parse: refused as express.json() refuses one.
+  const readBefore: RequestHandler = (req, _res, next) => {
+    if (!req.unparsableBody) return next();
+    next(Object.assign(req.unparsableBody, { type: "entity.parse.failed", status: 400 }));
+  };
+  return [checkType, readBefore, readJson, readText, refuseEmpty];
 }
 
 /** Errors of the body reader above, in GraphQL's shape. */

@@ -16,7 +16,7 @@ declare module "express-serve-static-core" {
 
 export function resolveRequestCaller(resolver: CallerResolver): RequestHandler {
   return async (req, _res, next) => {
-    // Resolved already by the cached-read door (src/rest/cached-read-door.ts).
+    // Resolved already by the cached-read door (src/http/cached-read-door.ts).
     if (req.keyState) {
       next();
       return;

@@ -1,6 +1,6 @@
 // The route template of a request (`/v1/posts/:identifier`): its mount path plus the matched route's
 // pattern, never the raw URL, whose ids would make a metrics series each. A request answered before
-// routing (a cache hit, src/rest/cached-read-door.ts) names the template of the route that stored it.
+// routing (a cache hit, src/http/cached-read-door.ts) names the template of the route that stored it.
 import type { ServerResponse } from "node:http";
 import type { Request } from "express";
 

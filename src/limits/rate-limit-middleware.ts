@@ -30,7 +30,7 @@ function restLimitedBody(message: string): unknown {
 
 export function rateLimit(options: RateLimitOptions): RequestHandler {
   return async (req, res, next) => {
-    // Decided already by the cached-read door (src/rest/cached-read-door.ts): counted once only.
+    // Decided already by the cached-read door (src/http/cached-read-door.ts): counted once only.
     let decision = req.rateLimitDecision;
     if (!decision) {
       const { key, limit } = await options.identify(req);

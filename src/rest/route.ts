@@ -28,7 +28,7 @@ export interface RestRoute {
   workspacePathForm?: boolean;
   /**
    * A GET whose answer depends on nothing but the workspace's content, so the response cache may keep
-   * it until the change log moves (src/rest/response-cache.ts). Not for answers that change with time
+   * it until the change log moves (src/cache/rest-answers.ts). Not for answers that change with time
    * or with state that records no event (webhook endpoints, the change log itself as it is pruned).
    */
   cached?: boolean;

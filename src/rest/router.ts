@@ -2,6 +2,7 @@
 // in-process GraphQL execution and the reshaping into the documented bodies.
 import express, { type Request, type RequestHandler, type Response, Router } from "express";
 import type { z } from "zod";
+import { answerKey, jsonAnswer, type ResponseCache, sendJsonAnswer } from "../cache/rest-answers.ts";
 import type { Config } from "../config.ts";
 import { echoInput } from "../domain/echo-input.ts";
 import type { ContentYoga } from "../graphql/yoga.ts";
@@ -13,7 +14,6 @@ import { internalError, type RestError, restErrorFromGraphQL, validationError } 
 import { executeOperation, type PreparedOperation, prepareOperation } from "./execute.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { parseQuery } from "./query-params.ts";
-import { answerKey, jsonAnswer, type ResponseCache, sendJsonAnswer } from "./response-cache.ts";
 import { RestInputError } from "./rest-input-error.ts";
 import type { RestRoute, RouteInput } from "./route.ts";
 import { restRoutes } from "./routes/index.ts";
@@ -87,7 +87,7 @@ function routeHandler(route: RestRoute, operation: PreparedOperation, deps: Rest
 
 /**
  * A GET: from the response cache when the route opts in and the workspace's content has not changed
- * since the answer was stored (response-cache.ts), else computed (and stored); with an ETag either way.
+ * since the answer was stored (src/cache/rest-answers.ts), else computed (and stored); with an ETag either way.
  * Preview tokens expire with time, not with the content: answers read with one are never stored.
  */
 async function answerRead(
@@ -100,7 +100,7 @@ async function answerRead(
 ): Promise<void> {
   const cache = route.cached && deps.cache && !("preview" in req.query) ? deps.cache : undefined;
   const key = answerKey(req, caller.workspaceId, caller.keyKind);
-  // Read before the answer is computed: see response-cache.ts for why this order is never stale. When
+  // Read before the answer is computed: see src/cache/rest-answers.ts for why this order is never stale. When
   // it cannot be read, the request runs uncached (and meets the same trouble in its own statements).
   // The cached-read door may have read it already, on this request's arrival.
   const head = cache ? await headOf(cache, req, caller.workspaceId) : null;

@@ -1,5 +1,5 @@
 // Cache hits of keyed `GET /v1/…` reads are answered before Express routes them (the cached-read door,
-// src/rest/cached-read-door.ts). A hit must be the same answer the full pipeline gives: same status,
+// src/http/cached-read-door.ts). A hit must be the same answer the full pipeline gives: same status,
 // headers and bytes (only the cache status, the request id, the date and the rate limit's running
 // count differ), for every representation (identity, gzip, brotli, 304); and everything the pipeline
 // enforces per request still holds on the short way: a revoked key, another workspace's key, the rate
@@ -50,8 +50,17 @@ interface RawAnswer {
 
 /** A request with exactly these headers (fetch would add its own, and decompress). */
 function get(path: string, headers: Record<string, string>): Promise<RawAnswer> {
+  return send("GET", path, headers);
+}
+
+function send(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${app.url}${path}`, { headers }, (res) => {
+    const req = httpRequest(`${app.url}${path}`, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
       res.on("end", () =>
@@ -59,7 +68,7 @@ function get(path: string, headers: Record<string, string>): Promise<RawAnswer> 
       );
     });
     req.on("error", reject);
-    req.end();
+    req.end(body);
   });
 }
 
@@ -73,10 +82,10 @@ function comparable(headers: IncomingHttpHeaders): Record<string, unknown> {
 }
 
 /** The pipeline's answer (a miss), then the door's (a hit), for the same request. */
-async function missThenHit(path: string, headers: Record<string, string>) {
-  const miss = await get(path, headers);
+async function missThenHit(path: string, headers: Record<string, string>, method = "GET", body?: string) {
+  const miss = await send(method, path, headers, body);
   const before = routed;
-  const hit = await get(path, headers);
+  const hit = await send(method, path, headers, body);
   return { miss, hit, routedOnHit: routed - before };
 }
 
@@ -135,6 +144,60 @@ describe("a cache hit answered before routing is the pipeline's answer", () => {
     const door304 = await get(freshPath, freshHeld);
     expect(door304.headers["x-cache"]).toBe("HIT");
     expect(comparable(door304.headers)).toEqual(comparable(pipeline304.headers));
+  });
+});
+
+describe("a GraphQL POST hit answered before routing is the pipeline's answer", () => {
+  const query = "query List($limit: Int) { posts(limit: $limit) { items { title slug } } }";
+  const cases: [string, Record<string, string>, unknown][] = [
+    ["no Accept header", {}, { query, variables: { limit: 2 } }],
+    ["Accept: application/json", { accept: "application/json" }, { query, variables: { limit: 3 } }],
+    [
+      "graphql-request's Accept, an operation name",
+      { accept: "application/graphql-response+json, application/json" },
+      { query, operationName: "List", variables: { limit: 1 } },
+    ],
+  ];
+  for (const [name, extra, body] of cases) {
+    it(name, async () => {
+      const headers = { authorization: ws.publicKey, "content-type": "application/json", ...extra };
+      const { miss, hit, routedOnHit } = await missThenHit("/graphql", headers, "POST", JSON.stringify(body));
+      expect(miss.status, miss.body.toString()).toBe(200);
+      expect(miss.headers["x-cache"]).toBe("MISS");
+      expect(hit.headers["x-cache"]).toBe("HIT");
+      expect(routedOnHit).toBe(0);
+      expect(comparable(hit.headers)).toEqual(comparable(miss.headers));
+      expect(hit.body.equals(miss.body)).toBe(true);
+      expect(JSON.parse(hit.body.toString()).data.posts.items.length).toBeGreaterThan(0);
+    });
+  }
+
+  it("a body the door reads but cannot parse gets the pipeline's own refusal", async () => {
+    const headers = { authorization: ws.publicKey, "content-type": "application/json" };
+    for (const body of ["{not json", '"a string"']) {
+      const refused = await send("POST", "/graphql", headers, body);
+      expect(refused.status).toBe(400);
+      expect(JSON.parse(refused.body.toString()).errors[0].message).toBe(
+        "The request body is not valid JSON",
+      );
+    }
+  });
+
+  it("a read after a write is computed afresh, and mutations are never answered from the cache", async () => {
+    const headers = { authorization: ws.privateKey, "content-type": "application/json" };
+    const read = JSON.stringify({ query: '{ post(identifier: "door-post-1") { title } }' });
+    await send("POST", "/graphql", headers, read);
+    expect((await send("POST", "/graphql", headers, read)).headers["x-cache"]).toBe("HIT");
+    const rename = JSON.stringify({
+      query: `mutation { updatePost(identifier: "door-post-1", input: { title: "Renamed at the door" }) { title } }`,
+    });
+    for (let n = 0; n < 2; n++) {
+      const written = await send("POST", "/graphql", headers, rename);
+      expect(written.headers["x-cache"]).toBeUndefined();
+    }
+    const after = await send("POST", "/graphql", headers, read);
+    expect(after.headers["x-cache"]).toBe("MISS");
+    expect(JSON.parse(after.body.toString()).data.post.title).toBe("Renamed at the door");
   });
 });
 
