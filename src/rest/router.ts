@@ -12,7 +12,14 @@ import { internalError, type RestError, restErrorFromGraphQL, validationError } 
 import { executeOperation, type PreparedOperation, prepareOperation } from "./execute.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { parseQuery } from "./query-params.ts";
-import { answerKey, jsonAnswer, type ResponseCache, sendJsonAnswer } from "./response-cache.ts";
+import {
+  type AnswerAudience,
+  answerKey,
+  CACHE_CONTROL,
+  jsonAnswer,
+  type ResponseCache,
+  sendJsonAnswer,
+} from "./response-cache.ts";
 import { RestInputError } from "./rest-input-error.ts";
 import type { RestRoute, RouteInput } from "./route.ts";
 import { restRoutes } from "./routes/index.ts";
@@ -87,7 +94,9 @@ function routeHandler(route: RestRoute, operation: PreparedOperation, deps: Rest
 /**
  * A GET: from the response cache when the route opts in and the workspace's content has not changed
  * since the answer was stored (response-cache.ts), else computed (and stored); with an ETag either way.
- * Preview tokens expire with time, not with the content: answers read with one are never stored.
+ * Preview tokens expire and are revoked without any content change, and what they show is unpublished:
+ * a read with `preview` is never looked up or stored (so neither kind of answer can reach the other),
+ * and no cache anywhere may keep its answer, refusals included.
  */
 async function answerRead(
   route: RestRoute,
@@ -97,14 +106,17 @@ async function answerRead(
   res: Response,
   caller: { workspaceId: string; keyKind: string },
 ): Promise<void> {
-  const cache = route.cached && deps.cache && !("preview" in req.query) ? deps.cache : undefined;
+  const preview = "preview" in req.query;
+  const audience: AnswerAudience = preview ? "nobody" : caller.keyKind === "private" ? "private" : "public";
+  if (preview) res.setHeader("Cache-Control", CACHE_CONTROL.nobody);
+  const cache = route.cached && deps.cache && !preview ? deps.cache : undefined;
   const key = answerKey(req, caller.workspaceId, caller.keyKind);
   // Read before the answer is computed: see response-cache.ts for why this order is never stale. When
   // it cannot be read, the request runs uncached (and meets the same trouble in its own statements).
   const head = cache ? await cache.head(caller.workspaceId).catch(() => null) : null;
   const hit = cache && head !== null ? cache.get(key, head) : undefined;
   if (hit) {
-    sendJsonAnswer(req, res, hit, caller.keyKind, "HIT");
+    sendJsonAnswer(req, res, hit, audience, "HIT");
     return;
   }
   const outcome = await runRoute(route, operation, deps, req, res);
@@ -114,7 +126,7 @@ async function answerRead(
   }
   const computed = jsonAnswer(outcome.body, caller.workspaceId, route.tag.toLowerCase());
   const answer = cache && head !== null ? cache.put(key, head, computed) : computed;
-  sendJsonAnswer(req, res, answer, caller.keyKind, cache ? "MISS" : undefined);
+  sendJsonAnswer(req, res, answer, audience, cache ? "MISS" : undefined);
 }
 
 async function runRoute(
