@@ -126,6 +126,10 @@ describe("reading with a preview token", () => {
     expect(bySlug.headers.get("cache-control")).toBe("private, no-store");
     expect(bySlug.headers.get("x-cache")).toBeNull();
     expect((await read(draftId, token)).body.post.id).toBe(draftId);
+    // The keyless workspace path reads as a public key does, so the token opens the draft there too.
+    const keyless = await app.request("GET", `/v1/${ws.id}/posts/secret-draft?preview=${token}`);
+    expect(keyless.status).toBe(200);
+    expect(keyless.body.post.id).toBe(draftId);
 
     const edit = await app.request("PATCH", "/v1/posts/secret-draft", {
       key: ws.privateKey,
@@ -174,6 +178,15 @@ describe("reading with a preview token", () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ data: { post: { slug: "secret-draft", status: "DRAFT" } } });
       expect(res.headers.get("cache-control")).toBe("private, no-store");
+      expect(res.headers.get("x-cache")).toBeNull();
+    }
+    // GET, which HTTP caches could keep: no validators, no-store, never from the response cache.
+    const getUrl = `/graphql?query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify({ t: token }))}`;
+    for (let i = 0; i < 2; i++) {
+      const res = await app.request("GET", getUrl, { key: ws.publicKey });
+      expect(res.body).toEqual({ data: { post: { slug: "secret-draft", status: "DRAFT" } } });
+      expect(res.headers.get("cache-control")).toBe("private, no-store");
+      expect(res.headers.get("etag")).toBeNull();
       expect(res.headers.get("x-cache")).toBeNull();
     }
     const refused = await graphql(ws.publicKey, query, { t: `${token.slice(0, -2)}xx` });

@@ -214,6 +214,8 @@ function argumentHints(
     page: fc.integer({ min: 1, max: 5 }),
     first: fc.integer({ min: 0, max: 100 }),
     last: rarely(fc.integer({ min: 0, max: 100 }), 4),
+    // A preview token decides a post read before anything else: sent now and then, so most reads go on.
+    preview: rarely(hostileString(), 4),
   };
 }
 
