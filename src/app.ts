@@ -13,6 +13,7 @@ import { webhookQueueState } from "./content/webhook-deliveries.ts";
 import { onCommittedChanges } from "./content/writer.ts";
 import type { Database } from "./db/database.ts";
 import { echoInput } from "./domain/echo-input.ts";
+import { resolvePreviewSecret } from "./first-start.ts";
 import { rateLimitedError } from "./graphql/errors.ts";
 import type { ChangeStream } from "./graphql/live/change-stream.ts";
 import { createContentYoga } from "./graphql/yoga.ts";
@@ -87,6 +88,7 @@ export function buildApp(deps: AppDeps): Express {
     contentHead,
     graphqlAnswers,
     metrics,
+    previewSecret: resolvePreviewSecret(config, logger),
   };
   const yoga = createContentYoga(db.prisma, services);
 

@@ -51,6 +51,38 @@ const durationList = z
   )
   .refine((waits) => waits.every((wait) => wait > 0), "every duration must be above zero");
 
+/** "1h" → 3600000: one whole number with a unit (ms, s, m, h), above zero. */
+const duration = z
+  .string()
+  .regex(/^\s*\d+(ms|s|m|h)\s*$/, 'must be a duration such as "30m" or "1h" (units ms, s, m, h)')
+  .transform((text) => {
+    const [, amount = "0", unit = "ms"] = /(\d+)(ms|s|m|h)/.exec(text) ?? [];
+    return Number(amount) * DURATION_UNITS_MS[unit as keyof typeof DURATION_UNITS_MS];
+  })
+  .refine((ms) => ms > 0, "must be above zero");
+
+/** The placeholders PREVIEW_URL may hold; each is replaced by its value, percent-encoded. */
+export const PREVIEW_URL_PLACEHOLDERS = ["token", "id", "slug"] as const;
+
+/** PREVIEW_URL: an http(s) URL template that holds `{token}` and no placeholder but those above. */
+function checkPreviewUrlTemplate(template: string, ctx: z.RefinementCtx): void {
+  const names = [...template.matchAll(/\{([^{}]*)\}/g)].map((match) => match[1] ?? "");
+  const unknown = names.filter((name) => !(PREVIEW_URL_PLACEHOLDERS as readonly string[]).includes(name));
+  if (unknown.length)
+    ctx.addIssue({
+      code: "custom",
+      message: `has unknown placeholders ${unknown.map((n) => `{${n}}`).join(", ")}; use {token}, {id}, {slug}`,
+    });
+  if (!names.includes("token"))
+    ctx.addIssue({
+      code: "custom",
+      message: "must hold {token}, e.g. https://site.example/preview?token={token}",
+    });
+  const sample = template.replace(/\{[^{}]*\}/g, "x");
+  if (!/^https?:\/\//.test(sample) || !URL.canParse(sample))
+    ctx.addIssue({ code: "custom", message: "must be an http(s) URL once its placeholders are filled in" });
+}
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: port.default(3000),
@@ -120,6 +152,15 @@ const EnvSchema = z.object({
   SUBSCRIPTION_MAX_QUEUED: positiveInt.default(100),
   /** Revisions kept per post (the newest); older ones are removed as new ones are written. */
   REVISIONS_KEEP: positiveInt.default(50),
+  /**
+   * Signs preview tokens (HMAC-SHA256). Unset: with the embedded database one is made on first start
+   * and kept in DATA_DIR/preview-secret; with DATABASE_URL previews are off (every instance must share it).
+   */
+  PREVIEW_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** How long a preview token opens its post. */
+  PREVIEW_TTL: duration.default(3_600_000),
+  /** Where a preview is viewed: a URL template with {token} (and optionally {id}, {slug}). */
+  PREVIEW_URL: z.string().superRefine(checkPreviewUrlTemplate).optional(),
   /** The REST response cache: in this process's memory, or none. */
   CACHE: z.enum(["memory", "off"]).default("memory"),
   /** Bytes of answers the memory cache keeps at most (least recently used go first). */
@@ -196,6 +237,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
     cache: { mode: env.CACHE, maxBytes: env.CACHE_MAX_BYTES },
     subscriptions: { maxQueued: env.SUBSCRIPTION_MAX_QUEUED },
     revisions: { keep: env.REVISIONS_KEEP },
+    preview: { secret: env.PREVIEW_SECRET, ttlMs: env.PREVIEW_TTL, urlTemplate: env.PREVIEW_URL },
   };
 }
 

@@ -128,23 +128,35 @@ export function answerKey(req: IncomingMessage, workspaceId: string, keyKind: st
 }
 
 /**
- * Sends a 200 JSON answer with its validators, or 304 when the client holds it already. Public-key
- * answers may be kept by shared caches but must be revalidated (the ETag makes that a 304); private-key
- * answers by the client only. Node's own response methods only: the cached-read door sends hits with it
- * before Express has dressed the request.
+ * Who may keep an answer: shared caches, revalidating (public keys); the client only (private keys);
+ * nobody (a read through a preview token: it shows unpublished content, and the token's expiry or
+ * revocation changes no content, so no validator could ever tell a cache that the answer is gone).
+ */
+export type AnswerAudience = "public" | "private" | "nobody";
+
+export const CACHE_CONTROL: Record<AnswerAudience, string> = {
+  public: "public, no-cache",
+  private: "private, no-cache",
+  nobody: "private, no-store",
+};
+
+/**
+ * Sends a 200 JSON answer with its validators, or 304 when the client holds it already, with the
+ * Cache-Control of its audience (the ETag makes a revalidation a 304). Node's own response methods
+ * only: the cached-read door sends hits with it before Express has dressed the request.
  */
 export function sendJsonAnswer(
   req: IncomingMessage,
   res: ServerResponse,
   answer: JsonAnswer,
-  keyKind: string,
+  audience: AnswerAudience,
   cacheStatus?: "HIT" | "MISS",
 ): void {
   const encoding = answer.body.length >= COMPRESS_FROM_BYTES ? preferredEncoding(req) : null;
   // One tag per representation (RFC 9110): the compressed bytes are not the identity's.
   const etag = encoding ? `${answer.etag.slice(0, -1)}-${encoding}"` : answer.etag;
   res.setHeader("ETag", etag);
-  res.setHeader("Cache-Control", keyKind === "private" ? "private, no-cache" : "public, no-cache");
+  res.setHeader("Cache-Control", CACHE_CONTROL[audience]);
   res.setHeader("Vary", "Authorization, Accept-Encoding");
   res.setHeader("Surrogate-Key", answer.tags);
   res.setHeader("Cache-Tag", answer.tags.replaceAll(" ", ","));

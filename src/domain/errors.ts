@@ -62,3 +62,22 @@ export class ForbiddenError extends DomainError {
 export class PayloadTooLargeError extends DomainError {
   override name = "PayloadTooLargeError";
 }
+
+/**
+ * Why a preview token does not open the post a read names: `invalid` (not made by this service, or
+ * altered), `expired`, `revoked` (the post's previews were revoked after it was made) or `other-post`
+ * (it opens another post, or a post of another workspace).
+ */
+export type PreviewTokenProblem = "invalid" | "expired" | "revoked" | "other-post";
+
+/** A preview token that grants nothing (here): the read is refused, whatever the post's status. */
+export class PreviewTokenError extends DomainError {
+  override name = "PreviewTokenError";
+
+  constructor(
+    readonly problem: PreviewTokenProblem,
+    message: string,
+  ) {
+    super(message);
+  }
+}

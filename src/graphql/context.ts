@@ -34,6 +34,8 @@ export interface AppServices {
   graphqlAnswers?: GraphQLAnswers;
   /** Where GraphQL reports its measurements (src/metrics.ts); absent: nothing is measured. */
   metrics?: GraphQLObservers;
+  /** Signs and checks preview tokens (first-start.ts resolvePreviewSecret); absent: previews are off. */
+  previewSecret?: string;
 }
 
 /** What the GraphQL layer measures: operation durations and its response cache. */

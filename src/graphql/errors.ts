@@ -12,6 +12,7 @@ import {
   InvalidInputError,
   NotFoundError,
   PayloadTooLargeError,
+  PreviewTokenError,
 } from "../domain/errors.ts";
 
 export type ErrorCode =
@@ -27,7 +28,9 @@ export type ErrorCode =
   | "BAD_REQUEST"
   | "QUERY_TOO_COMPLEX"
   | "CURSOR_EXPIRED"
-  | "PERSISTED_QUERY_NOT_FOUND";
+  | "PERSISTED_QUERY_NOT_FOUND"
+  | "PREVIEW_TOKEN_INVALID"
+  | "PREVIEWS_UNAVAILABLE";
 
 const httpStatus: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
@@ -43,6 +46,9 @@ const httpStatus: Record<ErrorCode, number> = {
   QUERY_TOO_COMPLEX: 400,
   CURSOR_EXPIRED: 410,
   PERSISTED_QUERY_NOT_FOUND: 404,
+  // The key is fine (not a 401, which clients read as "fix your API key"); the token grants nothing.
+  PREVIEW_TOKEN_INVALID: 403,
+  PREVIEWS_UNAVAILABLE: 503,
 };
 
 function clientError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
@@ -61,6 +67,8 @@ export function fromDomainError(error: DomainError): GraphQLError {
     });
   if (error instanceof ForbiddenError) return clientError("FORBIDDEN", error.message);
   if (error instanceof PayloadTooLargeError) return clientError("PAYLOAD_TOO_LARGE", error.message);
+  if (error instanceof PreviewTokenError)
+    return clientError("PREVIEW_TOKEN_INVALID", error.message, { reason: error.problem });
   throw new TypeError(`No GraphQL error for ${error.name}`);
 }
 
@@ -167,4 +175,15 @@ export function rateLimitedError(message: string, retryAfterSeconds: number): Gr
  */
 export function persistedQueryNotFoundError(): GraphQLError {
   return clientError("PERSISTED_QUERY_NOT_FOUND", "PersistedQueryNotFound");
+}
+
+/**
+ * Previews need a signing secret every instance shares: with DATABASE_URL and no PREVIEW_SECRET there is
+ * none (the embedded mode makes its own), so previews are off rather than signed by one instance only.
+ */
+export function previewsUnavailableError(): GraphQLError {
+  return clientError(
+    "PREVIEWS_UNAVAILABLE",
+    "Previews are not configured on this service: set PREVIEW_SECRET (the same on every instance)",
+  );
 }

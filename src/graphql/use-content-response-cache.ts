@@ -6,7 +6,8 @@
 // The key also holds the key kind (public and private answers never mix), the document, the operation
 // name and the variables. Only queries are stored, only without errors, and only when no root field
 // reads state that moves without an event (webhook endpoints and deliveries; the change log and the
-// change feed, pruned by age, whose cursors carry the time they were issued). REST's in-process
+// change feed, pruned by age, whose cursors carry the time they were issued; reads through a preview
+// token, which expires or is revoked without one). REST's in-process
 // executions never pass through here: Yoga calls `onParams` for HTTP requests only, and REST caches its
 // own bodies. Served answers carry `X-Cache: HIT`, stored ones `MISS`.
 //
@@ -19,6 +20,7 @@ import { type DocumentNode, Kind, type OperationDefinitionNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { holdsETag, strongETag } from "../cache/etag.ts";
 import type { GraphQLAnswer, GraphQLAnswers } from "../cache/graphql-answers.ts";
+import { readsPreview } from "./use-preview-no-store.ts";
 
 /** Root fields whose answers change without a change log event: never cached. */
 const UNCACHEABLE_ROOT_FIELDS = new Set([
@@ -142,7 +144,8 @@ function cacheable(document: DocumentNode, operationName: string | null): boolea
         ? operations[0]
         : undefined
       : operations.find((o) => o.name?.value === operationName);
-  if (operation?.operation !== "query") return false;
+  // A preview read expires and is revoked without an event: its answer would outlive its token.
+  if (operation?.operation !== "query" || readsPreview(document)) return false;
   return operation.selectionSet.selections.every(
     (selection) => selection.kind === Kind.FIELD && !UNCACHEABLE_ROOT_FIELDS.has(selection.name.value),
   );

@@ -21,6 +21,7 @@ import { useGraphQLResponseMediaType } from "./use-graphql-response-media-type.t
 import { useNullByteGuard } from "./use-null-byte-guard.ts";
 import { useOperationMetrics } from "./use-operation-metrics.ts";
 import { usePersistedDocuments } from "./use-persisted-documents.ts";
+import { usePreviewNoStore } from "./use-preview-no-store.ts";
 import { useQueryBounds } from "./use-query-bounds.ts";
 import { useResponseSizeLimit } from "./use-response-size-limit.ts";
 
@@ -65,6 +66,7 @@ export function createContentYoga(prisma: PrismaClient, services: AppServices): 
       ...(services.contentHead && services.graphqlAnswers
         ? [useContentResponseCache({ contentHead: services.contentHead, answers: services.graphqlAnswers })]
         : []),
+      usePreviewNoStore(),
       ...(services.metrics ? [useOperationMetrics(services.metrics)] : []),
       useQueryBounds({
         ...DOCUMENT_BOUNDS,

@@ -43,6 +43,17 @@ export function restErrorFromGraphQL(errors: readonly AnyGraphQLError[]): RestEr
       return { status: 429, body: { error: "Too many requests", details: { message, statusCode: 429 } } };
     case "CURSOR_EXPIRED":
       return { status: 410, body: { error: "Cursor expired", message } };
+    case "PREVIEW_TOKEN_INVALID":
+      return {
+        status: 403,
+        body: {
+          error: ext.reason === "expired" ? "Preview token expired" : "Invalid preview token",
+          message,
+          reason: ext.reason,
+        },
+      };
+    case "PREVIEWS_UNAVAILABLE":
+      return { status: 503, body: { error: "Previews not configured", message } };
     case "QUERY_TOO_COMPLEX":
       return { status: 400, body: { error: "Query too complex", message } };
     default:

@@ -11,6 +11,10 @@ const ErrorBody = z.object({
   error: z.string(),
   message: z.string(),
   details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  reason: z
+    .enum(["invalid", "expired", "revoked", "other-post"])
+    .optional()
+    .describe("Why a preview token was refused (403 of a read with `preview`)"),
 });
 const PageErrorBody = z.object({
   error: z.literal("Invalid page number"),
@@ -132,6 +136,9 @@ function forbiddenWhen(route: RestRoute, workspaceForm: boolean): string | null 
     route.access === "private" ? "this operation needs a private key" : null,
     route.query?.some((param) => param.name === "status")
       ? "drafts (`status=draft|all`) need a private key"
+      : null,
+    route.query?.some((param) => param.name === "preview")
+      ? "the preview token is not valid, has expired or been revoked, or opens another post (`reason`)"
       : null,
     workspaceForm ? "the key belongs to another workspace" : null,
   ].filter((reason): reason is string => reason !== null);

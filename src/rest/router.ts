@@ -2,7 +2,14 @@
 // in-process GraphQL execution and the reshaping into the documented bodies.
 import express, { type Request, type RequestHandler, type Response, Router } from "express";
 import type { z } from "zod";
-import { answerKey, jsonAnswer, type ResponseCache, sendJsonAnswer } from "../cache/rest-answers.ts";
+import {
+  type AnswerAudience,
+  answerKey,
+  CACHE_CONTROL,
+  jsonAnswer,
+  type ResponseCache,
+  sendJsonAnswer,
+} from "../cache/rest-answers.ts";
 import type { Config } from "../config.ts";
 import { echoInput } from "../domain/echo-input.ts";
 import type { ContentYoga } from "../graphql/yoga.ts";
@@ -88,7 +95,9 @@ function routeHandler(route: RestRoute, operation: PreparedOperation, deps: Rest
 /**
  * A GET: from the response cache when the route opts in and the workspace's content has not changed
  * since the answer was stored (src/cache/rest-answers.ts), else computed (and stored); with an ETag either way.
- * Preview tokens expire with time, not with the content: answers read with one are never stored.
+ * Preview tokens expire and are revoked without any content change, and what they show is unpublished:
+ * a read with `preview` is never looked up or stored (so neither kind of answer can reach the other),
+ * and no cache anywhere may keep its answer, refusals included.
  */
 async function answerRead(
   route: RestRoute,
@@ -98,7 +107,10 @@ async function answerRead(
   res: Response,
   caller: { workspaceId: string; keyKind: string },
 ): Promise<void> {
-  const cache = route.cached && deps.cache && !("preview" in req.query) ? deps.cache : undefined;
+  const preview = "preview" in req.query;
+  const audience: AnswerAudience = preview ? "nobody" : caller.keyKind === "private" ? "private" : "public";
+  if (preview) res.setHeader("Cache-Control", CACHE_CONTROL.nobody);
+  const cache = route.cached && deps.cache && !preview ? deps.cache : undefined;
   const key = answerKey(req, caller.workspaceId, caller.keyKind);
   // Read before the answer is computed: see src/cache/rest-answers.ts for why this order is never stale. When
   // it cannot be read, the request runs uncached (and meets the same trouble in its own statements).
@@ -106,7 +118,7 @@ async function answerRead(
   const head = cache ? await headOf(cache, req, caller.workspaceId) : null;
   const hit = cache && head !== null ? cache.get(key, head) : undefined;
   if (hit) {
-    sendJsonAnswer(req, res, hit, caller.keyKind, "HIT");
+    sendJsonAnswer(req, res, hit, audience, "HIT");
     return;
   }
   const outcome = await runRoute(route, operation, deps, req, res);
@@ -117,7 +129,7 @@ async function answerRead(
   const computed = jsonAnswer(outcome.body, caller.workspaceId, route.tag.toLowerCase());
   const answer =
     cache && head !== null ? cache.put(key, head, routeTemplateOf(req, res), computed) : computed;
-  sendJsonAnswer(req, res, answer, caller.keyKind, cache ? "MISS" : undefined);
+  sendJsonAnswer(req, res, answer, audience, cache ? "MISS" : undefined);
 }
 
 function headOf(cache: ResponseCache, req: Request, workspaceId: string): Promise<string | null> {

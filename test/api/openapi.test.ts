@@ -250,6 +250,13 @@ describe("every operation's real success response matches the document", () => {
     await visit("GET", revision, "/v1/posts/tour/revisions/2?compare=1", { status: 200 });
     // Revision 2 is what the PATCH left: restoring it changes nothing the rest of the tour reads.
     await visit("POST", `${revision}/restore`, "/v1/posts/tour/revisions/2/restore", { status: 200 });
+    const preview = "/v1/posts/{identifier}/preview";
+    const { preview: made } = await visit("POST", preview, "/v1/posts/tour/preview", { status: 201 });
+    await visit("GET", "/v1/posts/{identifier}", `/v1/posts/tour?preview=${made.token}`, {
+      key: ws.publicKey,
+      status: 200,
+    });
+    await visit("DELETE", preview, "/v1/posts/tour/preview", { status: 200 });
     for (const resource of ["categories", "tags"]) {
       await visit("GET", `/v1/${resource}`, `/v1/${resource}`, { key: ws.publicKey, status: 200 });
       await visit(

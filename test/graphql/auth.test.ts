@@ -139,6 +139,8 @@ describe("no valid key: UNAUTHENTICATED over HTTP", () => {
 
 const WEBHOOKS_NEED_PRIVATE_KEY =
   "Webhook endpoints need a private API key; public keys are embedded in websites";
+const PREVIEWS_NEED_PRIVATE_KEY =
+  "Preview tokens are made and revoked with a private API key; this key is public";
 
 describe("public key: reads published content, writes nothing", () => {
   // Every mutation of the schema, with arguments that a private key could run.
@@ -223,6 +225,15 @@ describe("public key: reads published content, writes nothing", () => {
     }),
     restorePostRevision: () => ({
       query: 'mutation { restorePostRevision(identifier: "a-post", number: 1) { id } }',
+    }),
+    // A preview token shows unpublished content to whoever holds it: made and revoked by private keys.
+    createPostPreview: () => ({
+      query: 'mutation { createPostPreview(identifier: "a-post") { token } }',
+      refusal: PREVIEWS_NEED_PRIVATE_KEY,
+    }),
+    revokePostPreviews: () => ({
+      query: 'mutation { revokePostPreviews(identifier: "a-post") { id } }',
+      refusal: PREVIEWS_NEED_PRIVATE_KEY,
     }),
   };
 

@@ -159,7 +159,7 @@ function resourceOf(fieldName: string): Resource {
   // The change log names no records of its own: any resource's hints serve (`after` gets post cursors).
   if (fieldName === "events" || fieldName === "changes") return "posts";
   const base = fieldName
-    .replace(/^(create|update|delete|rotate|retry|replay|send|restore)/, "")
+    .replace(/^(create|update|delete|rotate|retry|replay|send|restore|revoke)/, "")
     .toLowerCase();
   const found = RESOURCES.find((r) => base.startsWith(r.slice(0, 3)));
   if (!found) throw new Error(`No resource for ${fieldName}`);
@@ -214,6 +214,8 @@ function argumentHints(
     page: fc.integer({ min: 1, max: 5 }),
     first: fc.integer({ min: 0, max: 100 }),
     last: rarely(fc.integer({ min: 0, max: 100 }), 4),
+    // A preview token decides a post read before anything else: sent now and then, so most reads go on.
+    preview: rarely(hostileString(), 4),
   };
 }
 

@@ -16,6 +16,7 @@ import { createChangeStream, startBackgroundWork } from "../../src/bootstrap.ts"
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/database.ts";
 import type { QueryObserver } from "../../src/db/sql-executor.ts";
+import { resolvePreviewSecret } from "../../src/first-start.ts";
 import type { ChangeStream } from "../../src/graphql/live/change-stream.ts";
 import { createContentYoga } from "../../src/graphql/yoga.ts";
 import { answerParserErrorsWithJson } from "../../src/http/client-errors.ts";
@@ -123,6 +124,8 @@ export async function startTestApp(
     logger: silentLogger,
     sql: db.sql,
     mediaStorage,
+    // The same secret as the app's (DATA_DIR/preview-secret, made by buildApp): tokens work on both.
+    previewSecret: resolvePreviewSecret(mediaConfig, silentLogger),
   });
 
   return {

@@ -3,6 +3,7 @@ import { builder } from "../builder.ts";
 import "./enums.ts";
 import "./post.ts";
 import "./post-revision.ts";
+import "./post-preview.ts";
 import "./category.ts";
 import "./tag.ts";
 import "./taxonomy-posts.ts";

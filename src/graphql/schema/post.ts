@@ -23,6 +23,7 @@ import {
 } from "./enums.ts";
 import { PostFieldEntry } from "./field.ts";
 import { CreatePostInput, UpdatePostInput } from "./post-inputs.ts";
+import { previewGrantedPostId } from "./post-preview.ts";
 import { Tag } from "./tag.ts";
 
 export const Post = builder.prismaObject("Post", {
@@ -114,16 +115,23 @@ builder.queryFields((t) => ({
     args: {
       identifier: t.arg.string({ required: true }),
       status: t.arg({ type: PostStatusFilterEnum, defaultValue: "published" }),
+      preview: t.arg.string({
+        description:
+          "A preview token (createPostPreview): shows the post it was made for as it is now, draft or scheduled, to any key; `status` does not apply",
+      }),
     },
     resolve: async (query, _root, args, ctx) => {
       const status = args.status ?? "published";
-      if (status !== "published") assertCanReadDrafts(ctx);
+      if (status !== "published" && args.preview == null) assertCanReadDrafts(ctx);
       const post = await ctx.prisma.post.findFirst({
         ...query,
-        where: {
-          ...byIdentifier(ctx.caller.workspaceId, args.identifier),
-          ...statusWhere(status, new Date()),
-        },
+        where:
+          args.preview == null
+            ? { ...byIdentifier(ctx.caller.workspaceId, args.identifier), ...statusWhere(status, new Date()) }
+            : {
+                id: await previewGrantedPostId(ctx, args.identifier, args.preview),
+                workspaceId: ctx.caller.workspaceId,
+              },
       });
       if (!post) throw notFoundError("Post", args.identifier);
       return post;

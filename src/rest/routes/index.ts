@@ -7,6 +7,7 @@ import { changeRoutes } from "./changes.ts";
 import { eventRoutes } from "./events.ts";
 import { fieldRoutes } from "./fields.ts";
 import { mediaRoutes } from "./media.ts";
+import { postPreviewRoutes } from "./post-previews.ts";
 import { postRevisionRoutes } from "./post-revisions.ts";
 import { postRoutes } from "./posts.ts";
 import { categoryRoutes, tagRoutes } from "./taxonomies.ts";
@@ -17,6 +18,7 @@ export function restRoutes(config: Config): RestRoute[] {
   return [
     ...postRoutes,
     ...postRevisionRoutes,
+    ...postPreviewRoutes,
     ...categoryRoutes,
     ...tagRoutes,
     ...authorRoutes,

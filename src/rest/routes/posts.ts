@@ -6,6 +6,7 @@ import type { RestRoute } from "../route.ts";
 import { DeleteResultShape, PaginationShape, PostShape, PostWriteResultShape } from "../shapes.ts";
 import { graphqlEnum, PAGINATION_SELECTION } from "./conventions.ts";
 import { POST_FRAGMENT, toPostBody } from "./post-body.ts";
+import { PREVIEW_PARAM, PREVIEW_READ_ERRORS } from "./post-previews.ts";
 
 const FORMAT_PARAM: QueryParam = {
   name: "format",
@@ -143,17 +144,19 @@ export const postRoutes: RestRoute[] = [
     summary: "Get a post by id or slug",
     access: "read",
     workspacePathForm: true,
-    query: [FORMAT_PARAM, STATUS_PARAM],
-    document: `query GetPost($identifier: String!, $status: PostStatusFilter, $format: ContentFormat) {
-      post(identifier: $identifier, status: $status) { ...RestPost }
+    query: [FORMAT_PARAM, STATUS_PARAM, PREVIEW_PARAM],
+    document: `query GetPost($identifier: String!, $status: PostStatusFilter, $format: ContentFormat, $preview: String) {
+      post(identifier: $identifier, status: $status, preview: $preview) { ...RestPost }
     } ${POST_FRAGMENT}`,
     variables: ({ params, query }) => ({
       identifier: params.identifier,
       status: graphqlEnum(query.status),
       format: graphqlEnum(query.format),
+      preview: query.preview,
     }),
     reshape: (data) => ({ post: toPostBody(data.post as Record<string, unknown>) }),
     status: 200,
+    errors: PREVIEW_READ_ERRORS,
     response: z.object({ post: PostShape }),
   },
   {

@@ -1,0 +1,86 @@
+// Draft previews: `createPostPreview` and `revokePostPreviews` (private keys), and what `post(identifier:,
+// preview:)` (post.ts) asks before it shows a post through a token. The rules are
+// src/content/post-previews.ts's; here are only who may call, the secret, and PREVIEW_URL.
+import {
+  type IssuedPreview,
+  issuePostPreview,
+  previewedPostId,
+  previewUrl,
+  revokePostPreviews,
+} from "../../content/post-previews.ts";
+import { builder } from "../builder.ts";
+import type { GraphQLContext } from "../context.ts";
+import { forbiddenError, previewsUnavailableError } from "../errors.ts";
+import { DeleteResult } from "./enums.ts";
+
+export const PostPreview = builder
+  .objectRef<IssuedPreview & { url: string | null }>("PostPreview")
+  .implement({
+    description:
+      "A signed, expiring grant to read one post as it is now (draft or scheduled): post(identifier:, preview: token) with any key of the workspace",
+    fields: (t) => ({
+      postId: t.exposeID("postId"),
+      token: t.exposeString("token", {
+        description: "Pass as `preview` (GraphQL) or `?preview=` (REST); URL-safe as it is",
+      }),
+      expiresAt: t.field({ type: "DateTime", resolve: (preview) => preview.expiresAt }),
+      url: t.string({
+        nullable: true,
+        description: "PREVIEW_URL with {token}, {id} and {slug} filled in; null when PREVIEW_URL is not set",
+        resolve: (preview) => preview.url,
+      }),
+    }),
+  });
+
+/** Made and revoked by private keys only: a token shows unpublished content to whoever holds it. */
+function assertCanManagePreviews(ctx: GraphQLContext): void {
+  if (ctx.caller.keyKind !== "private")
+    throw forbiddenError("Preview tokens are made and revoked with a private API key; this key is public");
+}
+
+function previewSecret(ctx: GraphQLContext): string {
+  const secret = ctx.services.previewSecret;
+  if (!secret) throw previewsUnavailableError();
+  return secret;
+}
+
+/** The post a preview read may show (see previewedPostId for what the token must be). */
+export function previewGrantedPostId(
+  ctx: GraphQLContext,
+  identifier: string,
+  token: string,
+): Promise<string> {
+  const secret = previewSecret(ctx);
+  return previewedPostId(ctx.prisma, ctx.caller.workspaceId, identifier, token, { secret }, new Date());
+}
+
+builder.mutationFields((t) => ({
+  createPostPreview: t.field({
+    type: PostPreview,
+    description:
+      "A preview token for a post, valid for PREVIEW_TTL (private keys only); revokePostPreviews ends it sooner",
+    args: { identifier: t.arg.string({ required: true, description: "The post's id or slug" }) },
+    resolve: async (_root, args, ctx) => {
+      assertCanManagePreviews(ctx);
+      const { ttlMs, urlTemplate } = ctx.services.config.preview;
+      const issued = await issuePostPreview(
+        ctx.prisma,
+        ctx.caller.workspaceId,
+        args.identifier,
+        { secret: previewSecret(ctx), ttlMs },
+        new Date(),
+      );
+      return { ...issued, url: urlTemplate ? previewUrl(urlTemplate, issued) : null };
+    },
+  }),
+  revokePostPreviews: t.field({
+    type: DeleteResult,
+    description:
+      "Ends every preview token made so far for a post (private keys only); answers the post's id. New tokens work again.",
+    args: { identifier: t.arg.string({ required: true, description: "The post's id or slug" }) },
+    resolve: async (_root, args, ctx) => {
+      assertCanManagePreviews(ctx);
+      return { id: await revokePostPreviews(ctx.prisma, ctx.caller.workspaceId, args.identifier) };
+    },
+  }),
+}));

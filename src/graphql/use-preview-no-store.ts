@@ -1,0 +1,35 @@
+// Answers read through a preview token (`post(preview:)`) may be kept by no cache: they show
+// unpublished content, and a token stops working (expiry, revocation) without any content change that
+// a validator or the response cache (use-content-response-cache.ts, which skips such reads) could see.
+// The REST door does the same for `?preview=` (src/rest/router.ts).
+import { BREAK, type DocumentNode, visit } from "graphql";
+import type { Plugin } from "graphql-yoga";
+
+/** Whether an operation passes a `preview` argument anywhere (a token, a variable or even null). */
+export function readsPreview(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Argument(node) {
+      if (node.name.value !== "preview") return undefined;
+      found = true;
+      return BREAK;
+    },
+  });
+  return found;
+}
+
+export function usePreviewNoStore(): Plugin {
+  const previewRequests = new WeakSet<Request>();
+  return {
+    onExecute({ args }) {
+      // HTTP requests only: REST's in-process executions carry no `request` and set their own headers.
+      const request = (args.contextValue as { request?: Request }).request;
+      if (request && readsPreview(args.document)) previewRequests.add(request);
+    },
+    onResponse({ request, response }) {
+      if (!previewRequests.has(request)) return;
+      response.headers.set("Cache-Control", "private, no-store");
+      response.headers.delete("ETag");
+    },
+  };
+}
