@@ -13,7 +13,8 @@ const SRC = path.resolve(import.meta.dirname, "../../src");
  * `config` are single files at the top of src/. Beyond "each layer only the ones below it":
  * - `db` may import `config`: opening the database reads its part of the Config type.
  * - `media` may import `config`: the storage is chosen from its settings.
- * - `cache` holds HTTP validators both doors' caches share (ETags); it imports nothing of the project.
+ * - `cache` holds HTTP validators (ETags) and both doors' answer stores, which the cached-read door
+ *   (http) reads before routing; it imports nothing of the project.
  * - `rest` may import `media`: it parses multipart uploads itself (and answers their errors as REST
  *   bodies) before the in-process GraphQL execution; never `content`, `db` or `generated`.
  */
