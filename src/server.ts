@@ -1,8 +1,11 @@
 // `npm start`: validate configuration, open the runtime, listen; on SIGTERM/SIGINT stop accepting,
 // let in-flight requests and webhook attempts finish (up to SHUTDOWN_TIMEOUT_MS), then close the
 // database cleanly.
+//
+// The HTTP side (GraphQL schema, REST routes, express: most of the code) is imported while the database
+// opens rather than before: loading it and opening PGlite (or copying the data template into a new
+// data folder) then overlap, which is a good part of a start (README: Performance, "Start-up").
 import type { Server } from "node:http";
-import { buildApp } from "./app.ts";
 import { createChangeStream, createSharedCallers, openRuntime, startBackgroundWork } from "./bootstrap.ts";
 import { startControlServer } from "./cli/control-server.ts";
 import { controlSocketPath } from "./cli/control-socket.ts";
@@ -17,6 +20,9 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { format: config.logFormat });
   const metrics = createMetrics({ processMetrics: true });
+  const loadingApp = import("./app.ts");
+  // Awaited below; a failed import must not go unhandled while the database opens.
+  loadingApp.catch(() => {});
   const runtime = await openRuntime(config, logger, { onQuery: () => metrics.countStatement() });
   await ensureDefaultWorkspace(runtime.db.prisma, (text) =>
     process.stdout.write(`${text.replace("PORT", String(config.port))}\n`),
@@ -33,6 +39,7 @@ async function main(): Promise<void> {
       : null;
   const changes = createChangeStream(runtime.db, logger, config.subscriptions.maxQueued);
   const shared = await createSharedCallers(runtime.db, logger);
+  const { buildApp } = await loadingApp;
   const app = buildApp({
     config,
     logger,

@@ -3,7 +3,8 @@
 // event: the post's read form), so a revision exists exactly when its write committed. Here: reading
 // them, comparing two, and restoring one — which is an ordinary update to that snapshot (a new
 // revision and the usual events), never a rewrite of history.
-import { diffLines } from "diff";
+import { createRequire } from "node:module";
+import type * as Diff from "diff";
 import { NotFoundError } from "../domain/errors.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { byIdentifier } from "./post-filters.ts";
@@ -112,12 +113,16 @@ export interface RevisionComparison {
 }
 
 /** What changed from revision `from` to revision `to`. */
+/** `diff` loads on the first comparison, not with the server. */
+const require = createRequire(import.meta.url);
+
 export function compareRevisions(from: PostRevisionRecord, to: PostRevisionRecord): RevisionComparison {
   const changes = COMPARED_FIELDS.flatMap((field) => {
     const before = comparable(field, from.snapshot);
     const after = comparable(field, to.snapshot);
     return JSON.stringify(before) === JSON.stringify(after) ? [] : [{ field, from: before, to: after }];
   });
+  const { diffLines } = require("diff") as typeof Diff;
   const contentDiff = diffLines(
     withLineBreaks(from.snapshot.content),
     withLineBreaks(to.snapshot.content),

@@ -1,7 +1,13 @@
 // Stored HTML is safe to render as is: no scripts, no event handlers, no javascript: URLs.
-import sanitize from "sanitize-html";
+//
+// sanitize-html (with postcss and htmlparser2, about a hundred files) is loaded on the first write that
+// needs it rather than with the server, whose start it would slow for every start.
+import { createRequire } from "node:module";
+import type SanitizeHtml from "sanitize-html";
 
-const options: sanitize.IOptions = {
+const require = createRequire(import.meta.url);
+
+const sanitizerOptions = (sanitize: typeof SanitizeHtml): SanitizeHtml.IOptions => ({
   allowedTags: [
     ...sanitize.defaults.allowedTags,
     "img",
@@ -36,8 +42,17 @@ const options: sanitize.IOptions = {
   allowProtocolRelative: true,
   // Embeds only from well-known video hosts; an arbitrary iframe could frame anything.
   allowedIframeHostnames: ["www.youtube.com", "www.youtube-nocookie.com", "player.vimeo.com"],
-};
+});
+
+let sanitizer: ((html: string) => string) | undefined;
+
+function loadSanitizer(): (html: string) => string {
+  const sanitize = require("sanitize-html") as typeof SanitizeHtml;
+  const options = sanitizerOptions(sanitize);
+  return (html) => sanitize(html, options);
+}
 
 export function sanitizeHtml(html: string): string {
-  return sanitize(html, options);
+  sanitizer ??= loadSanitizer();
+  return sanitizer(html);
 }

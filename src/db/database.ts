@@ -10,6 +10,7 @@ import { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import { acquireEmbeddedLock, type EmbeddedLock } from "./embedded-lock.ts";
 import { applyPendingMigrations } from "./migrations.ts";
+import { startFromTemplate } from "./new-data-folder.ts";
 import { type Listening, listenOnPostgres } from "./notifications.ts";
 import {
   observedExecutor,
@@ -43,6 +44,8 @@ export interface OpenDatabaseOptions {
   /** Apply pending migrations before returning (always done for the embedded modes). */
   migrate?: boolean;
   logger?: Logger;
+  /** Where a new embedded data folder's template lives [dist/pgdata-template] (new-data-folder.ts). */
+  dataTemplateRoot?: string;
   /**
    * Called with every SQL statement Prisma sends and every raw one through `sql` (after start-up);
    * used by statement-count tests and the benchmark.
@@ -103,6 +106,17 @@ export async function openDatabase(
   let client: PGlite;
   if (config.kind === "embedded") {
     lock = acquireEmbeddedLock(config.dir);
+    try {
+      await startFromTemplate(config.dir, {
+        templateRoot: options.dataTemplateRoot,
+        log,
+        warn: (msg, error) =>
+          options.logger?.warn(msg, { error: error instanceof Error ? error.message : String(error) }),
+      });
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
     client = new PGlite(config.dir);
   } else {
     client = new PGlite();

@@ -1,7 +1,12 @@
 // The Redis connection rate limiting runs over, tuned to fail fast: a limiter answer that arrives late is
 // worse than a local one, so a dead or stalled Redis must turn into an immediate error the resilient
 // limiter can fall back on, never into a queued or hanging request.
-import { Redis, type RedisOptions } from "ioredis";
+//
+// ioredis loads when a client is made (REDIS_URL set), not with every server.
+import { createRequire } from "node:module";
+import type { Redis, RedisOptions } from "ioredis";
+
+const require = createRequire(import.meta.url);
 
 export const FAIL_FAST_REDIS_OPTIONS: RedisOptions = {
   /** A stalled server (network partition, overloaded Redis) surfaces as an error after this many ms. */
@@ -22,7 +27,8 @@ export const FAIL_FAST_REDIS_OPTIONS: RedisOptions = {
  * The caller owns the client and must `quit()` it.
  */
 export function createRedisClient(url: string, overrides: RedisOptions = {}): Redis {
-  const client = new Redis(url, { ...FAIL_FAST_REDIS_OPTIONS, ...overrides });
+  const { Redis: RedisClient } = require("ioredis") as typeof import("ioredis");
+  const client = new RedisClient(url, { ...FAIL_FAST_REDIS_OPTIONS, ...overrides });
   // Without a listener ioredis prints every failed reconnect attempt. Faults are reported instead by the
   // resilient limiter, once per outage, when a command actually fails.
   client.on("error", () => {});

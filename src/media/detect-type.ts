@@ -1,5 +1,5 @@
 // Decides what a file is from its bytes alone; the client's file name and Content-Type are never asked.
-import { fileTypeFromBuffer } from "file-type";
+// file-type (and the tokenizers under it) loads on the first upload, not with the server (probe.ts).
 import { type AllowedMediaType, allowedMediaType } from "./allowed-types.ts";
 import { sniffCfbDocument } from "./cfb-sniff.ts";
 
@@ -10,6 +10,7 @@ export type TypeDetection =
 
 /** Detects the type of `bytes` and checks it against the allow-list. */
 export async function detectMediaType(bytes: Uint8Array): Promise<TypeDetection> {
+  const { fileTypeFromBuffer } = await import("file-type");
   const detected = await fileTypeFromBuffer(bytes);
   if (!detected) return { allowed: null, detectedMime: null };
 

@@ -1,10 +1,11 @@
 // What an uploaded file is and what can be read from it. The type decides acceptance, and an image must
 // also decode (image-probe.ts); every other value is best effort and null when it cannot be read, so a
 // quirky video or document never fails an upload here.
+//
+// The decoders (sharp, music-metadata) load on the first upload that needs them, not with the server:
+// most starts never probe a file, and loading them is a noticeable part of a start.
 import type { AllowedMediaType, MediaType } from "./allowed-types.ts";
-import { probeAudioVideo } from "./av-probe.ts";
 import { detectMediaType } from "./detect-type.ts";
-import { probeImage } from "./image-probe.ts";
 
 export interface ProbeResult {
   /** Detected from the bytes, never the client's claim. */
@@ -38,12 +39,15 @@ export async function probeAllowedMedia(
   const none = { width: null, height: null, duration: null, blurHash: null };
   switch (allowed.type) {
     case "image": {
+      const { probeImage } = await import("./image-probe.ts");
       const image = await probeImage(bytes);
       return image && { ...base, ...none, ...image };
     }
     case "audio":
-    case "video":
+    case "video": {
+      const { probeAudioVideo } = await import("./av-probe.ts");
       return { ...base, ...none, ...(await probeAudioVideo(bytes, allowed.mime)) };
+    }
     case "document":
       return { ...base, ...none };
   }

@@ -1,5 +1,6 @@
 // Media in an S3-compatible bucket (AWS S3, MinIO, R2, …), served by the bucket or a CDN in front of it.
-import { DeleteObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { createRequire } from "node:module";
+import type { S3Client } from "@aws-sdk/client-s3";
 import type { MediaStorage } from "./storage.ts";
 
 export interface S3MediaStorageOptions {
@@ -24,6 +25,10 @@ export interface S3MediaStorageOptions {
 /** Objects are immutable (a new upload gets a new key), so caches may keep them for good. */
 const CACHE_CONTROL = "public, max-age=31536000, immutable";
 
+/** The AWS SDK (a hundred-odd files) loads only where S3 storage is configured, not with every server. */
+const require = createRequire(import.meta.url);
+const loadSdk = () => require("@aws-sdk/client-s3") as typeof import("@aws-sdk/client-s3");
+
 export class S3MediaStorage implements MediaStorage {
   private readonly client: S3Client;
   private readonly bucket: string;
@@ -37,6 +42,7 @@ export class S3MediaStorage implements MediaStorage {
 
   async put(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
     // A single PutObject is atomic: the object either appears whole or not at all.
+    const { PutObjectCommand } = loadSdk();
     await this.client.send(
       new PutObjectCommand({
         Bucket: this.bucket,
@@ -51,6 +57,7 @@ export class S3MediaStorage implements MediaStorage {
 
   async delete(key: string): Promise<void> {
     // S3 answers a delete of a missing key with success, which is the idempotence the interface promises.
+    const { DeleteObjectCommand } = loadSdk();
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
@@ -60,7 +67,8 @@ export class S3MediaStorage implements MediaStorage {
 }
 
 function createClient(options: S3MediaStorageOptions): S3Client {
-  return new S3Client({
+  const { S3Client: Client } = loadSdk();
+  return new Client({
     region: options.region,
     endpoint: options.endpoint,
     forcePathStyle: options.forcePathStyle ?? false,

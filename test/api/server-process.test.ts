@@ -1,10 +1,14 @@
-// `npm start` as a newcomer runs it: first start on an empty embedded database prints the default
-// workspace's keys once, the API answers with them, and SIGTERM drains and stops cleanly.
+// `npm start` as a newcomer runs it (scripts/start-server.mjs: the compiled server, rebuilt first if
+// src/ changed): first start on an empty embedded database starts from the data template, prints the
+// default workspace's keys once, the API answers with them, and SIGTERM drains and stops cleanly.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+
+/** What `npm start` runs, without npm. */
+const START_SCRIPT = "scripts/start-server.mjs";
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "content-server-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -14,7 +18,7 @@ function startServer(port: number): {
   output: () => string;
   exited: Promise<number | null>;
 } {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+  const child = spawn(process.execPath, [START_SCRIPT], {
     env: {
       ...process.env,
       DATABASE_URL: "",
@@ -54,6 +58,9 @@ describe("server process (embedded default)", () => {
   it("prints the default keys on first start, serves the API, and stops cleanly on SIGTERM", async () => {
     const first = startServer(port);
     await waitFor(async () => (await fetch(`${base}/ready`)).ok);
+    // A new data folder is a copy of the data template, not a run of initdb and every migration
+    // (the template is built first when this install has none yet).
+    expect(first.output()).toContain("Created the database from the data template");
     const publicKey = /public key \(read\):\s+(pk_\S+)/.exec(first.output())?.[1];
     const privateKey = /private key \(read \+ write\):\s+(sk_\S+)/.exec(first.output())?.[1];
     expect(publicKey).toBeDefined();
@@ -110,7 +117,7 @@ describe("server process (embedded default)", () => {
   }, 90_000);
 
   it("refuses to start with a clear message for a bad configuration value", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+    const child = spawn(process.execPath, [START_SCRIPT], {
       env: { ...process.env, PORT: "not-a-port", DATA_DIR: dataDir },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -141,7 +148,7 @@ describe("server process (embedded default)", () => {
   ])(
     "refuses to start over %s with one line naming it, no stack trace",
     async (_label, url, message) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+      const child = spawn(process.execPath, [START_SCRIPT], {
         env: { ...process.env, DATABASE_URL: url, DATA_DIR: dataDir, PORT: "0" },
         stdio: ["ignore", "pipe", "pipe"],
       });
