@@ -44,6 +44,8 @@ export interface ResponseCache {
   get(key: string, head: string): CachedAnswer | undefined;
   /** As `get`, uncounted: the cached-read door looks first, and counts only what it serves. */
   peek(key: string, head: string): CachedAnswer | undefined;
+  /** Whether any answer is stored under the key, for whatever head (no head read needed to ask). */
+  holds(key: string): boolean;
   countHit(): void;
   put(key: string, head: string, route: string, answer: JsonAnswer): CachedAnswer;
   stats(): { hits: number; misses: number; entries: number; bytes: number };
@@ -85,6 +87,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
       return undefined;
     },
     peek,
+    holds: (key) => entries.has(key),
     countHit,
     put(key, head, route, answer) {
       const cached = { ...answer, head, route };

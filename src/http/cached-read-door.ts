@@ -134,10 +134,13 @@ function answerWith(
 const restHit: ShortWay = async (deps, req, res, presented) => {
   const caller = await callerOf(deps, req, presented);
   if (!caller) return false;
+  // Nothing stored for this URL (a route that is never cached, a URL never asked): no head to read here.
+  const key = answerKey(req, caller.workspaceId, caller.keyKind);
+  if (!deps.rest.holds(key)) return false;
   const head = await deps.head(caller.workspaceId).catch(() => null);
   if (head === null) return false;
   req.contentHead = { workspaceId: caller.workspaceId, head };
-  const hit = deps.rest.peek(answerKey(req, caller.workspaceId, caller.keyKind), head);
+  const hit = deps.rest.peek(key, head);
   if (!hit) return false;
   const decision = await admitted(deps, req);
   if (!decision) return false;

@@ -14,6 +14,8 @@ const METRICS_TOKEN = "metrics-token-for-door-tests";
 
 let app: TestApp;
 let ws: TestWorkspace;
+/** Every SQL statement the app ran. */
+const statements: string[] = [];
 /** Requests that reached Express's router. */
 let routed = 0;
 interface RouterHandle {
@@ -22,6 +24,7 @@ interface RouterHandle {
 beforeAll(async () => {
   app = await startTestApp({
     env: { ADMIN_TOKEN, METRICS_TOKEN, RATE_LIMIT_AUTHENTICATED: "40", RATE_LIMIT_WINDOW_MS: "60000" },
+    onQuery: (sql) => statements.push(sql),
   });
   ws = await app.workspace("Door");
   const f = restFixtures(app, ws.privateKey);
@@ -198,6 +201,27 @@ describe("a GraphQL POST hit answered before routing is the pipeline's answer", 
     const after = await send("POST", "/graphql", headers, read);
     expect(after.headers["x-cache"]).toBe("MISS");
     expect(JSON.parse(after.body.toString()).data.post.title).toBe("Renamed at the door");
+  });
+});
+
+describe("what the short way costs a request it does not answer", () => {
+  const headReads = () => statements.filter((sql) => sql.includes("max(position)")).length;
+
+  it("a route that is never cached reads no change log head", async () => {
+    const before = headReads();
+    for (let n = 0; n < 3; n++) {
+      const answer = await get("/v1/webhooks", { authorization: ws.privateKey });
+      expect(answer.status).toBe(200);
+      expect(answer.headers["x-cache"]).toBeUndefined();
+    }
+    expect(headReads()).toBe(before);
+  });
+
+  it("a URL asked for the first time reads the head once (the pipeline's, to store the answer)", async () => {
+    const before = headReads();
+    const first = await get("/v1/posts?limit=4&order=asc", { authorization: ws.publicKey });
+    expect(first.headers["x-cache"]).toBe("MISS");
+    expect(headReads()).toBe(before + 1);
   });
 });
 
