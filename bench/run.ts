@@ -57,7 +57,7 @@ try {
   log(`Seeding ${settings.posts.toLocaleString("en-US")} posts…`);
   const seed = await seedBenchDatabase(database.env, benchSizes(settings.posts));
   log(
-    `  seeded in ${(seed.seedMs / 1000).toFixed(1)} s (+ VACUUM ANALYZE ${(seed.vacuumMs / 1000).toFixed(1)} s)`,
+    `  seeded in ${(seed.seedMs / 1000).toFixed(1)} s (+ VACUUM ANALYZE, CHECKPOINT ${(seed.vacuumMs / 1000).toFixed(1)} s)`,
   );
 
   const keys: Record<Step["key"], string> = {
