@@ -48,7 +48,11 @@ export function readPreviewToken(token: string, secret: string, now: Date): Prev
   const [, payload = "", signed = ""] = match ?? [];
   const given = Buffer.from(signed, "base64url");
   const expected = signature(payload, secret);
-  if (!match || given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
+  // The 43rd character carries 2 unused bits: four spellings decode to the same bytes. Only the one
+  // this service writes is accepted, so a token cannot be altered at all and still work.
+  const canonical = given.toString("base64url") === signed;
+  if (!match || !canonical || given.length !== expected.length || !timingSafeEqual(given, expected))
+    throw invalid();
   // Signed by us, so well-formed unless the format changed: still checked, never trusted blindly.
   const grant = parseGrant(payload);
   if (!grant) throw invalid();

@@ -31,7 +31,24 @@ function signedPayload(payload: unknown): string {
   return `pvt_${encoded}.${createHmac("sha256", SECRET).update(`pvt_${encoded}`).digest("base64url")}`;
 }
 
+const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
 describe("preview tokens", () => {
+  it("refuse every other spelling of the signature's last character, though it decodes to the same bytes", () => {
+    const token = signPreviewToken(grant, SECRET);
+    const last = BASE64URL.indexOf(token.at(-1) as string);
+    // The last of 43 characters holds 4 bits of the 32 bytes and 2 unused ones: these three others
+    // decode to the same signature.
+    const sameBytes = [1, 2, 3].map((unused) => BASE64URL[(last & ~3) | ((last + unused) & 3)] as string);
+    for (const spelling of sameBytes) {
+      const altered = `${token.slice(0, -1)}${spelling}`;
+      expect(Buffer.from(altered.split(".")[1] as string, "base64url")).toEqual(
+        Buffer.from(token.split(".")[1] as string, "base64url"),
+      );
+      expect(problemOf(() => readPreviewToken(altered, SECRET, before))).toBe("invalid");
+    }
+  });
+
   it("carry their grant, URL-safe, and read back with the secret that signed them", () => {
     const token = signPreviewToken(grant, SECRET);
     expect(token).toMatch(/^pvt_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
