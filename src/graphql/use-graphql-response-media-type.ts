@@ -21,9 +21,7 @@ export function useGraphQLResponseMediaType(): Plugin {
 }
 
 function prefersGraphQLResponse(acceptHeader: string | null | undefined): boolean {
-  const weights = acceptWeights(acceptHeader?.trim() || "*/*");
-  const preferred = weightOf(weights, GRAPHQL_RESPONSE);
-  return preferred > 0 && preferred >= weightOf(weights, LEGACY_JSON);
+  return regularResultMediaType(acceptHeader ?? undefined) === GRAPHQL_RESPONSE;
 }
 
 /**
@@ -31,9 +29,11 @@ function prefersGraphQLResponse(acceptHeader: string | null | undefined): boolea
  * types without doubt; null when Yoga's own negotiation would have to decide.
  */
 export function regularResultMediaType(acceptHeader: string | undefined): string | null {
-  if (prefersGraphQLResponse(acceptHeader)) return GRAPHQL_RESPONSE;
   const weights = acceptWeights(acceptHeader?.trim() || "*/*");
-  return weightOf(weights, GRAPHQL_RESPONSE) === 0 && weightOf(weights, LEGACY_JSON) > 0 ? LEGACY_JSON : null;
+  const preferred = weightOf(weights, GRAPHQL_RESPONSE);
+  const legacy = weightOf(weights, LEGACY_JSON);
+  if (preferred > 0 && preferred >= legacy) return GRAPHQL_RESPONSE;
+  return preferred === 0 && legacy > 0 ? LEGACY_JSON : null;
 }
 
 /** `a/b;q=0.5, c/d` → { a/b: 0.5, c/d: 1 } (parameters other than q are ignored). */

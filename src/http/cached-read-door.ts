@@ -177,9 +177,12 @@ const graphqlHit: ShortWay = async (deps, req, res, presented) => {
     variables?: unknown;
     extensions?: unknown;
   };
-  // Batches, persisted queries and anything odd: Yoga's to read.
+  // Batches, persisted queries and anything odd: Yoga's to read. So are writes, never cached: a document
+  // that names a mutation or subscription anywhere costs no head read here (at worst a query that only
+  // mentions the word goes the long way, and is cached there).
   if (Array.isArray(body) || typeof params.query !== "string" || params.extensions !== undefined)
     return false;
+  if (/\b(mutation|subscription)\b/.test(params.query)) return false;
   const head = await deps.head(caller.workspaceId).catch(() => null);
   if (head === null) return false;
   const key = deps.graphql.keyOf({
