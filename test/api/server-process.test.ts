@@ -3,6 +3,7 @@
 // default workspace's keys once, the API answers with them, and SIGTERM drains and stops cleanly.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -51,6 +52,46 @@ async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 30_0
   throw new Error("timed out");
 }
 
+/**
+ * POSTs a GraphQL query with `Expect: 100-continue` on a connection of its own: once the server has
+ * answered "100 Continue" (it is handling the request), runs `between`, then sends the body.
+ */
+function requestWithBodyAfterSignal(
+  port: number,
+  key: string,
+  between: () => Promise<void>,
+): Promise<{ status: number | undefined; body: unknown }> {
+  const body = JSON.stringify({ query: "{ __typename }" });
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/graphql",
+        method: "POST",
+        agent: false,
+        headers: {
+          authorization: `Bearer ${key}`,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          expect: "100-continue",
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode, body: JSON.parse(text) as unknown }));
+      },
+    );
+    req.on("error", reject);
+    req.on("continue", () => {
+      between().then(() => req.end(body), reject);
+    });
+    req.flushHeaders();
+  });
+}
+
 describe("server process (embedded default)", () => {
   const port = 30_000 + Math.floor(Math.random() * 20_000);
   const base = `http://127.0.0.1:${port}`;
@@ -82,10 +123,15 @@ describe("server process (embedded default)", () => {
       },
     });
 
-    // A request in flight when SIGTERM arrives still completes.
-    const inFlight = fetch(`${base}/v1/categories`, { headers: { authorization: `Bearer ${privateKey}` } });
-    first.child.kill("SIGTERM");
-    expect((await inFlight).status).toBe(200);
+    // A request in flight when SIGTERM arrives still completes. "In flight" must be certain, not a
+    // race: the request goes on its own connection and announces its body (Expect: 100-continue), so
+    // the server's "100 Continue" proves it has begun the request; SIGTERM comes then, and the body
+    // only once shutdown has started.
+    const inFlight = requestWithBodyAfterSignal(port, privateKey as string, async () => {
+      first.child.kill("SIGTERM");
+      await waitFor(() => first.output().includes('"msg":"shutting down"'));
+    });
+    expect(await inFlight).toEqual({ status: 200, body: { data: { __typename: "Query" } } });
     expect(await first.exited).toBe(0);
     expect(first.output()).toContain('"msg":"stopped"');
     // One log line per request (pino-http), with its id, path and status; the key never appears.
