@@ -115,12 +115,16 @@ export function jsonAnswer(value: unknown, workspaceId: string, kind: string): J
 function collectIds(value: unknown, ids: Set<string>): void {
   if (ids.size > MAX_TAGGED_IDS || value === null || typeof value !== "object") return;
   if (Array.isArray(value)) {
-    for (const item of value) collectIds(item, ids);
+    for (let index = 0; index < value.length; index++) collectIds(value[index], ids);
     return;
   }
-  for (const [name, item] of Object.entries(value)) {
-    if (name === "id" && typeof item === "string") ids.add(item);
-    else collectIds(item, ids);
+  // for…in over a plain body object: no entries array per object (this runs on every computed answer).
+  const record = value as Record<string, unknown>;
+  for (const name in record) {
+    const item = record[name];
+    if (typeof item === "string") {
+      if (name === "id") ids.add(item);
+    } else if (typeof item === "object") collectIds(item, ids);
   }
 }
 

@@ -10,16 +10,22 @@ export interface PostRowParts {
   fieldValues: boolean;
 }
 
+/**
+ * A timestamp as milliseconds since the epoch (the columns are `timestamp(3)` holding UTC): a json number
+ * becomes a Date with no string to parse, where json's own timestamp text would need one.
+ */
+const epochMs = (column: string) => `(extract(epoch from ${column}) * 1000)::int8`;
+
 const TAXONOMY_JSON = (alias: string) =>
   `json_build_object('id', ${alias}.id, 'workspaceId', ${alias}."workspaceId", 'name', ${alias}.name,
-     'slug', ${alias}.slug, 'description', ${alias}.description, 'createdAt', ${alias}."createdAt",
-     'updatedAt', ${alias}."updatedAt")`;
+     'slug', ${alias}.slug, 'description', ${alias}.description, 'createdAt', ${epochMs(`${alias}."createdAt"`)},
+     'updatedAt', ${epochMs(`${alias}."updatedAt"`)})`;
 
 const AUTHORS_CTE = `authors AS (
   SELECT pa."postId", json_agg(json_build_object('author', json_build_object(
            'id', a.id, 'workspaceId', a."workspaceId", 'name', a.name, 'slug', a.slug, 'image', a.image,
            'bio', a.bio, 'role', a.role, 'email', a.email, 'socials', a.socials,
-           'createdAt', a."createdAt", 'updatedAt', a."updatedAt")) ORDER BY pa.position) AS list
+           'createdAt', ${epochMs('a."createdAt"')}, 'updatedAt', ${epochMs('a."updatedAt"')})) ORDER BY pa.position) AS list
     FROM "PostAuthor" pa JOIN "Author" a ON a.id = pa."authorId"
    WHERE pa."postId" IN (SELECT id FROM page)
    GROUP BY pa."postId"
@@ -62,8 +68,8 @@ function buildPostRowsSql(parts: PostRowParts): string {
   const fields = [
     `'id', p.id, 'workspaceId', p."workspaceId", 'slug', p.slug, 'title', p.title, 'status', p.status,
      'featured', p.featured, 'coverImage', p."coverImage", 'description', p.description,
-     'attribution', p.attribution, 'publishedAt', p."publishedAt", 'createdAt', p."createdAt",
-     'updatedAt', p."updatedAt", 'categoryId', p."categoryId"`,
+     'attribution', p.attribution, 'publishedAt', ${epochMs('p."publishedAt"')},
+     'createdAt', ${epochMs('p."createdAt"')}, 'updatedAt', ${epochMs('p."updatedAt"')}, 'categoryId', p."categoryId"`,
   ];
   const joins = [`JOIN "Post" p ON p.id = page.id AND p."workspaceId" = $1`];
   if (parts.content) fields.push(`'content', p.content`);

@@ -40,12 +40,13 @@ export function readModelCovers(query: PlannedPostQuery): boolean {
   );
 }
 
+/** Timestamps arrive as milliseconds since the epoch (post-rows-sql.ts). */
 interface TimestampedJson {
-  createdAt: string;
-  updatedAt: string;
+  createdAt: number;
+  updatedAt: number;
 }
 interface PostJson extends TimestampedJson {
-  publishedAt: string;
+  publishedAt: number;
   category?: TimestampedJson;
   authors?: { author: TimestampedJson }[];
   tags?: { tag: TimestampedJson }[];
@@ -125,7 +126,7 @@ export async function readPostPage(
 function toPrismaShape(post: PostJson): Record<string, unknown> {
   return {
     ...post,
-    publishedAt: timestamp(post.publishedAt),
+    publishedAt: new Date(post.publishedAt),
     ...timestamps(post),
     ...(post.category ? { category: { ...post.category, ...timestamps(post.category) } } : {}),
     ...(post.authors
@@ -136,10 +137,5 @@ function toPrismaShape(post: PostJson): Record<string, unknown> {
 }
 
 function timestamps(row: TimestampedJson): { createdAt: Date; updatedAt: Date } {
-  return { createdAt: timestamp(row.createdAt), updatedAt: timestamp(row.updatedAt) };
-}
-
-/** Prisma's DateTime columns are `timestamp(3)` holding UTC; json renders them without a zone. */
-function timestamp(value: string): Date {
-  return new Date(value.endsWith("Z") ? value : `${value}Z`);
+  return { createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt) };
 }

@@ -21,30 +21,52 @@ export function useResponseSizeLimit(options: { maxBytes: number }): Plugin {
 
 /**
  * The length of `JSON.stringify(value)`, counted without building it, or any number above `limit`
- * once it is passed. Strings count their characters plus quotes (escapes are not counted: close
- * enough for a cap that is orders of magnitude above normal answers).
+ * once it is passed. Strings count their characters plus quotes (escapes are not counted), numbers
+ * their digits (a fraction as its longest form): close enough for a cap that is orders of magnitude
+ * above normal answers. It runs on every answer, so it walks with plain loops and allocates nothing.
  */
 export function jsonSizeUpTo(value: unknown, limit: number): number {
   let size = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    if (typeof item === "string") size += item.length + 2;
-    else if (item === null || item === undefined) size += 4;
-    else if (typeof item === "number" || typeof item === "boolean") size += String(item).length;
-    else if (item instanceof Date) size += 26;
-    else if (Array.isArray(item)) {
-      size += 1 + item.length;
-      for (const element of item) stack.push(element);
-    } else if (typeof item === "object") {
-      const entries = Object.entries(item);
-      size += 1 + entries.length;
-      for (const [key, child] of entries) {
-        size += key.length + 3;
-        stack.push(child);
-      }
+  /** Adds `item`'s length; false once the total is past `limit`. */
+  const add = (item: unknown): boolean => {
+    switch (typeof item) {
+      case "string":
+        size += item.length + 2;
+        break;
+      case "number":
+        size += numberLength(item);
+        break;
+      case "boolean":
+        size += item ? 4 : 5;
+        break;
+      case "object":
+        if (item === null) size += 4;
+        else if (Array.isArray(item)) {
+          size += 1 + item.length;
+          for (let index = 0; index < item.length; index++) if (!add(item[index])) return false;
+        } else if (item instanceof Date) size += 26;
+        else {
+          size += 1;
+          const record = item as Record<string, unknown>;
+          for (const key in record) {
+            // Quotes, colon and comma around the key.
+            size += key.length + 4;
+            if (!add(record[key])) return false;
+          }
+        }
+        break;
+      default:
+        size += 4;
     }
-    if (size > limit) return size;
-  }
+    return size <= limit;
+  };
+  add(value);
   return size;
+}
+
+function numberLength(value: number): number {
+  if (!Number.isInteger(value)) return 24;
+  let digits = value < 0 ? 2 : 1;
+  for (let rest = Math.abs(value); rest >= 10; rest /= 10) digits++;
+  return digits;
 }

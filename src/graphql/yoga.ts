@@ -15,6 +15,7 @@ import {
 import { payloadTooLargeError } from "./errors.ts";
 import { renderGraphiQLPage } from "./graphiql-page.ts";
 import { schema } from "./schema/index.ts";
+import { useCompiledOperations } from "./use-compiled-operations.ts";
 import { useContentResponseCache } from "./use-content-response-cache.ts";
 import { useErrorMapping } from "./use-error-mapping.ts";
 import { useGraphQLResponseMediaType } from "./use-graphql-response-media-type.ts";
@@ -78,6 +79,7 @@ export function createContentYoga(prisma: PrismaClient, services: AppServices): 
       useErrorMapping({ logger: services.logger }),
       useMediaUploads(maxBytes),
       useNullByteGuard(),
+      useCompiledOperations(),
     ],
     context: ({ req }) => createGraphQLContext(prisma, services, req.caller),
   }) as ContentYoga;
