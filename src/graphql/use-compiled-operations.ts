@@ -1,20 +1,135 @@
-// Executes chosen documents — the REST routes' operations, parsed once at start — with graphql-jit:
-// each is compiled once into plain JavaScript, which skips the per-field work of the generic executor
-// (argument coercion, path and info objects, promise bookkeeping), a large share of a list's CPU.
-// Every other envelop hook (bounds, size limit, error mapping, metrics) runs around it unchanged.
-// Documents sent to /graphql keep the reference executor: graphql-jit's errors carry no `locations`,
-// and its variable coercion words its errors differently — both part of what GraphQL clients see.
+// Executes queries with graphql-jit: a document is compiled once into plain JavaScript, which skips the
+// per-field work of the generic executor (argument coercion, path and info objects, promise
+// bookkeeping), a large share of a list's CPU. Every other envelop hook (bounds, size limit, error
+// mapping, metrics) runs around it unchanged.
+//
+// Which documents: the REST routes' reads (parsed once at start, compiled at their first request), and
+// a /graphql query once its document has run before (Yoga's parse cache hands back the same document
+// for the same text): compiling costs more than running a query once, so one-off documents are not
+// worth it. Mutations and subscriptions keep the reference executor — input objects must reach
+// resolvers exactly as graphql-js coerces them (an absent field stays absent; partial updates rely on
+// it). So what clients see stays graphql-js's:
+// - variables are coerced by graphql-js first; a request whose variables it refuses runs the reference
+//   executor, which answers with graphql-js's own errors;
+// - graphql-jit's field errors carry no AST nodes (so no `locations`): they are given the nodes of the
+//   field at their path before the error mapping (use-error-mapping.ts) sees them.
 import type { Plugin } from "@envelop/core";
 import { useGraphQlJit } from "@envelop/graphql-jit";
-import type { DocumentNode } from "graphql";
+import {
+  type DocumentNode,
+  type FieldNode,
+  GraphQLError,
+  type GraphQLSchema,
+  getOperationAST,
+  Kind,
+  OperationTypeNode,
+  type SelectionSetNode,
+} from "graphql";
+import { getVariableValues } from "graphql/execution/values.js";
 
-const compiledDocuments = new WeakSet<DocumentNode>();
+const restDocuments = new WeakSet<DocumentNode>();
+/** How often each /graphql query document has been executed (compiled from the second time). */
+const executions = new WeakMap<DocumentNode, number>();
 
-/** Marks a document (kept by its caller for the life of the process) to run compiled. */
+let compiledCount = 0;
+
+/** How many executions ran compiled in this process (tests show which path a request took). */
+export function compiledExecutions(): number {
+  return compiledCount;
+}
+
+/** Marks a REST route's document (kept by its caller for the life of the process) to run compiled if a query. */
 export function runCompiled(document: DocumentNode): void {
-  compiledDocuments.add(document);
+  restDocuments.add(document);
+}
+
+interface ExecuteArgs {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operationName?: string | null;
+  variableValues?: Record<string, unknown> | null;
+}
+
+function runsCompiled(args: ExecuteArgs): boolean {
+  const operation = getOperationAST(args.document, args.operationName);
+  if (operation?.operation !== OperationTypeNode.QUERY) return false;
+  if (!restDocuments.has(args.document)) {
+    const runs = (executions.get(args.document) ?? 0) + 1;
+    executions.set(args.document, runs);
+    if (runs < 2) return false;
+  }
+  const coerced = getVariableValues(
+    args.schema,
+    operation.variableDefinitions ?? [],
+    args.variableValues ?? {},
+    {
+      maxErrors: 1,
+    },
+  );
+  if (coerced.errors !== undefined) return false;
+  compiledCount++;
+  return true;
 }
 
 export function useCompiledOperations(): Plugin {
-  return useGraphQlJit({}, { enableIf: (args) => compiledDocuments.has(args.document) });
+  const jit = useGraphQlJit({}, { enableIf: (args) => runsCompiled(args as ExecuteArgs) });
+  return {
+    onExecute(payload) {
+      jit.onExecute?.(payload);
+      const { document, operationName } = payload.args;
+      return {
+        onExecuteDone: ({ result, setResult }) => {
+          if (!("errors" in result) || !result.errors?.some((error) => !error.nodes?.length && error.path))
+            return;
+          setResult({
+            ...result,
+            errors: result.errors.map((error) =>
+              error.nodes?.length || !error.path
+                ? error
+                : new GraphQLError(error.message, {
+                    nodes: fieldNodesAt(document, operationName, error.path),
+                    path: error.path,
+                    originalError: error.originalError,
+                    extensions: error.extensions,
+                  }),
+            ),
+          });
+        },
+      };
+    },
+  };
+}
+
+/** The field nodes a response path names (list indices skipped), through fragments; [] if none. */
+function fieldNodesAt(
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  path: readonly (string | number)[],
+): FieldNode[] {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return [];
+  let selections: SelectionSetNode[] = [operation.selectionSet];
+  let found: FieldNode[] = [];
+  for (const key of path) {
+    if (typeof key === "number") continue;
+    found = selections.flatMap((set) => fieldsNamed(document, set, key));
+    selections = found.flatMap((field) => (field.selectionSet ? [field.selectionSet] : []));
+  }
+  return found;
+}
+
+function fieldsNamed(document: DocumentNode, set: SelectionSetNode, responseKey: string): FieldNode[] {
+  return set.selections.flatMap((selection) => {
+    if (selection.kind === Kind.FIELD)
+      return (selection.alias?.value ?? selection.name.value) === responseKey ? [selection] : [];
+    if (selection.kind === Kind.INLINE_FRAGMENT)
+      return fieldsNamed(document, selection.selectionSet, responseKey);
+    const fragment = document.definitions.find(
+      (definition) =>
+        definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === selection.name.value,
+    );
+    return fragment?.kind === Kind.FRAGMENT_DEFINITION
+      ? fieldsNamed(document, fragment.selectionSet, responseKey)
+      : [];
+  });
 }

@@ -25,8 +25,25 @@ export function useNullByteGuard(): Plugin {
   };
 }
 
+type LiteralFinding = { field: string; problem: string } | null;
+
+/**
+ * Per document: a parsed document never changes, and the same object comes back for every request
+ * with the same text (Yoga's parse cache; the REST routes parse theirs once), so it is walked once.
+ */
+const findings = new WeakMap<DocumentNode, LiteralFinding>();
+
 /** A string literal of the document (an argument or a default value) that cannot be stored. */
-function literalWithUnstorableText(document: DocumentNode): { field: string; problem: string } | null {
+function literalWithUnstorableText(document: DocumentNode): LiteralFinding {
+  let finding = findings.get(document);
+  if (finding === undefined) {
+    finding = findLiteralWithUnstorableText(document);
+    findings.set(document, finding);
+  }
+  return finding;
+}
+
+function findLiteralWithUnstorableText(document: DocumentNode): LiteralFinding {
   let problem: string | null = null;
   // visit() walks with its own stack, so a deeply nested document cannot overflow the call stack.
   visit(document, {

@@ -76,10 +76,11 @@ export function createContentYoga(prisma: PrismaClient, services: AppServices): 
       }),
       useResponseSizeLimit({ maxBytes: config.graphql.maxResponseBytes }),
       useGraphQLResponseMediaType(),
+      // Before the error mapping: it gives compiled executions' errors their field nodes first.
+      useCompiledOperations(),
       useErrorMapping({ logger: services.logger }),
       useMediaUploads(maxBytes),
       useNullByteGuard(),
-      useCompiledOperations(),
     ],
     context: ({ req }) => createGraphQLContext(prisma, services, req.caller),
   }) as ContentYoga;

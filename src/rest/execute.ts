@@ -1,7 +1,7 @@
 // Runs a route's GraphQL operation in-process through the same Yoga/envelop pipeline and context as
 // /graphql. Documents are parsed and validated once, at start, not per request.
 import type { Request, Response } from "express";
-import { type DocumentNode, type ExecutionResult, Kind, OperationTypeNode, parse, validate } from "graphql";
+import { type DocumentNode, type ExecutionResult, parse, validate } from "graphql";
 import { runCompiled } from "../graphql/use-compiled-operations.ts";
 import type { ContentYoga } from "../graphql/yoga.ts";
 
@@ -17,17 +17,8 @@ export function prepareOperation(yoga: ContentYoga, source: string, name: string
     throw new Error(
       `REST route ${name}: invalid GraphQL document: ${errors.map((e) => e.message).join("; ")}`,
     );
-  // Reads only: a mutation's input objects must reach the resolvers exactly as the reference executor
-  // coerces them (an absent field stays absent, which partial updates rely on).
-  if (isQuery(document)) runCompiled(document);
+  runCompiled(document);
   return { document };
-}
-
-function isQuery(document: DocumentNode): boolean {
-  return document.definitions.every(
-    (definition) =>
-      definition.kind !== Kind.OPERATION_DEFINITION || definition.operation === OperationTypeNode.QUERY,
-  );
 }
 
 export async function executeOperation(
