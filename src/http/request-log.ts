@@ -10,14 +10,18 @@ import { type Logger, pinoOf } from "../logger.ts";
 const SANE_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 export function requestLog(logger: Logger): RequestHandler {
+  const pino = pinoOf(logger);
+  if (!pino.isLevelEnabled("info")) {
+    // Request lines are "info": below that level pino-http would still build a child logger for every
+    // request (bindings, redaction) to write nothing. The id is all that remains.
+    return (req, res, next) => {
+      req.id = requestId(req, res);
+      next();
+    };
+  }
   return pinoHttp({
-    logger: pinoOf(logger),
-    genReqId(req: IncomingMessage, res: ServerResponse) {
-      const incoming = req.headers["x-request-id"];
-      const id = typeof incoming === "string" && SANE_ID.test(incoming) ? incoming : randomUUID();
-      res.setHeader("X-Request-Id", id);
-      return id;
-    },
+    logger: pino,
+    genReqId: requestId,
     // The line's fields are flat and few (below); pino-http's whole req/res objects would carry headers.
     serializers: { req: () => undefined, res: () => undefined },
     customAttributeKeys: { responseTime: "ms" },
@@ -41,6 +45,14 @@ export function requestLog(logger: Logger): RequestHandler {
     // Request lines are "info" whatever the status: errors are logged where they happen, with causes.
     customLogLevel: () => "info",
   }) as unknown as RequestHandler;
+}
+
+/** The caller's X-Request-Id when it is sane, else a new one; echoed on the response. */
+function requestId(req: IncomingMessage, res: ServerResponse): string {
+  const incoming = req.headers["x-request-id"];
+  const id = typeof incoming === "string" && SANE_ID.test(incoming) ? incoming : randomUUID();
+  res.setHeader("X-Request-Id", id);
+  return id;
 }
 
 function requestFields(req: IncomingMessage, res: ServerResponse): Record<string, unknown> {

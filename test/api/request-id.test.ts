@@ -1,5 +1,11 @@
-// Every response carries an X-Request-Id: the caller's when it sent a sane one, otherwise a new one.
+// Every response carries an X-Request-Id: the caller's when it sent a sane one, otherwise a new one;
+// at log level info every request ends in one line with that id.
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { requestLog } from "../../src/http/request-log.ts";
+import { createLogger } from "../../src/logger.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 describe("X-Request-Id", () => {
@@ -25,5 +31,40 @@ describe("X-Request-Id", () => {
     expect(echoed.headers.get("x-request-id")).toBe("edge-42.abc_DEF");
     const replaced = await app.request("GET", "/status", { headers: { "x-request-id": "<script>" } });
     expect(replaced.headers.get("x-request-id")).not.toBe("<script>");
+  });
+});
+
+describe("request lines", () => {
+  /** A bare app with only the request log, answering 204, on a logger writing into `lines`. */
+  async function appAt(level: "info" | "warn") {
+    const lines: string[] = [];
+    const app = express();
+    app.use(requestLog(createLogger(level, { write: (line) => lines.push(line) })));
+    app.get("/", (_req, res) => {
+      res.status(204).end();
+    });
+    const server = await new Promise<Server>((resolve) => {
+      const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    return { lines, url, close: () => new Promise((resolve) => server.close(resolve)) };
+  }
+
+  it("at info: one line per request, with the id the response carries", async () => {
+    const app = await appAt("info");
+    const response = await fetch(app.url, { headers: { "x-request-id": "line-1" } });
+    expect(response.headers.get("x-request-id")).toBe("line-1");
+    await app.close();
+    expect(app.lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ msg: "request", id: "line-1", method: "GET", path: "/", status: 204 }),
+    ]);
+  });
+
+  it("below info: no line, and still an id on every response", async () => {
+    const app = await appAt("warn");
+    const response = await fetch(app.url);
+    expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    await app.close();
+    expect(app.lines).toEqual([]);
   });
 });
