@@ -123,19 +123,22 @@ export async function readPostPage(
   };
 }
 
+/**
+ * Prisma's shape, made in place: the rows were just parsed from the statement's json and belong to no
+ * one else, so only the timestamps change (epoch milliseconds become Dates), nothing is copied.
+ */
 function toPrismaShape(post: PostJson): Record<string, unknown> {
-  return {
-    ...post,
-    publishedAt: new Date(post.publishedAt),
-    ...timestamps(post),
-    ...(post.category ? { category: { ...post.category, ...timestamps(post.category) } } : {}),
-    ...(post.authors
-      ? { authors: post.authors.map(({ author }) => ({ author: { ...author, ...timestamps(author) } })) }
-      : {}),
-    ...(post.tags ? { tags: post.tags.map(({ tag }) => ({ tag: { ...tag, ...timestamps(tag) } })) } : {}),
-  };
+  const row = post as unknown as Record<string, unknown>;
+  row.publishedAt = new Date(post.publishedAt);
+  withDates(post);
+  if (post.category) withDates(post.category);
+  if (post.authors) for (const { author } of post.authors) withDates(author);
+  if (post.tags) for (const { tag } of post.tags) withDates(tag);
+  return row;
 }
 
-function timestamps(row: TimestampedJson): { createdAt: Date; updatedAt: Date } {
-  return { createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt) };
+function withDates(row: TimestampedJson): void {
+  const record = row as unknown as Record<string, unknown>;
+  record.createdAt = new Date(row.createdAt);
+  record.updatedAt = new Date(row.updatedAt);
 }
