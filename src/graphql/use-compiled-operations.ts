@@ -26,6 +26,7 @@ import {
   type SelectionSetNode,
 } from "graphql";
 import { getVariableValues } from "graphql/execution/values.js";
+import { markCompiledContext } from "./compiled-paths.ts";
 
 const restDocuments = new WeakSet<DocumentNode>();
 /** How often each /graphql query document has been executed (compiled from the second time). */
@@ -48,6 +49,7 @@ interface ExecuteArgs {
   document: DocumentNode;
   operationName?: string | null;
   variableValues?: Record<string, unknown> | null;
+  contextValue?: unknown;
 }
 
 function runsCompiled(args: ExecuteArgs): boolean {
@@ -67,6 +69,7 @@ function runsCompiled(args: ExecuteArgs): boolean {
     },
   );
   if (coerced.errors !== undefined) return false;
+  markCompiledContext(args.contextValue);
   compiledCount++;
   return true;
 }

@@ -1,5 +1,6 @@
 // Imports every resource so its types, queries and mutations register with the builder.
 import { builder } from "../builder.ts";
+import { internCompiledPaths } from "../compiled-paths.ts";
 import "./enums.ts";
 import "./post.ts";
 import "./post-revision.ts";
@@ -17,3 +18,4 @@ import "./subscription.ts";
 import "./changes.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });
+internCompiledPaths(schema);
