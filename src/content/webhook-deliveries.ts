@@ -1,8 +1,8 @@
 // Webhook deliveries in the database: the dispatcher's store (claim with a lease, record an attempt,
 // release), and the client's operations on deliveries (retry one now, replay the log since a cursor,
-// send a test event). Deliveries of content events are made by the change log's own statement, in the
-// write's transaction (change-log.ts); everything here goes through the one writer too, naming no
-// content change (deliveries are not content: they record no event).
+// send a test event). Deliveries of content events are made by the dispatcher's claim, from the change
+// log (webhook-fan-out.ts); everything here goes through the one writer too, naming no content change
+// (deliveries are not content: they record no event).
 //
 // A lease is the claimant's token: recording an attempt changes the delivery's status only while the
 // delivery still holds the lease that was claimed. If a retry or replay restarted the delivery meanwhile,
@@ -19,22 +19,30 @@ import { newEventId } from "./change-log.ts";
 import { newId } from "./ids.ts";
 import { deliveryIdSql } from "./webhook-delivery-ids.ts";
 import { activeSecrets } from "./webhook-endpoints.ts";
+import { ENDPOINTS_BEHIND_SQL, FAN_OUT_SLICE, fanOutCtes } from "./webhook-fan-out.ts";
 import { write, writeStatement } from "./writer.ts";
 
 const NOW = `(now() AT TIME ZONE 'UTC')`;
 
+// A claim round in one statement: first the fan-out (webhook-fan-out.ts) of the events written since
+// the last round, whose new deliveries are inserted already leased to this instance (as many as it has
+// free slots; the rest wait, unleased, for the next round); then the deliveries that were due already.
+//
 // Due: not yet succeeded or given up, its time has come, nobody's lease runs, and its endpoint is
 // enabled (test events go out to disabled endpoints too: a client checks its receiver before enabling).
 // Oldest due first, then in the log's order (event ids sort by time); deliveries are sent concurrently,
 // so receivers must not rely on arrival order (the README says so). SKIP LOCKED lets instances claim
-// side by side without waiting for each other. The same statement returns what sending needs: the
-// endpoint's URL and secrets, and the event from the log (test events carry their own payload).
+// side by side without waiting for each other. (The deliveries the fan-out inserts are not visible to
+// the rest of the statement: `due` cannot take them a second time.) The same statement returns what
+// sending needs: the endpoint's URL and secrets, and the event from the log (test events carry their
+// own payload).
 /** The earliest moment a delivery becomes due or its lease runs out (a crashed holder's). */
 const NEXT_DUE_SELECT = `SELECT min(GREATEST(d."nextAttemptAt", COALESCE(d."leaseUntil", d."nextAttemptAt"))) AT TIME ZONE 'UTC'
 FROM "WebhookDelivery" d JOIN "WebhookEndpoint" w ON w.id = d."endpointId"
 WHERE d.status IN ('pending', 'retrying') AND (w.enabled OR d."eventType" = '${TEST_EVENT_TYPE}')`;
 
-const CLAIM_SQL = `WITH due AS (
+const CLAIM_SQL = `WITH ${fanOutCtes(ENDPOINTS_BEHIND_SQL, "$3")},
+due AS (
   SELECT d.id FROM "WebhookDelivery" d
   JOIN "WebhookEndpoint" w ON w.id = d."endpointId"
   WHERE d.status IN ('pending', 'retrying') AND d."nextAttemptAt" <= ${NOW}
@@ -49,18 +57,36 @@ claimed AS (
   FROM due
   WHERE d.id = due.id
   RETURNING d.id, d."endpointId", d."eventId", d.payload, d."failedAttempts", d."leaseUntil"
+),
+fanned AS (
+  INSERT INTO "WebhookDelivery" (id, "workspaceId", "endpointId", "eventId", "eventType", "nextAttemptAt", "leaseUntil", "createdAt", "updatedAt")
+  SELECT f.id, f."workspaceId", f."endpointId", f."eventId", f.type, f."createdAt",
+    CASE WHEN f.rank <= $1 - (SELECT count(*) FROM due) THEN ${NOW} + $2 * interval '1 millisecond' END,
+    f."createdAt", ${NOW}
+  FROM fresh f
+  ON CONFLICT DO NOTHING
+  RETURNING id, "endpointId", "eventId", payload, "failedAttempts", "leaseUntil"
+),
+sending AS (
+  SELECT * FROM claimed
+  UNION ALL
+  SELECT * FROM fanned WHERE "leaseUntil" IS NOT NULL
 )
 SELECT c.id, c."endpointId", c."eventId", c.payload, c."failedAttempts", c."leaseUntil" AT TIME ZONE 'UTC' AS "leaseUntil",
   w.url, w.secret, w."previousSecret", w."previousSecretExpiresAt" AT TIME ZONE 'UTC' AS "previousSecretExpiresAt",
   e.type AS "eventType", e."createdAt" AT TIME ZONE 'UTC' AS "eventCreatedAt", e."workspaceId" AS "eventWorkspaceId",
   e.data AS "eventData", NULL::timestamptz AS "nextDue"
-FROM claimed c
+FROM sending c
 JOIN "WebhookEndpoint" w ON w.id = c."endpointId"
 LEFT JOIN "Event" e ON e.id = c."eventId" AND c.payload IS NULL
 UNION ALL
--- One more row, with no delivery: when the first delivery not claimed now becomes due or claimable.
+-- One more row, with no delivery: when the first delivery not claimed now becomes due or claimable;
+-- now when fresh deliveries wait unleased or an endpoint has events beyond this round's slice.
 SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-  (${NEXT_DUE_SELECT} AND d.id NOT IN (SELECT id FROM due))
+  CASE WHEN EXISTS (SELECT 1 FROM fanned WHERE "leaseUntil" IS NULL) OR EXISTS (SELECT 1 FROM advanced WHERE taken >= $3)
+    THEN now()
+    ELSE (${NEXT_DUE_SELECT} AND d.id NOT IN (SELECT id FROM due))
+  END
 ORDER BY "eventId" NULLS LAST`;
 
 // Every finished attempt of a dispatcher's batch in one statement: the attempts logged; each delivery's
@@ -136,7 +162,7 @@ WHERE d.id = r.id AND d."leaseUntil" = r."leaseUntil"`;
 export function createDeliveryStore(sql: SqlExecutor): DeliveryStore {
   return {
     async claim(limit, leaseMs) {
-      const rows = await writeStatement<ClaimedRow>(sql, CLAIM_SQL, limit, leaseMs);
+      const rows = await writeStatement<ClaimedRow>(sql, CLAIM_SQL, limit, leaseMs, FAN_OUT_SLICE);
       const last = rows.at(-1);
       return {
         deliveries: rows
