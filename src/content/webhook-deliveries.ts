@@ -14,7 +14,7 @@ import { ConflictError, NotFoundError } from "../domain/errors.ts";
 import { MAX_REPLAY_EVENTS, TEST_EVENT_TYPE } from "../domain/webhook-deliveries.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { ClaimedDelivery, DeliveryStore } from "../webhooks/dispatcher.ts";
-import type { WebhookEvent } from "../webhooks/payload.ts";
+import { outgoing, type WebhookEvent } from "../webhooks/payload.ts";
 import { newEventId } from "./change-log.ts";
 import { newId } from "./ids.ts";
 import { deliveryIdSql } from "./webhook-delivery-ids.ts";
@@ -40,6 +40,15 @@ const NOW = `(now() AT TIME ZONE 'UTC')`;
 const NEXT_DUE_SELECT = `SELECT min(GREATEST(d."nextAttemptAt", COALESCE(d."leaseUntil", d."nextAttemptAt"))) AT TIME ZONE 'UTC'
 FROM "WebhookDelivery" d JOIN "WebhookEndpoint" w ON w.id = d."endpointId"
 WHERE d.status IN ('pending', 'retrying') AND (w.enabled OR d."eventType" = '${TEST_EVENT_TYPE}')`;
+
+// A logged event's body as payload.ts's webhookBody() makes it, built here: the event's data goes from
+// the row to the receiver as text, never parsed into objects and serialized again by the service (that
+// was a tenth of what the service spent on a delivery). `createdAt` is stored in UTC, printed as
+// toISOString() does.
+const LOGGED_BODY_SQL = `CASE WHEN e.id IS NOT NULL THEN '{"id":' || to_json(e.id)::text || ',"type":' || to_json(e.type)::text
+    || ',"event":' || to_json(e.type)::text
+    || ',"createdAt":"' || to_char(e."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    || '","workspaceId":' || to_json(e."workspaceId")::text || ',"data":' || e.data::text || '}' END`;
 
 const CLAIM_SQL = `WITH ${fanOutCtes(ENDPOINTS_BEHIND_SQL, "$3")},
 due AS (
@@ -74,15 +83,14 @@ sending AS (
 )
 SELECT c.id, c."endpointId", c."eventId", c.payload, c."failedAttempts", c."leaseUntil" AT TIME ZONE 'UTC' AS "leaseUntil",
   w.url, w.secret, w."previousSecret", w."previousSecretExpiresAt" AT TIME ZONE 'UTC' AS "previousSecretExpiresAt",
-  e.type AS "eventType", e."createdAt" AT TIME ZONE 'UTC' AS "eventCreatedAt", e."workspaceId" AS "eventWorkspaceId",
-  e.data AS "eventData", NULL::timestamptz AS "nextDue"
+  e.type AS "eventType", ${LOGGED_BODY_SQL} AS "eventBody", NULL::timestamptz AS "nextDue"
 FROM sending c
 JOIN "WebhookEndpoint" w ON w.id = c."endpointId"
 LEFT JOIN "Event" e ON e.id = c."eventId" AND c.payload IS NULL
 UNION ALL
 -- One more row, with no delivery: when the first delivery not claimed now becomes due or claimable;
 -- now when fresh deliveries wait unleased or an endpoint has events beyond this round's slice.
-SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
   CASE WHEN EXISTS (SELECT 1 FROM fanned WHERE "leaseUntil" IS NULL) OR EXISTS (SELECT 1 FROM advanced WHERE taken >= $3)
     THEN now()
     ELSE (${NEXT_DUE_SELECT} AND d.id NOT IN (SELECT id FROM due))
@@ -148,9 +156,8 @@ interface ClaimedRow {
   previousSecret: string | null;
   previousSecretExpiresAt: Date | null;
   eventType: string | null;
-  eventCreatedAt: Date | null;
-  eventWorkspaceId: string | null;
-  eventData: unknown;
+  /** The logged event's body (LOGGED_BODY_SQL); null for a test event, or one gone from the log. */
+  eventBody: string | null;
 }
 
 // Leases given back (shutdown): only those still held as claimed.
@@ -202,22 +209,16 @@ export function createDeliveryStore(sql: SqlExecutor): DeliveryStore {
 }
 
 function claimedDelivery(row: ClaimedRow & { id: string }): ClaimedDelivery {
-  const logged: WebhookEvent | null =
-    row.eventType !== null && row.eventCreatedAt !== null && row.eventWorkspaceId !== null
-      ? {
-          id: row.eventId,
-          type: row.eventType,
-          createdAt: row.eventCreatedAt,
-          workspaceId: row.eventWorkspaceId,
-          data: row.eventData,
-        }
+  const logged =
+    row.eventType !== null && row.eventBody !== null
+      ? { id: row.eventId, type: row.eventType, body: row.eventBody }
       : null;
   return {
     id: row.id,
     endpointId: row.endpointId,
     url: row.url,
     secrets: activeSecrets(row),
-    event: row.payload !== null ? storedTestEvent(row.payload) : logged,
+    event: row.payload !== null ? outgoing(storedTestEvent(row.payload)) : logged,
     failedAttempts: row.failedAttempts,
     leaseUntil: row.leaseUntil,
   };

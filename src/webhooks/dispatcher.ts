@@ -16,7 +16,7 @@
 // for all that ended within `recordBatchMs` of the first. Several instances may run at once: a claim takes only deliveries no one
 // holds (FOR UPDATE SKIP LOCKED, then a lease), so each delivery is sent by one instance at a time.
 import { type DeliveryStatus, TEST_EVENT_TYPE } from "../domain/webhook-deliveries.ts";
-import { type WebhookEvent, webhookBody } from "./payload.ts";
+import type { OutgoingEvent } from "./payload.ts";
 import { DEFAULT_RETRY_SCHEDULE_MS, nextAttempt } from "./retry-schedule.ts";
 import type { SendRequest, SendResult } from "./sender.ts";
 import { signatureHeaders } from "./signing.ts";
@@ -29,8 +29,8 @@ export interface ClaimedDelivery {
   url: string;
   /** The endpoint's active secrets, the current one first. */
   secrets: readonly [string, ...string[]];
-  /** The event; null when it has left the change log (retention) before it could be sent. */
-  event: WebhookEvent | null;
+  /** The event, serialized; null when it has left the change log (retention) before it could be sent. */
+  event: OutgoingEvent | null;
   /** Failed attempts since the delivery was last (re)started. */
   failedAttempts: number;
   /** The lease, also the token that proves this instance still holds the delivery when it records. */
@@ -313,8 +313,8 @@ export class WebhookDispatcher {
     await this.recording;
   }
 
-  private requestFor(delivery: ClaimedDelivery, event: WebhookEvent, at: Date): SendRequest {
-    const body = webhookBody(event);
+  private requestFor(delivery: ClaimedDelivery, event: OutgoingEvent, at: Date): SendRequest {
+    const body = event.body;
     return {
       url: delivery.url,
       body,
