@@ -360,17 +360,25 @@ export async function sendTestEvent(
 }
 
 /**
- * The dispatchers' backlog for metrics: deliveries due now that nobody holds, and how long the oldest
- * of them has waited (one statement on the partial index of unsettled deliveries).
+ * The dispatchers' backlog for metrics: deliveries due now that nobody holds, and the events that
+ * still call for one (written after an enabled endpoint's fan-out cursor, of a type it subscribes to:
+ * due since they were written), and how long the oldest of them has waited. One statement, on the
+ * partial index of unsettled deliveries and the log's (workspace, position) index.
  */
 export async function webhookQueueState(
   sql: SqlExecutor,
 ): Promise<{ due: number; oldestDueSeconds: number }> {
   const [row] = await sql.query<{ due: number; oldest: number | null }>(
-    `SELECT count(*)::int AS due, extract(epoch FROM ${NOW} - min(d."nextAttemptAt"))::float8 AS oldest
-     FROM "WebhookDelivery" d
-     WHERE d.status IN ('pending', 'retrying') AND d."nextAttemptAt" <= ${NOW}
-       AND (d."leaseUntil" IS NULL OR d."leaseUntil" < ${NOW})`,
+    `WITH waiting AS (
+       SELECT d."nextAttemptAt" AS since FROM "WebhookDelivery" d
+       WHERE d.status IN ('pending', 'retrying') AND d."nextAttemptAt" <= ${NOW}
+         AND (d."leaseUntil" IS NULL OR d."leaseUntil" < ${NOW})
+       UNION ALL
+       SELECT e."createdAt" FROM "WebhookEndpoint" w
+       JOIN "Event" e ON e."workspaceId" = w."workspaceId" AND e.position > w."fannedOutTo"
+       WHERE w.enabled AND (w.events @> ARRAY['*'] OR e.type = ANY (w.events))
+     )
+     SELECT count(*)::int AS due, extract(epoch FROM ${NOW} - min(since))::float8 AS oldest FROM waiting`,
   );
   return { due: row?.due ?? 0, oldestDueSeconds: Math.max(0, row?.oldest ?? 0) };
 }
