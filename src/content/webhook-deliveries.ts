@@ -93,6 +93,13 @@ UNION ALL
 SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
   CASE WHEN EXISTS (SELECT 1 FROM fanned WHERE "leaseUntil" IS NULL) OR EXISTS (SELECT 1 FROM advanced WHERE taken >= $3)
     THEN now()
+    -- An endpoint with events to fan out was locked by another instance's round, which may have
+    -- started before those events committed: look again shortly rather than at the next sweep.
+    WHEN EXISTS (
+      SELECT 1 FROM "WebhookEndpoint" w
+      WHERE w.id NOT IN (SELECT id FROM behind)
+        AND EXISTS (SELECT 1 FROM "Event" e WHERE e."workspaceId" = w."workspaceId" AND e.position > w."fannedOutTo")
+    ) THEN now() + interval '100 milliseconds'
     ELSE (${NEXT_DUE_SELECT} AND d.id NOT IN (SELECT id FROM due))
   END
 ORDER BY "eventId" NULLS LAST`;
