@@ -101,7 +101,7 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Servi
   };
   new client.Gauge({
     name: "webhook_deliveries_due",
-    help: "Webhook deliveries due now that no instance holds (the dispatchers' backlog).",
+    help: "Webhook deliveries due now that no instance holds, and events not fanned out yet (the dispatchers' backlog).",
     registers,
     async collect() {
       const state = await readQueue();

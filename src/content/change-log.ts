@@ -13,7 +13,7 @@ import type { Prisma } from "../generated/prisma/client.ts";
 import type { Change } from "./change.ts";
 import { snapshotOf } from "./event-snapshots.ts";
 import { newId } from "./ids.ts";
-import { deliveryIdSql, WEBHOOK_CHANNEL_PREFIX } from "./webhook-delivery-ids.ts";
+import { WEBHOOK_CHANNEL_PREFIX } from "./webhook-delivery-ids.ts";
 
 interface RevisionRow {
   id: string;
@@ -40,7 +40,10 @@ export function newEventId(): string {
   return `evt_${newId().slice(1)}`;
 }
 
-/** Appends the events of `changes` and their webhook deliveries; returns how many deliveries it queued. */
+/**
+ * Appends the events of `changes`; returns how many webhook deliveries they call for (a dispatcher
+ * makes them after COMMIT, webhook-fan-out.ts).
+ */
 export async function appendEvents(
   tx: Prisma.TransactionClient,
   changes: readonly Change[],
@@ -101,11 +104,12 @@ const APPEND_LOCK_ID = 72707370;
 // after the post's last; a post's writes take turns under its row lock, posts.ts) and removes those
 // past the post's retention: no round trip of its own.
 //
-// The same statement fans the events out to the workspace's enabled endpoints that subscribe to them:
-// one delivery per (event, endpoint), its id derived from the pair, so the fan-out is exactly once and
-// costs the write no extra round trip. When it queued any, it sends a NOTIFY on the schema's
-// channel (WEBHOOK_CHANNEL_PREFIX + schema), delivered to listening instances at COMMIT only; and it
-// always announces the append on CHANGES_CHANNEL_PREFIX + schema, for the instances' subscriptions.
+// The webhook deliveries are not made here but by a dispatcher, from the log, after COMMIT
+// (webhook-fan-out.ts): this statement runs while every other writer waits for its turn, so it only
+// counts the enabled endpoints that subscribe to the events (an index lookup) and, when there are any,
+// sends a NOTIFY on the schema's channel (WEBHOOK_CHANNEL_PREFIX + schema), delivered to listening
+// instances at COMMIT only, to wake their dispatchers. It always announces the append on
+// CHANGES_CHANNEL_PREFIX + schema, for the instances' subscriptions.
 // Times are UTC, as Prisma stores them, whatever the session's time zone.
 const APPEND_SQL = `WITH turn AS (SELECT pg_advisory_xact_lock($1)),
 appended AS (
@@ -127,19 +131,14 @@ pruned AS (
   USING revised n, jsonb_to_recordset($3::jsonb) AS r("postId" text, keep int)
   WHERE r."postId" = n."postId" AND old."postId" = n."postId" AND old.number <= n.number - r.keep
 ),
-fanned AS (
-  INSERT INTO "WebhookDelivery" (id, "workspaceId", "endpointId", "eventId", "eventType", "nextAttemptAt", "createdAt", "updatedAt")
-  SELECT ${deliveryIdSql("a.id", "w.id")}, a."workspaceId", w.id, a.id, a.type,
-    now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
-  FROM appended a
+subscribed AS (
+  SELECT 1 FROM appended a
   JOIN "WebhookEndpoint" w ON w."workspaceId" = a."workspaceId" AND w.enabled
     AND (w.events @> ARRAY['*'] OR a.type = ANY (w.events))
-  ON CONFLICT DO NOTHING
-  RETURNING 1
 )
-SELECT (SELECT count(*) FROM fanned)::int AS queued,
+SELECT (SELECT count(*) FROM subscribed)::int AS queued,
   (SELECT count(*) FROM (SELECT pg_notify('${CHANGES_CHANNEL_PREFIX}' || current_schema(), '') FROM appended LIMIT 1) c)::int AS announced,
-  (SELECT count(*) FROM (SELECT pg_notify('${WEBHOOK_CHANNEL_PREFIX}' || current_schema(), '') FROM fanned LIMIT 1) n)::int AS notified`;
+  (SELECT count(*) FROM (SELECT pg_notify('${WEBHOOK_CHANNEL_PREFIX}' || current_schema(), '') FROM subscribed LIMIT 1) n)::int AS notified`;
 
 export function eventTypesOf(change: Change): EventType[] {
   switch (change.resource) {

@@ -1,8 +1,8 @@
 // Webhook deliveries in the database: the dispatcher's store (claim with a lease, record an attempt,
 // release), and the client's operations on deliveries (retry one now, replay the log since a cursor,
-// send a test event). Deliveries of content events are made by the change log's own statement, in the
-// write's transaction (change-log.ts); everything here goes through the one writer too, naming no
-// content change (deliveries are not content: they record no event).
+// send a test event). Deliveries of content events are made by the dispatcher's claim, from the change
+// log (webhook-fan-out.ts); everything here goes through the one writer too, naming no content change
+// (deliveries are not content: they record no event).
 //
 // A lease is the claimant's token: recording an attempt changes the delivery's status only while the
 // delivery still holds the lease that was claimed. If a retry or replay restarted the delivery meanwhile,
@@ -14,27 +14,44 @@ import { ConflictError, NotFoundError } from "../domain/errors.ts";
 import { MAX_REPLAY_EVENTS, TEST_EVENT_TYPE } from "../domain/webhook-deliveries.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { ClaimedDelivery, DeliveryStore } from "../webhooks/dispatcher.ts";
-import type { WebhookEvent } from "../webhooks/payload.ts";
+import { outgoing, type WebhookEvent } from "../webhooks/payload.ts";
 import { newEventId } from "./change-log.ts";
 import { newId } from "./ids.ts";
 import { deliveryIdSql } from "./webhook-delivery-ids.ts";
 import { activeSecrets } from "./webhook-endpoints.ts";
+import { ENDPOINTS_BEHIND_SQL, FAN_OUT_SLICE, fanOutCtes } from "./webhook-fan-out.ts";
 import { write, writeStatement } from "./writer.ts";
 
 const NOW = `(now() AT TIME ZONE 'UTC')`;
 
+// A claim round in one statement: first the fan-out (webhook-fan-out.ts) of the events written since
+// the last round, whose new deliveries are inserted already leased to this instance (as many as it has
+// free slots; the rest wait, unleased, for the next round); then the deliveries that were due already.
+//
 // Due: not yet succeeded or given up, its time has come, nobody's lease runs, and its endpoint is
 // enabled (test events go out to disabled endpoints too: a client checks its receiver before enabling).
 // Oldest due first, then in the log's order (event ids sort by time); deliveries are sent concurrently,
 // so receivers must not rely on arrival order (the README says so). SKIP LOCKED lets instances claim
-// side by side without waiting for each other. The same statement returns what sending needs: the
-// endpoint's URL and secrets, and the event from the log (test events carry their own payload).
+// side by side without waiting for each other. (The deliveries the fan-out inserts are not visible to
+// the rest of the statement: `due` cannot take them a second time.) The same statement returns what
+// sending needs: the endpoint's URL and secrets, and the event from the log (test events carry their
+// own payload).
 /** The earliest moment a delivery becomes due or its lease runs out (a crashed holder's). */
 const NEXT_DUE_SELECT = `SELECT min(GREATEST(d."nextAttemptAt", COALESCE(d."leaseUntil", d."nextAttemptAt"))) AT TIME ZONE 'UTC'
 FROM "WebhookDelivery" d JOIN "WebhookEndpoint" w ON w.id = d."endpointId"
 WHERE d.status IN ('pending', 'retrying') AND (w.enabled OR d."eventType" = '${TEST_EVENT_TYPE}')`;
 
-const CLAIM_SQL = `WITH due AS (
+// A logged event's body as payload.ts's webhookBody() makes it, built here: the event's data goes from
+// the row to the receiver as text, never parsed into objects and serialized again by the service (that
+// was a tenth of what the service spent on a delivery). `createdAt` is stored in UTC, printed as
+// toISOString() does.
+const LOGGED_BODY_SQL = `CASE WHEN e.id IS NOT NULL THEN '{"id":' || to_json(e.id)::text || ',"type":' || to_json(e.type)::text
+    || ',"event":' || to_json(e.type)::text
+    || ',"createdAt":"' || to_char(e."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    || '","workspaceId":' || to_json(e."workspaceId")::text || ',"data":' || e.data::text || '}' END`;
+
+const CLAIM_SQL = `WITH ${fanOutCtes(ENDPOINTS_BEHIND_SQL, "$3")},
+due AS (
   SELECT d.id FROM "WebhookDelivery" d
   JOIN "WebhookEndpoint" w ON w.id = d."endpointId"
   WHERE d.status IN ('pending', 'retrying') AND d."nextAttemptAt" <= ${NOW}
@@ -49,18 +66,42 @@ claimed AS (
   FROM due
   WHERE d.id = due.id
   RETURNING d.id, d."endpointId", d."eventId", d.payload, d."failedAttempts", d."leaseUntil"
+),
+fanned AS (
+  INSERT INTO "WebhookDelivery" (id, "workspaceId", "endpointId", "eventId", "eventType", "nextAttemptAt", "leaseUntil", "createdAt", "updatedAt")
+  SELECT f.id, f."workspaceId", f."endpointId", f."eventId", f.type, f."createdAt",
+    CASE WHEN f.rank <= $1 - (SELECT count(*) FROM due) THEN ${NOW} + $2 * interval '1 millisecond' END,
+    f."createdAt", ${NOW}
+  FROM fresh f
+  ON CONFLICT DO NOTHING
+  RETURNING id, "endpointId", "eventId", payload, "failedAttempts", "leaseUntil"
+),
+sending AS (
+  SELECT * FROM claimed
+  UNION ALL
+  SELECT * FROM fanned WHERE "leaseUntil" IS NOT NULL
 )
 SELECT c.id, c."endpointId", c."eventId", c.payload, c."failedAttempts", c."leaseUntil" AT TIME ZONE 'UTC' AS "leaseUntil",
   w.url, w.secret, w."previousSecret", w."previousSecretExpiresAt" AT TIME ZONE 'UTC' AS "previousSecretExpiresAt",
-  e.type AS "eventType", e."createdAt" AT TIME ZONE 'UTC' AS "eventCreatedAt", e."workspaceId" AS "eventWorkspaceId",
-  e.data AS "eventData", NULL::timestamptz AS "nextDue"
-FROM claimed c
+  e.type AS "eventType", ${LOGGED_BODY_SQL} AS "eventBody", NULL::timestamptz AS "nextDue"
+FROM sending c
 JOIN "WebhookEndpoint" w ON w.id = c."endpointId"
 LEFT JOIN "Event" e ON e.id = c."eventId" AND c.payload IS NULL
 UNION ALL
--- One more row, with no delivery: when the first delivery not claimed now becomes due or claimable.
-SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-  (${NEXT_DUE_SELECT} AND d.id NOT IN (SELECT id FROM due))
+-- One more row, with no delivery: when the first delivery not claimed now becomes due or claimable;
+-- now when fresh deliveries wait unleased or an endpoint has events beyond this round's slice.
+SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  CASE WHEN EXISTS (SELECT 1 FROM fanned WHERE "leaseUntil" IS NULL) OR EXISTS (SELECT 1 FROM advanced WHERE taken >= $3)
+    THEN now()
+    -- An endpoint with events to fan out was locked by another instance's round, which may have
+    -- started before those events committed: look again shortly rather than at the next sweep.
+    WHEN EXISTS (
+      SELECT 1 FROM "WebhookEndpoint" w
+      WHERE w.id NOT IN (SELECT id FROM behind)
+        AND EXISTS (SELECT 1 FROM "Event" e WHERE e."workspaceId" = w."workspaceId" AND e.position > w."fannedOutTo")
+    ) THEN now() + interval '100 milliseconds'
+    ELSE (${NEXT_DUE_SELECT} AND d.id NOT IN (SELECT id FROM due))
+  END
 ORDER BY "eventId" NULLS LAST`;
 
 // Every finished attempt of a dispatcher's batch in one statement: the attempts logged; each delivery's
@@ -122,9 +163,8 @@ interface ClaimedRow {
   previousSecret: string | null;
   previousSecretExpiresAt: Date | null;
   eventType: string | null;
-  eventCreatedAt: Date | null;
-  eventWorkspaceId: string | null;
-  eventData: unknown;
+  /** The logged event's body (LOGGED_BODY_SQL); null for a test event, or one gone from the log. */
+  eventBody: string | null;
 }
 
 // Leases given back (shutdown): only those still held as claimed.
@@ -136,7 +176,7 @@ WHERE d.id = r.id AND d."leaseUntil" = r."leaseUntil"`;
 export function createDeliveryStore(sql: SqlExecutor): DeliveryStore {
   return {
     async claim(limit, leaseMs) {
-      const rows = await writeStatement<ClaimedRow>(sql, CLAIM_SQL, limit, leaseMs);
+      const rows = await writeStatement<ClaimedRow>(sql, CLAIM_SQL, limit, leaseMs, FAN_OUT_SLICE);
       const last = rows.at(-1);
       return {
         deliveries: rows
@@ -176,22 +216,16 @@ export function createDeliveryStore(sql: SqlExecutor): DeliveryStore {
 }
 
 function claimedDelivery(row: ClaimedRow & { id: string }): ClaimedDelivery {
-  const logged: WebhookEvent | null =
-    row.eventType !== null && row.eventCreatedAt !== null && row.eventWorkspaceId !== null
-      ? {
-          id: row.eventId,
-          type: row.eventType,
-          createdAt: row.eventCreatedAt,
-          workspaceId: row.eventWorkspaceId,
-          data: row.eventData,
-        }
+  const logged =
+    row.eventType !== null && row.eventBody !== null
+      ? { id: row.eventId, type: row.eventType, body: row.eventBody }
       : null;
   return {
     id: row.id,
     endpointId: row.endpointId,
     url: row.url,
     secrets: activeSecrets(row),
-    event: row.payload !== null ? storedTestEvent(row.payload) : logged,
+    event: row.payload !== null ? outgoing(storedTestEvent(row.payload)) : logged,
     failedAttempts: row.failedAttempts,
     leaseUntil: row.leaseUntil,
   };
@@ -333,17 +367,25 @@ export async function sendTestEvent(
 }
 
 /**
- * The dispatchers' backlog for metrics: deliveries due now that nobody holds, and how long the oldest
- * of them has waited (one statement on the partial index of unsettled deliveries).
+ * The dispatchers' backlog for metrics: deliveries due now that nobody holds, and the events that
+ * still call for one (written after an enabled endpoint's fan-out cursor, of a type it subscribes to:
+ * due since they were written), and how long the oldest of them has waited. One statement, on the
+ * partial index of unsettled deliveries and the log's (workspace, position) index.
  */
 export async function webhookQueueState(
   sql: SqlExecutor,
 ): Promise<{ due: number; oldestDueSeconds: number }> {
   const [row] = await sql.query<{ due: number; oldest: number | null }>(
-    `SELECT count(*)::int AS due, extract(epoch FROM ${NOW} - min(d."nextAttemptAt"))::float8 AS oldest
-     FROM "WebhookDelivery" d
-     WHERE d.status IN ('pending', 'retrying') AND d."nextAttemptAt" <= ${NOW}
-       AND (d."leaseUntil" IS NULL OR d."leaseUntil" < ${NOW})`,
+    `WITH waiting AS (
+       SELECT d."nextAttemptAt" AS since FROM "WebhookDelivery" d
+       WHERE d.status IN ('pending', 'retrying') AND d."nextAttemptAt" <= ${NOW}
+         AND (d."leaseUntil" IS NULL OR d."leaseUntil" < ${NOW})
+       UNION ALL
+       SELECT e."createdAt" FROM "WebhookEndpoint" w
+       JOIN "Event" e ON e."workspaceId" = w."workspaceId" AND e.position > w."fannedOutTo"
+       WHERE w.enabled AND (w.events @> ARRAY['*'] OR e.type = ANY (w.events))
+     )
+     SELECT count(*)::int AS due, extract(epoch FROM ${NOW} - min(since))::float8 AS oldest FROM waiting`,
   );
   return { due: row?.due ?? 0, oldestDueSeconds: Math.max(0, row?.oldest ?? 0) };
 }

@@ -14,6 +14,7 @@ import { generateEndpointSecret } from "../webhooks/signing.ts";
 import { type TargetPolicy, unsafeTargetReason } from "../webhooks/target-safety.ts";
 import { orNotFound } from "./or-not-found.ts";
 import { ProblemList } from "./validation.ts";
+import { fanOutEndpoint, fanOutStart } from "./webhook-fan-out.ts";
 import { type ReadClient, write } from "./writer.ts";
 
 /** Subscribes to every event type, those added later included. */
@@ -58,6 +59,8 @@ export async function createWebhookEndpoint(
     const row = await uow.tx.webhookEndpoint.create({
       data: {
         workspaceId,
+        // Sent what is written after it: the log so far is not fanned out to it (a replay can).
+        fannedOutTo: await fanOutStart(uow.tx, workspaceId),
         url: input.url,
         events: normalizedEvents(input.events),
         description: input.description ?? null,
@@ -84,6 +87,9 @@ export async function updateWebhookEndpoint(
   problems.throwIfAny("Invalid webhook endpoint");
   return write(prisma, async (uow) => {
     const found = await findWebhookEndpointId(uow.tx, workspaceId, id);
+    // What was written before this change goes where the settings it was written under send it.
+    if (input.events !== undefined || input.enabled !== undefined)
+      uow.queuedDeliveries(await fanOutEndpoint(uow.tx, found));
     await orNotFound(
       uow.tx.webhookEndpoint.update({
         where: { id: found },

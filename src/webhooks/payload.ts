@@ -10,9 +10,17 @@ export interface WebhookEvent {
   data: unknown;
 }
 
+/** An event ready to send: what the headers name, and the body exactly as it is sent and signed. */
+export interface OutgoingEvent {
+  id: string;
+  type: string;
+  body: string;
+}
+
 /**
  * `{"id", "type", "event", "createdAt", "workspaceId", "data"}`: `event` repeats `type` for receivers
- * written for Marble, whose payloads name it so.
+ * written for Marble, whose payloads name it so. The change log's events are serialized the same way by
+ * the claim statement itself (src/content/webhook-deliveries.ts), `data` as PostgreSQL prints it.
  */
 export function webhookBody(event: WebhookEvent): string {
   return JSON.stringify({
@@ -23,4 +31,8 @@ export function webhookBody(event: WebhookEvent): string {
     workspaceId: event.workspaceId,
     data: event.data,
   });
+}
+
+export function outgoing(event: WebhookEvent): OutgoingEvent {
+  return { id: event.id, type: event.type, body: webhookBody(event) };
 }

@@ -197,17 +197,18 @@ describe("every event type arrives, signed twice", () => {
     const transaction = prisma.$transaction.bind(prisma) as (
       fn: (tx: Prisma.TransactionClient) => Promise<unknown>,
     ) => Promise<unknown>;
-    // The dispatcher runs transactions of its own meanwhile: only the one that queued this workspace's
-    // delivery (the tag's write) fails, after its statements and before COMMIT.
-    let queuedInside = 0;
+    // The dispatcher runs transactions of its own meanwhile: only the one that appended this workspace's
+    // event (the tag's write; its delivery is made from the log after COMMIT) fails, after its
+    // statements and before COMMIT.
+    let appendedInside = 0;
     const spy = vi.spyOn(prisma, "$transaction").mockImplementation((async (
       fn: (tx: Prisma.TransactionClient) => Promise<unknown>,
     ) =>
       transaction(async (tx) => {
         const result = await fn(tx);
-        if (queuedInside > 0) return result;
-        queuedInside = await tx.webhookDelivery.count({ where: { workspaceId: ws.id } });
-        if (queuedInside > 0) throw new Error("connection lost before COMMIT");
+        if (appendedInside > 0) return result;
+        appendedInside = await tx.event.count({ where: { workspaceId: ws.id } });
+        if (appendedInside > 0) throw new Error("connection lost before COMMIT");
         return result;
       })) as never);
     try {
@@ -215,7 +216,7 @@ describe("every event type arrives, signed twice", () => {
     } finally {
       spy.mockRestore();
     }
-    expect(queuedInside).toBe(1);
+    expect(appendedInside).toBe(1);
     await restFixtures(app, ws.privateKey).tag("kept");
     const got = await hook.waitFor((r) => r.length >= 1);
     await new Promise((resolve) => setTimeout(resolve, 200));
