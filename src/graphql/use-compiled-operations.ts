@@ -29,8 +29,8 @@ import { getVariableValues } from "graphql/execution/values.js";
 import { markCompiledContext } from "./compiled-paths.ts";
 
 const restDocuments = new WeakSet<DocumentNode>();
-/** How often each /graphql query document has been executed (compiled from the second time). */
-const executions = new WeakMap<DocumentNode, number>();
+/** /graphql query documents executed once already: compiled from their second execution. */
+const seenOnce = new WeakSet<DocumentNode>();
 
 let compiledCount = 0;
 
@@ -55,19 +55,12 @@ interface ExecuteArgs {
 function runsCompiled(args: ExecuteArgs): boolean {
   const operation = getOperationAST(args.document, args.operationName);
   if (operation?.operation !== OperationTypeNode.QUERY) return false;
-  if (!restDocuments.has(args.document)) {
-    const runs = (executions.get(args.document) ?? 0) + 1;
-    executions.set(args.document, runs);
-    if (runs < 2) return false;
+  if (!restDocuments.has(args.document) && !seenOnce.has(args.document)) {
+    seenOnce.add(args.document);
+    return false;
   }
-  const coerced = getVariableValues(
-    args.schema,
-    operation.variableDefinitions ?? [],
-    args.variableValues ?? {},
-    {
-      maxErrors: 1,
-    },
-  );
+  const variables = operation.variableDefinitions ?? [];
+  const coerced = getVariableValues(args.schema, variables, args.variableValues ?? {}, { maxErrors: 1 });
   if (coerced.errors !== undefined) return false;
   markCompiledContext(args.contextValue);
   compiledCount++;
