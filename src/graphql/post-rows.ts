@@ -83,10 +83,10 @@ export async function readPostRows(
 ): Promise<Record<string, unknown>[]> {
   if (ids.length === 0) return [];
   const statement = postRowsSql(partsOf(query));
-  const [row] = await sql.query<{ posts: PostJson[] | null }>(statement, [workspaceId, ids], {
+  const rows = await sql.query<{ post: PostJson; content?: string }>(statement, [workspaceId, ids], {
     name: statementName(statement),
   });
-  return (row?.posts ?? []).map(toPrismaShape);
+  return rows.map(toPrismaShape);
 }
 
 /**
@@ -125,10 +125,12 @@ export async function readPostPage(
 
 /**
  * Prisma's shape, made in place: the rows were just parsed from the statement's json and belong to no
- * one else, so only the timestamps change (epoch milliseconds become Dates), nothing is copied.
+ * one else, so only the timestamps change (epoch milliseconds become Dates) and the body, read as a
+ * column of its own, joins its row; nothing is copied.
  */
-function toPrismaShape(post: PostJson): Record<string, unknown> {
+function toPrismaShape({ post, content }: { post: PostJson; content?: string }): Record<string, unknown> {
   const row = post as unknown as Record<string, unknown>;
+  if (content !== undefined) row.content = content;
   row.publishedAt = new Date(post.publishedAt);
   withDates(post);
   if (post.category) withDates(post.category);
