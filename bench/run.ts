@@ -5,7 +5,8 @@
 //   2. seed: 10,000 posts, 50 categories, 200 tags, 20 authors, 5 custom fields (batched), timed
 //   3. statements per request: in-process app (openRuntime + buildApp), one counted request per route
 //   4. baseline (bench/baseline-server.ts, its own process) under load: GET /v1/posts?limit=10
-//   5. the service (`node --import tsx src/server.ts`, its own process) under load, route by route
+//   5. the service (`node --import tsx src/server.ts`, its own process) under load, route by route; the
+//      routes that change content (the writes) last, after every read
 //   6. table + JSON; the schema / data directory is dropped
 
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -124,8 +125,19 @@ try {
   const serviceAnswers = new Map<string, PrerenderedAnswer>();
   const bodyChecks: BenchReport["baselineBodies"] = [];
   const started: Partial<Record<ServerKind, ChildServer>> = {};
-  for (const kind of ["baseline", "service", "cached", "prerendered"] as const) {
-    const own = scenarios.filter((s) => s.server === kind);
+  // The routes that change content come last, each phase on a server started for it.
+  const reads = scenarios.filter((s) => !s.changesData);
+  const kinds = ["baseline", "service", "cached", "prerendered"] as const;
+  const phases = [
+    ...kinds.map((kind) => ({ kind, profileDir: kind, own: reads.filter((s) => s.server === kind) })),
+    ...kinds.map((kind) => ({
+      kind,
+      profileDir: `${kind}-writes`,
+      own: scenarios.filter((s) => s.changesData && s.server === kind),
+    })),
+  ];
+  const serviceServers: ChildServer[] = [];
+  for (const { kind, profileDir, own } of phases) {
     if (!own.length) continue;
     if (kind === "prerendered") {
       const answers = own.flatMap((s) => serviceAnswers.get(s.sameBodyAs ?? "") ?? []);
@@ -135,9 +147,10 @@ try {
       name: kind,
       script: servers[kind].script,
       env: servers[kind].env,
-      nodeArgs: cpuProf(path.join(profileRoot, kind)),
+      nodeArgs: cpuProf(path.join(profileRoot, profileDir)),
     });
-    started[kind] = server;
+    started[kind] ??= server;
+    if (kind === "service" || kind === "cached") serviceServers.push(server);
     try {
       for (const scenario of own) {
         const preflight = await preflightScenario(server, scenario, keys);
@@ -168,11 +181,13 @@ try {
   }
   const service = started.service ?? started.cached;
   if (!service) throw new Error("no service route was selected");
-  const serviceOutput = service.stderrTail().trim();
-  if (serviceOutput) {
-    log(`Service logged ${service.errorLines()} error line(s); last output:`);
+  const serviceErrors = serviceServers.reduce((sum, server) => sum + server.errorLines(), 0);
+  for (const server of serviceServers) {
+    const output = server.stderrTail().trim();
+    if (!output) continue;
+    log(`Service (${server.name}) logged ${server.errorLines()} error line(s); last output:`);
     log(
-      serviceOutput
+      output
         .split("\n")
         .slice(-4)
         .map((line) => `  ${line.slice(0, 400)}`)
@@ -215,7 +230,7 @@ try {
     database: database.location,
     seed: seedSummary,
     baselineBodies: bodyChecks,
-    serviceErrorsLogged: service.errorLines(),
+    serviceErrorsLogged: serviceErrors,
     routes,
     profile,
   };

@@ -58,6 +58,12 @@ export interface Scenario {
   /** The route whose req/s this one is compared with; the baseline list of ten when absent. */
   comparedWith?: string;
   steps: Step[];
+  /**
+   * Adds or changes content (the writes: a thousand or more published posts and their edits). Such
+   * routes run after every read, on a service of their own: reads measured after them would list and
+   * count more posts, over rows not yet vacuumed, than the reads they are compared with.
+   */
+  changesData?: true;
 }
 
 /** The GraphQL equivalent of GET /v1/posts?limit=10: the REST route's own selection (RestPost). */
@@ -162,6 +168,7 @@ export function benchScenarios(f: BenchFixtures): Scenario[] {
       id: "writes",
       title: "POST /v1/posts + PATCH (1:1)",
       server: "service",
+      changesData: true,
       steps: [
         {
           label: "POST /v1/posts",
