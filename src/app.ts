@@ -6,7 +6,8 @@ import express, { type Express, type RequestHandler } from "express";
 import { type CallerResolver, createCallerResolver } from "./auth/caller-cache.ts";
 import { workspaceExists } from "./auth/workspaces.ts";
 import { createGraphQLAnswers } from "./cache/graphql-answers.ts";
-import { createResponseCache } from "./cache/rest-answers.ts";
+import { cacheControlPolicy, createResponseCache } from "./cache/rest-answers.ts";
+import type { SharedAnswers } from "./cache/shared-answers.ts";
 import type { Config } from "./config.ts";
 import { createLogHeadReader } from "./content/log-head-reader.ts";
 import { webhookQueueState } from "./content/webhook-deliveries.ts";
@@ -51,6 +52,8 @@ export interface AppDeps {
   callers?: CallerResolver;
   /** Where measurements go (its query observer must be the database's: openRuntime); default: a new registry. */
   metrics?: ServiceMetrics;
+  /** The response caches' tier shared by every instance (CACHE=redis: openRuntime makes it). */
+  sharedAnswers?: SharedAnswers;
 }
 
 export function buildApp(deps: AppDeps): Express {
@@ -70,12 +73,15 @@ export function buildApp(deps: AppDeps): Express {
   const contentHead = createLogHeadReader(db.sql);
   const metrics = deps.metrics ?? createMetrics();
   metrics.watchWebhookQueue(() => webhookQueueState(db.sql));
-  // Both doors' answer stores (CACHE=memory), shared with the cached-read door.
-  const cacheOn = config.cache.mode === "memory";
+  // Both doors' answer stores (CACHE=memory or redis), shared with the cached-read door.
+  const cacheOn = config.cache.mode !== "off";
+  const shared = config.cache.mode === "redis" ? deps.sharedAnswers : undefined;
   const graphqlAnswers = cacheOn
     ? createGraphQLAnswers({
         maxBytes: config.cache.maxBytes,
+        ttlMs: config.cache.ttlMs,
         onLookup: (hit) => metrics.observeCacheLookup("graphql", hit),
+        shared,
       })
     : undefined;
   if (graphqlAnswers) metrics.watchCacheBytes("graphql", () => graphqlAnswers.bytes());
@@ -96,10 +102,13 @@ export function buildApp(deps: AppDeps): Express {
     ? createResponseCache({
         contentHead,
         maxBytes: config.cache.maxBytes,
+        ttlMs: config.cache.ttlMs,
         onLookup: (hit) => metrics.observeCacheLookup("rest", hit),
+        shared,
       })
     : undefined;
   if (restCache) metrics.watchCacheBytes("rest", () => restCache.stats().bytes);
+  const cacheControl = cacheControlPolicy(config.cache);
   const identify = (req: express.Request) =>
     req.caller?.keyId
       ? { key: `key:${req.caller.keyId}`, limit: config.rateLimit.authenticated }
@@ -155,6 +164,7 @@ export function buildApp(deps: AppDeps): Express {
       logger,
       limited: limited(),
       cache: restCache,
+      cacheControl,
     }),
   );
 
@@ -178,6 +188,7 @@ export function buildApp(deps: AppDeps): Express {
         identify,
         observe,
         bodyLimitBytes: config.bodyLimitBytes,
+        cacheControl,
       },
       pipeline,
     );

@@ -2,6 +2,7 @@
 // its background work (change log pruning, webhook dispatch). Shared by the server, the benchmark and
 // the tests, so all run exactly the production wiring.
 import { type CallerResolver, createCallerResolver } from "./auth/caller-cache.ts";
+import { createRedisAnswers, type SharedAnswers } from "./cache/shared-answers.ts";
 import type { Config } from "./config.ts";
 import { CHANGES_CHANNEL_PREFIX } from "./content/change-log.ts";
 import { scheduleEventPruning } from "./content/event-retention.ts";
@@ -24,6 +25,8 @@ export interface Runtime {
   db: Database;
   rateLimiter: RateLimiter;
   mediaStorage: MediaStorage;
+  /** The response caches' tier in Redis, with CACHE=redis. */
+  sharedAnswers?: SharedAnswers;
   close(): Promise<void>;
 }
 
@@ -39,11 +42,17 @@ export async function openRuntime(
     log: logger,
   });
   const mediaStorage = createMediaStorage(config);
+  const sharedAnswers =
+    config.cache.mode === "redis" && config.redisUrl
+      ? createRedisAnswers(config.redisUrl, config.cache.ttlMs)
+      : undefined;
   return {
     db,
     rateLimiter,
     mediaStorage,
+    sharedAnswers,
     async close() {
+      await sharedAnswers?.close();
       await rateLimiter.close();
       await db.close();
     },

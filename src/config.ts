@@ -5,6 +5,7 @@ import { z } from "zod";
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().positive();
+const nonNegativeInt = z.coerce.number().int().nonnegative();
 const optionalUrl = z.string().url().optional();
 const flag = z
   .enum(["true", "false", "1", "0", "yes", "no"])
@@ -161,10 +162,25 @@ const EnvSchema = z.object({
   PREVIEW_TTL: duration.default(3_600_000),
   /** Where a preview is viewed: a URL template with {token} (and optionally {id}, {slug}). */
   PREVIEW_URL: z.string().superRefine(checkPreviewUrlTemplate).optional(),
-  /** The REST response cache: in this process's memory, or none. */
-  CACHE: z.enum(["memory", "off"]).default("memory"),
-  /** Bytes of answers the memory cache keeps at most (least recently used go first). */
+  /**
+   * The response caches: in this process's memory; in memory and shared by every instance through Redis
+   * (the default when REDIS_URL is set); or none.
+   */
+  CACHE: z.enum(["memory", "redis", "off"]).optional(),
+  /** Bytes of answers each in-memory cache keeps at most (least recently used go first). */
   CACHE_MAX_BYTES: positiveInt.default(64 * 1024 * 1024),
+  /**
+   * How long an answer is kept at most, in memory and in Redis. A safety net only: answers are never
+   * stale (their key holds the content head), the TTL bounds how long outgrown ones take up room.
+   */
+  CACHE_TTL: duration.default(3_600_000),
+  /**
+   * Seconds a shared cache (a CDN) may serve a public-key answer without asking again (`s-maxage`); 0:
+   * it must revalidate every time. Above 0, purge by surrogate key from a webhook (README).
+   */
+  CACHE_S_MAXAGE: nonNegativeInt.default(0),
+  /** Seconds a shared cache may go on serving a public-key answer while it revalidates it in the background. */
+  CACHE_STALE_WHILE_REVALIDATE: nonNegativeInt.default(0),
 });
 
 export type Config = ReturnType<typeof toConfig>;
@@ -234,7 +250,13 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       dispatch: env.WEBHOOK_DISPATCH,
     },
-    cache: { mode: env.CACHE, maxBytes: env.CACHE_MAX_BYTES },
+    cache: {
+      mode: env.CACHE ?? (env.REDIS_URL ? "redis" : "memory"),
+      maxBytes: env.CACHE_MAX_BYTES,
+      ttlMs: env.CACHE_TTL,
+      sharedMaxAgeSeconds: env.CACHE_S_MAXAGE,
+      staleWhileRevalidateSeconds: env.CACHE_STALE_WHILE_REVALIDATE,
+    },
     subscriptions: { maxQueued: env.SUBSCRIPTION_MAX_QUEUED },
     revisions: { keep: env.REVISIONS_KEEP },
     preview: { secret: env.PREVIEW_SECRET, ttlMs: env.PREVIEW_TTL, urlTemplate: env.PREVIEW_URL },
@@ -250,6 +272,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (parsed.data.MEDIA_STORAGE === "s3" && !parsed.data.S3_BUCKET) {
     throw new ConfigError("Invalid configuration:\n  S3_BUCKET: required when MEDIA_STORAGE=s3");
+  }
+  if (parsed.data.CACHE === "redis" && !parsed.data.REDIS_URL) {
+    throw new ConfigError("Invalid configuration:\n  REDIS_URL: required when CACHE=redis");
   }
   return toConfig(parsed.data);
 }

@@ -9,18 +9,22 @@
 // harmless: the next read reads the newer head and misses. Only routes that depend on nothing but the
 // workspace's content opt in (`cached` in the route table); the key holds the workspace, the key kind
 // (public and private answers never mix) and the whole URL (path and query: filters, pages, format).
+// With CACHE=redis, answers are also kept in Redis under the key and the head, for every instance
+// (src/cache/shared-answers.ts): a lookup this instance's memory misses asks there before computing.
 //
 // Every 200 answer of a GET carries a strong ETag (a hash of its bytes); a request whose If-None-Match
 // holds it gets 304 without a body. That check is ours, not Express's freshness test, which gives up on
 // any request with `Cache-Control: no-cache` — and fetch() sends that header with every conditional
 // request.
 
+import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { brotliCompressSync, gzipSync, constants as zlibConstants } from "node:zlib";
 import accepts from "accepts";
 import type { Request } from "express";
 import { LRUCache } from "lru-cache";
 import { holdsETag, strongETag } from "../cache/etag.ts";
+import { packAnswer, type SharedAnswers, unpackAnswer } from "./shared-answers.ts";
 
 /** An answer ready to send, with what is derived from its bytes once (validators, tags, encodings). */
 export interface JsonAnswer {
@@ -41,10 +45,11 @@ export interface CachedAnswer extends JsonAnswer {
 export interface ResponseCache {
   /** The workspace's change log head now: what a stored answer must match to be served. */
   head(workspaceId: string): Promise<string>;
-  get(key: string, head: string): CachedAnswer | undefined;
-  /** As `get`, uncounted: the cached-read door looks first, and counts only what it serves. */
+  /** A counted lookup: this instance's memory, then the shared store (CACHE=redis). */
+  lookup(key: string, head: string): Promise<CachedAnswer | undefined>;
+  /** This instance's memory only, uncounted: the cached-read door looks first, and counts only what it serves. */
   peek(key: string, head: string): CachedAnswer | undefined;
-  /** Whether any answer is stored under the key, for whatever head (no head read needed to ask). */
+  /** Whether this instance's memory holds any answer under the key, for whatever head (no head read needed). */
   holds(key: string): boolean;
   countHit(): void;
   put(key: string, head: string, route: string, answer: JsonAnswer): CachedAnswer;
@@ -55,15 +60,21 @@ export interface ResponseCacheOptions {
   /** Reads the workspace's change log head (one indexed statement). */
   contentHead(workspaceId: string): Promise<string>;
   maxBytes: number;
+  /** How long an answer is kept at most (a safety net: see CACHE_TTL). */
+  ttlMs: number;
   /** Told of every lookup (metrics). */
   onLookup?: (hit: boolean) => void;
+  /** The second tier shared by every instance (CACHE=redis). */
+  shared?: SharedAnswers;
 }
 
 export function createResponseCache(options: ResponseCacheOptions): ResponseCache {
   const entries = new LRUCache<string, CachedAnswer>({
     maxSize: options.maxBytes,
+    ttl: options.ttlMs,
     sizeCalculation: (answer, key) => answer.body.length + key.length + 64,
   });
+  const { shared } = options;
   let hits = 0;
   let misses = 0;
   const peek = (key: string, head: string) => {
@@ -74,17 +85,22 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     hits++;
     options.onLookup?.(true);
   };
-  return {
-    head: options.contentHead,
-    get(key, head) {
-      const found = peek(key, head);
-      if (found) {
-        countHit();
-        return found;
-      }
+  const counted = (found: CachedAnswer | undefined) => {
+    if (found) countHit();
+    else {
       misses++;
       options.onLookup?.(false);
-      return undefined;
+    }
+    return found;
+  };
+  return {
+    head: options.contentHead,
+    async lookup(key, head) {
+      const found = peek(key, head);
+      if (found || !shared) return counted(found);
+      const stored = fromShared(await shared.get(sharedKey(key, head)), head);
+      if (stored) entries.set(key, stored);
+      return counted(stored);
     },
     peek,
     holds: (key) => entries.has(key),
@@ -92,10 +108,28 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     put(key, head, route, answer) {
       const cached = { ...answer, head, route };
       entries.set(key, cached);
+      shared?.set(
+        sharedKey(key, head),
+        packAnswer({ etag: answer.etag, tags: answer.tags, route }, answer.body),
+      );
       return cached;
     },
     stats: () => ({ hits, misses, entries: entries.size, bytes: entries.calculatedSize }),
   };
+}
+
+/** The shared store's key of an answer: the memory key and the head it holds for, hashed to a fixed length. */
+function sharedKey(key: string, head: string): string {
+  return `rest:${createHash("sha256").update(key).update("\n").update(head).digest("base64url")}`;
+}
+
+/** An answer read back from the shared store, or undefined when the bytes are not one. */
+function fromShared(value: Buffer | null, head: string): CachedAnswer | undefined {
+  const unpacked = value && unpackAnswer(value);
+  if (!unpacked) return undefined;
+  const { etag, tags, route } = unpacked.header;
+  if (typeof etag !== "string" || typeof tags !== "string" || typeof route !== "string") return undefined;
+  return { body: unpacked.body, etag, tags, route, head, encoded: {} };
 }
 
 /** Bodies below this go out as they are: compressing them saves less than it costs. */
@@ -135,17 +169,36 @@ export function answerKey(req: IncomingMessage, workspaceId: string, keyKind: st
 }
 
 /**
- * Who may keep an answer: shared caches, revalidating (public keys); the client only (private keys);
+ * Who may keep an answer: shared caches (public keys); the client only, revalidating (private keys);
  * nobody (a read through a preview token: it shows unpublished content, and the token's expiry or
  * revocation changes no content, so no validator could ever tell a cache that the answer is gone).
  */
 export type AnswerAudience = "public" | "private" | "nobody";
 
-export const CACHE_CONTROL: Record<AnswerAudience, string> = {
-  public: "public, no-cache",
-  private: "private, no-cache",
-  nobody: "private, no-store",
-};
+/** The Cache-Control of each audience's answers. */
+export type CacheControlPolicy = Record<AnswerAudience, string>;
+
+/**
+ * Public answers: revalidated on every use (`no-cache`: the ETag makes that a 304), unless shared caches
+ * may keep them for a while (CACHE_S_MAXAGE: a CDN that is purged by surrogate key from a webhook) or
+ * serve them stale while revalidating (CACHE_STALE_WHILE_REVALIDATE). Browsers always revalidate
+ * (`max-age=0`): they are not purged. Private answers never reach a shared cache.
+ */
+export function cacheControlPolicy(settings: {
+  sharedMaxAgeSeconds: number;
+  staleWhileRevalidateSeconds: number;
+}): CacheControlPolicy {
+  const { sharedMaxAgeSeconds, staleWhileRevalidateSeconds } = settings;
+  const shared = [
+    ...(sharedMaxAgeSeconds > 0 ? [`s-maxage=${sharedMaxAgeSeconds}`] : []),
+    ...(staleWhileRevalidateSeconds > 0 ? [`stale-while-revalidate=${staleWhileRevalidateSeconds}`] : []),
+  ];
+  return {
+    public: shared.length ? ["public", "max-age=0", ...shared].join(", ") : "public, no-cache",
+    private: "private, no-cache",
+    nobody: "private, no-store",
+  };
+}
 
 /**
  * Sends a 200 JSON answer with its validators, or 304 when the client holds it already, with the
@@ -156,14 +209,14 @@ export function sendJsonAnswer(
   req: IncomingMessage,
   res: ServerResponse,
   answer: JsonAnswer,
-  audience: AnswerAudience,
+  cacheControl: string,
   cacheStatus?: "HIT" | "MISS",
 ): void {
   const encoding = answer.body.length >= COMPRESS_FROM_BYTES ? preferredEncoding(req) : null;
   // One tag per representation (RFC 9110): the compressed bytes are not the identity's.
   const etag = encoding ? `${answer.etag.slice(0, -1)}-${encoding}"` : answer.etag;
   res.setHeader("ETag", etag);
-  res.setHeader("Cache-Control", CACHE_CONTROL[audience]);
+  res.setHeader("Cache-Control", cacheControl);
   res.setHeader("Vary", "Authorization, Accept-Encoding");
   res.setHeader("Surrogate-Key", answer.tags);
   res.setHeader("Cache-Tag", answer.tags.replaceAll(" ", ","));

@@ -40,6 +40,8 @@ export interface ContentResponseCacheOptions {
   contentHead(workspaceId: string): Promise<string>;
   /** Where answers are kept (shared with the cached-read door). */
   answers: GraphQLAnswers;
+  /** Cache-Control of public-key and private-key answers (REST's: CACHE_S_MAXAGE, …). */
+  cacheControl: { public: string; private: string };
 }
 
 /**
@@ -68,7 +70,7 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
       // The cache is an optimization: when the head cannot be read, the request runs uncached (and
       // meets the same database trouble in its resolvers, reported as such).
       return options.contentHead(caller.workspaceId).then(
-        (head) => {
+        async (head) => {
           const key = answers.keyOf({
             workspaceId: caller.workspaceId,
             keyKind: caller.keyKind,
@@ -77,7 +79,7 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
             operationName: params.operationName,
             variables: params.variables,
           });
-          const hit = answers.get(key);
+          const hit = await answers.lookup(key);
           if (hit) {
             serverContext.res?.setHeader("X-Cache", "HIT");
             answerByRequest.set(request, { entry: hit, keyKind: caller.keyKind });
@@ -114,7 +116,7 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
     onResponse({ request, response, setResponse, fetchAPI }) {
       const answered = answerByRequest.get(request);
       if (!answered || request.method !== "GET" || response.status !== 200) return;
-      const headers = validatorHeaders(answered.entry.etag, answered.keyKind);
+      const headers = validatorHeaders(answered.entry.etag, answered.keyKind, options.cacheControl);
       if (holdsETag(request.headers.get("if-none-match"), answered.entry.etag)) {
         setResponse(new fetchAPI.Response(null, { status: 304, headers }));
         return;
@@ -124,11 +126,15 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
   };
 }
 
-/** As REST's: public answers may be kept by shared caches but revalidated, private ones by the client only. */
-function validatorHeaders(etag: string, keyKind: string): Record<string, string> {
+/** As REST's: public answers may be kept by shared caches, private ones by the client only. */
+function validatorHeaders(
+  etag: string,
+  keyKind: string,
+  cacheControl: ContentResponseCacheOptions["cacheControl"],
+): Record<string, string> {
   return {
     ETag: etag,
-    "Cache-Control": keyKind === "private" ? "private, no-cache" : "public, no-cache",
+    "Cache-Control": keyKind === "private" ? cacheControl.private : cacheControl.public,
     Vary: "Authorization, Accept",
   };
 }

@@ -3,6 +3,7 @@
 import { createFetch } from "@whatwg-node/fetch";
 import type { Request as ExpressRequest, Response as ExpressResponse } from "express";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
+import { cacheControlPolicy } from "../cache/rest-answers.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { UploadTooLargeError } from "../media/upload-errors.ts";
 import { DOCUMENT_BOUNDS } from "./builder.ts";
@@ -65,7 +66,13 @@ export function createContentYoga(prisma: PrismaClient, services: AppServices): 
       // First: a query sent by hash becomes its document before anything reads or keys on it.
       usePersistedDocuments(),
       ...(services.contentHead && services.graphqlAnswers
-        ? [useContentResponseCache({ contentHead: services.contentHead, answers: services.graphqlAnswers })]
+        ? [
+            useContentResponseCache({
+              contentHead: services.contentHead,
+              answers: services.graphqlAnswers,
+              cacheControl: cacheControlPolicy(config.cache),
+            }),
+          ]
         : []),
       usePreviewNoStore(),
       ...(services.metrics ? [useOperationMetrics(services.metrics)] : []),

@@ -23,7 +23,12 @@ import type { Request, RequestHandler } from "express";
 import { keyFromAuthorizationHeader } from "../auth/api-key-format.ts";
 import type { CallerResolver } from "../auth/caller-cache.ts";
 import type { GraphQLAnswers } from "../cache/graphql-answers.ts";
-import { answerKey, type ResponseCache, sendJsonAnswer } from "../cache/rest-answers.ts";
+import {
+  answerKey,
+  type CacheControlPolicy,
+  type ResponseCache,
+  sendJsonAnswer,
+} from "../cache/rest-answers.ts";
 import { regularResultMediaType } from "../graphql/use-graphql-response-media-type.ts";
 import { setCorsHeaders } from "../http/cors.ts";
 import { answeredAs } from "../http/route-template.ts";
@@ -54,6 +59,8 @@ export interface CachedReadDoorDeps {
   observe: RequestHandler[];
   /** BODY_LIMIT_BYTES: larger GraphQL bodies are the pipeline's to refuse. */
   bodyLimitBytes: number;
+  /** The Cache-Control of answers by audience, as the pipeline sends them. */
+  cacheControl: CacheControlPolicy;
 }
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -146,7 +153,13 @@ const restHit: ShortWay = async (deps, req, res, presented) => {
   if (!decision) return false;
   answerWith(deps, req, res, decision, hit.route, () => {
     deps.rest.countHit();
-    sendJsonAnswer(req, res, hit, caller.keyKind, "HIT");
+    sendJsonAnswer(
+      req,
+      res,
+      hit,
+      deps.cacheControl[caller.keyKind === "private" ? "private" : "public"],
+      "HIT",
+    );
   });
   return true;
 };

@@ -5,7 +5,7 @@ import type { z } from "zod";
 import {
   type AnswerAudience,
   answerKey,
-  CACHE_CONTROL,
+  type CacheControlPolicy,
   jsonAnswer,
   type ResponseCache,
   sendJsonAnswer,
@@ -35,6 +35,8 @@ export interface RestRouterDeps {
   limited: RequestHandler[];
   /** Answers of routes marked `cached`; none when CACHE=off. */
   cache?: ResponseCache;
+  /** The Cache-Control of GET answers, by audience (CACHE_S_MAXAGE, CACHE_STALE_WHILE_REVALIDATE). */
+  cacheControl: CacheControlPolicy;
 }
 
 export function createRestRouter(deps: RestRouterDeps): Router {
@@ -109,16 +111,17 @@ async function answerRead(
 ): Promise<void> {
   const preview = "preview" in req.query;
   const audience: AnswerAudience = preview ? "nobody" : caller.keyKind === "private" ? "private" : "public";
-  if (preview) res.setHeader("Cache-Control", CACHE_CONTROL.nobody);
+  const { cacheControl } = deps;
+  if (preview) res.setHeader("Cache-Control", cacheControl.nobody);
   const cache = route.cached && deps.cache && !preview ? deps.cache : undefined;
   const key = answerKey(req, caller.workspaceId, caller.keyKind);
   // Read before the answer is computed: see src/cache/rest-answers.ts for why this order is never stale. When
   // it cannot be read, the request runs uncached (and meets the same trouble in its own statements).
   // The cached-read door may have read it already, on this request's arrival.
   const head = cache ? await headOf(cache, req, caller.workspaceId) : null;
-  const hit = cache && head !== null ? cache.get(key, head) : undefined;
+  const hit = cache && head !== null ? await cache.lookup(key, head) : undefined;
   if (hit) {
-    sendJsonAnswer(req, res, hit, audience, "HIT");
+    sendJsonAnswer(req, res, hit, cacheControl[audience], "HIT");
     return;
   }
   const outcome = await runRoute(route, operation, deps, req, res);
@@ -129,7 +132,7 @@ async function answerRead(
   const computed = jsonAnswer(outcome.body, caller.workspaceId, route.tag.toLowerCase());
   const answer =
     cache && head !== null ? cache.put(key, head, routeTemplateOf(req, res), computed) : computed;
-  sendJsonAnswer(req, res, answer, audience, cache ? "MISS" : undefined);
+  sendJsonAnswer(req, res, answer, cacheControl[audience], cache ? "MISS" : undefined);
 }
 
 function headOf(cache: ResponseCache, req: Request, workspaceId: string): Promise<string | null> {

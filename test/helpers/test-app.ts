@@ -13,6 +13,7 @@ import { buildApp } from "../../src/app.ts";
 import { resolveApiKey } from "../../src/auth/resolve-api-key.ts";
 import { createWorkspace } from "../../src/auth/workspaces.ts";
 import { createChangeStream, startBackgroundWork } from "../../src/bootstrap.ts";
+import { createRedisAnswers } from "../../src/cache/shared-answers.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/database.ts";
 import type { QueryObserver } from "../../src/db/sql-executor.ts";
@@ -96,6 +97,10 @@ export async function startTestApp(
   const mediaConfig = { ...config, publicUrl: config.publicUrl ?? "http://media.test" };
   const mediaStorage = createMediaStorage(mediaConfig);
   const changes = createChangeStream(db, silentLogger, config.subscriptions.maxQueued);
+  const sharedAnswers =
+    config.cache.mode === "redis" && config.redisUrl
+      ? createRedisAnswers(config.redisUrl, config.cache.ttlMs)
+      : undefined;
   const app = buildApp({
     config: mediaConfig,
     db,
@@ -104,6 +109,7 @@ export async function startTestApp(
     mediaStorage,
     changes,
     metrics,
+    sharedAnswers,
   });
   server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
@@ -183,6 +189,7 @@ export async function startTestApp(
       await new Promise<void>((resolve) => server?.close(() => resolve()));
       await background?.stop(1_000);
       await changes.close();
+      await sharedAnswers?.close();
       await rateLimiter.close();
       await db.close();
       rmSync(dataDir, { recursive: true, force: true });

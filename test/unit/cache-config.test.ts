@@ -1,0 +1,31 @@
+// CACHE and CACHE_TTL: where answers are kept, and the safety-net lifetime.
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.ts";
+
+const base = { DATA_DIR: "/tmp/cache-config-test" };
+
+describe("CACHE", () => {
+  it("keeps answers in memory by default, and shares them through Redis when REDIS_URL is set", () => {
+    expect(loadConfig(base).cache.mode).toBe("memory");
+    expect(loadConfig({ ...base, REDIS_URL: "redis://127.0.0.1:6379" }).cache.mode).toBe("redis");
+  });
+
+  it("can be chosen: memory even with Redis, or off", () => {
+    expect(loadConfig({ ...base, REDIS_URL: "redis://127.0.0.1:6379", CACHE: "memory" }).cache.mode).toBe(
+      "memory",
+    );
+    expect(loadConfig({ ...base, CACHE: "off" }).cache.mode).toBe("off");
+  });
+
+  it("refuses redis without a REDIS_URL, and an unknown mode, naming the variable", () => {
+    expect(() => loadConfig({ ...base, CACHE: "redis" })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, CACHE: "redis" })).toThrow(/REDIS_URL: required when CACHE=redis/);
+    expect(() => loadConfig({ ...base, CACHE: "disk" })).toThrow(/CACHE/);
+  });
+
+  it("expires answers after CACHE_TTL (one hour unless set)", () => {
+    expect(loadConfig(base).cache.ttlMs).toBe(3_600_000);
+    expect(loadConfig({ ...base, CACHE_TTL: "10m" }).cache.ttlMs).toBe(600_000);
+    expect(() => loadConfig({ ...base, CACHE_TTL: "soon" })).toThrow(/CACHE_TTL/);
+  });
+});
