@@ -15,6 +15,7 @@ import type { QueryObserver } from "./db/sql-executor.ts";
 import { ChangeStream } from "./graphql/live/change-stream.ts";
 import { createRateLimiter } from "./limits/create-rate-limiter.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
+import { createRedisClient } from "./limits/redis-client.ts";
 import type { Logger } from "./logger.ts";
 import { createMediaStorage } from "./media/create-storage.ts";
 import type { MediaStorage } from "./media/storage.ts";
@@ -44,7 +45,7 @@ export async function openRuntime(
   const mediaStorage = createMediaStorage(config);
   const sharedAnswers =
     config.cache.mode === "redis" && config.redisUrl
-      ? createRedisAnswers(config.redisUrl, config.cache.ttlMs)
+      ? createRedisAnswers(createRedisClient(config.redisUrl), config.cache.ttlMs)
       : undefined;
   return {
     db,

@@ -11,7 +11,6 @@
 // The cache is an optimization: a Redis that is down, slow (the client fails fast: 200 ms) or answers
 // garbage makes a lookup a miss and a write a no-op; the request is computed as without the tier.
 import type { Redis } from "ioredis";
-import { createRedisClient } from "../limits/redis-client.ts";
 
 export interface SharedAnswers {
   /** The stored bytes under `key`, or null (none, or Redis unavailable). */
@@ -24,11 +23,8 @@ export interface SharedAnswers {
 /** Redis keys of answers start with this (and the door: `rest:` or `graphql:`). */
 const KEY_PREFIX = "answers:";
 
-export function createRedisAnswers(
-  url: string,
-  ttlMs: number,
-  client: Redis = createRedisClient(url),
-): SharedAnswers {
+/** Answers kept in Redis through `client` (fail-fast: src/limits/redis-client.ts), which the store owns and closes. */
+export function createRedisAnswers(client: Redis, ttlMs: number): SharedAnswers {
   return {
     get: (key) => client.getBuffer(KEY_PREFIX + key).catch(() => null),
     set(key, value) {

@@ -23,6 +23,7 @@ import { createContentYoga } from "../../src/graphql/yoga.ts";
 import { answerParserErrorsWithJson } from "../../src/http/client-errors.ts";
 import { createRateLimiter } from "../../src/limits/create-rate-limiter.ts";
 import type { RateLimiter } from "../../src/limits/rate-limiter.ts";
+import { createRedisClient } from "../../src/limits/redis-client.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { createMediaStorage } from "../../src/media/create-storage.ts";
 import type { MediaStorage } from "../../src/media/storage.ts";
@@ -99,7 +100,7 @@ export async function startTestApp(
   const changes = createChangeStream(db, silentLogger, config.subscriptions.maxQueued);
   const sharedAnswers =
     config.cache.mode === "redis" && config.redisUrl
-      ? createRedisAnswers(config.redisUrl, config.cache.ttlMs)
+      ? createRedisAnswers(createRedisClient(config.redisUrl), config.cache.ttlMs)
       : undefined;
   const app = buildApp({
     config: mediaConfig,
