@@ -19,9 +19,23 @@ export function fieldValuesObject(
   definitions: readonly FieldDefinitionForValues[],
   stored: readonly { fieldId: string; value: unknown }[],
 ): Record<string, unknown> {
-  const byField = new Map(stored.map((row) => [row.fieldId, row.value]));
   const out: Record<string, unknown> = {};
-  for (const definition of definitions) out[definition.key] = byField.get(definition.id) ?? null;
+  if (stored.length > 16) {
+    const byField = new Map(stored.map((row) => [row.fieldId, row.value]));
+    for (const definition of definitions) out[definition.key] = byField.get(definition.id) ?? null;
+    return out;
+  }
+  // Every post of a list page runs this: a scan of its few values per key, no Map built per post.
+  for (const definition of definitions) {
+    let value: unknown = null;
+    for (const row of stored) {
+      if (row.fieldId === definition.id) {
+        value = row.value ?? null;
+        break;
+      }
+    }
+    out[definition.key] = value;
+  }
   return out;
 }
 

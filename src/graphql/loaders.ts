@@ -14,6 +14,11 @@ export interface FieldDefinitionSummary {
 export interface Loaders {
   /** The workspace's custom field definitions, in position order: every post's `fields` needs them. */
   fieldDefinitions: DataLoader<string, FieldDefinitionSummary[]>;
+  /**
+   * The definitions `fieldDefinitions` has loaded, by workspace: a list page loads them beside its rows,
+   * so each post's `fields` is answered at once, without a promise per post.
+   */
+  loadedFieldDefinitions: Map<string, FieldDefinitionSummary[]>;
   /** Markdown of an HTML body; the same body is converted once per request. */
   markdown: DataLoader<string, string>;
 }
@@ -24,6 +29,7 @@ const FIELD_DEFINITIONS_SQL = `SELECT id, key, type::text AS type, "workspaceId"
   WHERE "workspaceId" = ANY($1::text[]) ORDER BY position ASC, "createdAt" ASC`;
 
 export function createLoaders(sql: SqlExecutor): Loaders {
+  const loadedFieldDefinitions = new Map<string, FieldDefinitionSummary[]>();
   return {
     fieldDefinitions: new DataLoader(async (workspaceIds) => {
       const rows = await sql.query<FieldDefinitionSummary & { workspaceId: string }>(
@@ -31,10 +37,15 @@ export function createLoaders(sql: SqlExecutor): Loaders {
         [[...workspaceIds]],
         { name: statementName(FIELD_DEFINITIONS_SQL) },
       );
-      return workspaceIds.map((id) =>
-        rows.filter((row) => row.workspaceId === id).map(({ id, key, type }) => ({ id, key, type })),
-      );
+      return workspaceIds.map((workspaceId) => {
+        const definitions = rows
+          .filter((row) => row.workspaceId === workspaceId)
+          .map(({ id, key, type }) => ({ id, key, type }));
+        loadedFieldDefinitions.set(workspaceId, definitions);
+        return definitions;
+      });
     }),
+    loadedFieldDefinitions,
     markdown: new DataLoader(async (bodies) => bodies.map(htmlToMarkdown)),
   };
 }

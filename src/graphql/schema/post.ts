@@ -77,8 +77,13 @@ export const Post = builder.prismaObject("Post", {
       type: "JSON",
       description: "Custom field values keyed by field key; every key of the workspace, null where unset",
       select: { fieldValues: { select: { fieldId: true, value: true } } },
-      resolve: async (post, _args, ctx) =>
-        fieldValuesObject(await ctx.loaders.fieldDefinitions.load(post.workspaceId), post.fieldValues),
+      resolve: (post, _args, ctx) => {
+        const loaded = ctx.loaders.loadedFieldDefinitions.get(post.workspaceId);
+        if (loaded) return fieldValuesObject(loaded, post.fieldValues);
+        return ctx.loaders.fieldDefinitions
+          .load(post.workspaceId)
+          .then((definitions) => fieldValuesObject(definitions, post.fieldValues));
+      },
     }),
     fieldEntries: t.field({
       type: [PostFieldEntry],
