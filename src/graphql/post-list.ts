@@ -69,16 +69,31 @@ export async function postPage(
   const { filter, rankedIds } = await postListFilter(ctx, args);
   const byRank = rankedIds !== null && !args.order;
   if (readModelCovers(query)) {
-    // The common case (the REST list, a frontend's post list): count and page ids, then the rows.
-    prefetchFieldDefinitions(ctx, query);
+    // The common case (the REST list, a frontend's post list): count, page ids and the field
+    // definitions the posts' `fields` need, then the rows: two statements.
+    const withFieldDefinitions =
+      Boolean(query.select?.fieldValues) && !ctx.loaders.loadedFieldDefinitions.has(ctx.caller.workspaceId);
     const params = new SqlParams();
     const condition = postListCondition(ctx.caller.workspaceId, filter, params);
     const order = postListOrder(
       byRank ? { by: "rank", rankedIds } : { by: "publishedAt", direction: args.order ?? "desc" },
       params,
     );
-    const page = { condition, ...order, limit: window.take, offset: window.skip, params };
-    const { totalItems, items } = await readPostPage(ctx.services.sql, ctx.caller.workspaceId, page, query);
+    const page = {
+      condition,
+      ...order,
+      limit: window.take,
+      offset: window.skip,
+      params,
+      withFieldDefinitions,
+    };
+    const { totalItems, items, fieldDefinitions } = await readPostPage(
+      ctx.services.sql,
+      ctx.caller.workspaceId,
+      page,
+      query,
+    );
+    if (fieldDefinitions) ctx.loaders.primeFieldDefinitions(ctx.caller.workspaceId, fieldDefinitions);
     return { items, pagination: paginate(totalItems, window) };
   }
   const where = postListWhere(ctx.caller.workspaceId, filter);

@@ -13,6 +13,7 @@ import type { SqlParams } from "../content/post-list-sql.ts";
 import type { SqlExecutor } from "../db/sql-executor.ts";
 import { statementName } from "../db/statement-names.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
+import { type FieldDefinitionSummary, fieldDefinitionsJson } from "./loaders.ts";
 import { type PostRowParts, postRowsSql } from "./post-rows-sql.ts";
 import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "./post-selection.ts";
 
@@ -91,8 +92,9 @@ export async function readPostRows(
 
 /**
  * One page of posts and the number of posts matching `condition` (on `"Post" p`): one statement counts
- * and picks the page's ids (by `condition`, `join`, `orderBy`, `limit`, `offset`), a second reads their
- * rows as readPostRows does. Two, not one: PostgreSQL plans a statement with a LIMIT parameter afresh on
+ * and picks the page's ids (by `condition`, `join`, `orderBy`, `limit`, `offset`) — and, with
+ * `withFieldDefinitions`, reads the workspace's custom field definitions too, which every post's
+ * `fields` needs —, a second reads their rows as readPostRows does. Two, not one: PostgreSQL plans a statement with a LIMIT parameter afresh on
  * every run here (its generic plan assumes the LIMIT keeps 10% of the rows, so it never looks cheaper),
  * which costs little for the ids and much for the rows; the rows' statement keeps one plan.
  */
@@ -106,20 +108,31 @@ export async function readPostPage(
     limit: number;
     offset: number;
     params: SqlParams;
+    withFieldDefinitions?: boolean;
   },
   query: PlannedPostQuery,
-): Promise<{ totalItems: number; items: Record<string, unknown>[] }> {
+): Promise<{
+  totalItems: number;
+  items: Record<string, unknown>[];
+  fieldDefinitions: FieldDefinitionSummary[] | null;
+}> {
   const { params } = page;
+  const definitions = page.withFieldDefinitions
+    ? `, ${fieldDefinitionsJson(params.add(workspaceId))} AS "fieldDefinitions"`
+    : "";
   const statement = `SELECT (SELECT count(*)::int FROM "Post" p WHERE ${page.condition}) AS total,
     ARRAY(SELECT p.id FROM "Post" p ${page.join} WHERE ${page.condition}
-          ORDER BY ${page.orderBy} LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}) AS ids`;
+          ORDER BY ${page.orderBy} LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}) AS ids${definitions}`;
   // Named after its text: the filters in use shape the statement, each shape is prepared once.
-  const [row] = await sql.query<{ total: number; ids: string[] }>(statement, params.values, {
-    name: statementName(statement),
-  });
+  const [row] = await sql.query<{
+    total: number;
+    ids: string[];
+    fieldDefinitions?: FieldDefinitionSummary[];
+  }>(statement, params.values, { name: statementName(statement) });
   return {
     totalItems: row?.total ?? 0,
     items: await readPostRows(sql, workspaceId, row?.ids ?? [], query),
+    fieldDefinitions: row?.fieldDefinitions ?? null,
   };
 }
 

@@ -152,11 +152,14 @@ describe("statements per post list request", () => {
       expect(body.posts[0].tags).toHaveLength(3);
       expect(body.posts[0].fields).toEqual({ subtitle: "Subtitle 99", rating: 4 });
       // The post read form is what the read model loads: one statement counts and picks the page's
-      // ids, one reads the whole page's rows.
+      // ids (and reads the custom field definitions), one reads the whole page's rows. Nothing else
+      // but the response cache's read of the content head.
       expect(
         statements.filter((sql) => sql.includes("count(*)::int") && sql.includes("ARRAY(")),
       ).toHaveLength(1);
       expect(statements.filter((sql) => sql.includes("WITH page AS"))).toHaveLength(1);
+      const ownStatements = statements.filter((sql) => !sql.includes('AS head FROM "Event"'));
+      expect(ownStatements, ownStatements.join("\n---\n")).toHaveLength(2);
       console.log(`REST GET /v1/posts?limit=${limit}: ${statements.length} SQL statements`);
       counts.push(statements.length);
     }
