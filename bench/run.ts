@@ -73,6 +73,7 @@ try {
         // The yardstick always runs; another baseline only with the route it mirrors (and, for the
         // pre-rendered ones, the route whose answers it serves).
         s.id === "baseline" ||
+        (s.runsWith !== undefined && options.only.includes(s.runsWith)) ||
         (s.sameBodyAs !== undefined && options.only.includes(s.sameBodyAs)) ||
         options.only.some(
           (id) => id === `cached-${s.sameBodyAs}` || (s.server === "service" && id === `cached-${s.id}`),
@@ -125,15 +126,31 @@ try {
   const serviceAnswers = new Map<string, PrerenderedAnswer>();
   const bodyChecks: BenchReport["baselineBodies"] = [];
   const started: Partial<Record<ServerKind, ChildServer>> = {};
-  // The routes that change content come last, each phase on a server started for it.
-  const reads = scenarios.filter((s) => !s.changesData);
-  const kinds = ["baseline", "service", "cached", "prerendered"] as const;
-  const phases = [
-    ...kinds.map((kind) => ({ kind, profileDir: kind, own: reads.filter((s) => s.server === kind) })),
-    ...kinds.map((kind) => ({
+  // Each phase on a server started for it. The uncached reads first, then the cached ones and, right
+  // after them, the uncached reference of the cache miss (afterCache); the routes that change content
+  // come last, after every read.
+  const reads = scenarios.filter((s) => !s.changesData && !s.afterCache);
+  const ofKind = (kind: ServerKind, from: Scenario[]) => from.filter((s) => s.server === kind);
+  const phases: { kind: ServerKind; profileDir: string; own: Scenario[] }[] = [
+    { kind: "baseline", profileDir: "baseline", own: ofKind("baseline", reads) },
+    { kind: "service", profileDir: "service", own: ofKind("service", reads) },
+    { kind: "cached", profileDir: "cached", own: ofKind("cached", reads) },
+    {
+      kind: "service",
+      profileDir: "service-after-cache",
+      own: ofKind(
+        "service",
+        scenarios.filter((s) => s.afterCache),
+      ),
+    },
+    { kind: "prerendered", profileDir: "prerendered", own: ofKind("prerendered", reads) },
+    ...(["baseline", "service", "cached"] as const).map((kind) => ({
       kind,
       profileDir: `${kind}-writes`,
-      own: scenarios.filter((s) => s.changesData && s.server === kind),
+      own: ofKind(
+        kind,
+        scenarios.filter((s) => s.changesData),
+      ),
     })),
   ];
   const serviceServers: ChildServer[] = [];
