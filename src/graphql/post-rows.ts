@@ -92,11 +92,12 @@ export async function readPostRows(
 
 /**
  * One page of posts and the number of posts matching `condition` (on `"Post" p`): one statement counts
- * and picks the page's ids (by `condition`, `join`, `orderBy`, `limit`, `offset`) — and, with
- * `withFieldDefinitions`, reads the workspace's custom field definitions too, which every post's
- * `fields` needs —, a second reads their rows as readPostRows does. Two, not one: PostgreSQL plans a statement with a LIMIT parameter afresh on
- * every run here (its generic plan assumes the LIMIT keeps 10% of the rows, so it never looks cheaper),
- * which costs little for the ids and much for the rows; the rows' statement keeps one plan.
+ * and picks the page's ids (by `condition`, `join`, `orderBy`, `limit`, `offset`), and with
+ * `withFieldDefinitions` also reads the workspace's custom field definitions, which every post's
+ * `fields` needs; a second reads their rows as readPostRows does. Two, not one: PostgreSQL plans a
+ * statement with a LIMIT parameter afresh on every run here (its generic plan assumes the LIMIT keeps
+ * 10% of the rows, so it never looks cheaper), which costs little for the ids and much for the rows;
+ * the rows' statement keeps one plan.
  */
 export async function readPostPage(
   sql: SqlExecutor,
