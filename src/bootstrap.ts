@@ -43,10 +43,7 @@ export async function openRuntime(
     log: logger,
   });
   const mediaStorage = createMediaStorage(config);
-  const sharedAnswers =
-    config.cache.mode === "redis" && config.redisUrl
-      ? createRedisAnswers(createRedisClient(config.redisUrl), config.cache.ttlMs)
-      : undefined;
+  const sharedAnswers = openSharedAnswers(config);
   return {
     db,
     rateLimiter,
@@ -58,6 +55,13 @@ export async function openRuntime(
       await db.close();
     },
   };
+}
+
+/** The response caches' tier in Redis when CACHE=redis (the caller closes it), else none. */
+export function openSharedAnswers(config: Config): SharedAnswers | undefined {
+  return config.cache.mode === "redis" && config.redisUrl
+    ? createRedisAnswers(createRedisClient(config.redisUrl), config.cache.ttlMs)
+    : undefined;
 }
 
 export interface BackgroundWork {

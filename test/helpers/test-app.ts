@@ -12,8 +12,7 @@ import { parse } from "graphql";
 import { buildApp } from "../../src/app.ts";
 import { resolveApiKey } from "../../src/auth/resolve-api-key.ts";
 import { createWorkspace } from "../../src/auth/workspaces.ts";
-import { createChangeStream, startBackgroundWork } from "../../src/bootstrap.ts";
-import { createRedisAnswers } from "../../src/cache/shared-answers.ts";
+import { createChangeStream, openSharedAnswers, startBackgroundWork } from "../../src/bootstrap.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/database.ts";
 import type { QueryObserver } from "../../src/db/sql-executor.ts";
@@ -23,7 +22,6 @@ import { createContentYoga } from "../../src/graphql/yoga.ts";
 import { answerParserErrorsWithJson } from "../../src/http/client-errors.ts";
 import { createRateLimiter } from "../../src/limits/create-rate-limiter.ts";
 import type { RateLimiter } from "../../src/limits/rate-limiter.ts";
-import { createRedisClient } from "../../src/limits/redis-client.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { createMediaStorage } from "../../src/media/create-storage.ts";
 import type { MediaStorage } from "../../src/media/storage.ts";
@@ -98,10 +96,7 @@ export async function startTestApp(
   const mediaConfig = { ...config, publicUrl: config.publicUrl ?? "http://media.test" };
   const mediaStorage = createMediaStorage(mediaConfig);
   const changes = createChangeStream(db, silentLogger, config.subscriptions.maxQueued);
-  const sharedAnswers =
-    config.cache.mode === "redis" && config.redisUrl
-      ? createRedisAnswers(createRedisClient(config.redisUrl), config.cache.ttlMs)
-      : undefined;
+  const sharedAnswers = openSharedAnswers(config);
   const app = buildApp({
     config: mediaConfig,
     db,
