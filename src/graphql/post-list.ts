@@ -1,6 +1,5 @@
 // The page-based post list: filters, the full-text `query`, and the two orders it offers (by
 // publishedAt, or by search rank when a `query` is given without an explicit `order`).
-import { queryFromInfo } from "@pothos/plugin-prisma";
 import type { GraphQLResolveInfo } from "graphql";
 import { type PostListFilter, type PostStatusFilter, postListWhere } from "../content/post-filters.ts";
 import { postListCondition, postListOrder, SqlParams } from "../content/post-list-sql.ts";
@@ -8,6 +7,7 @@ import { searchPostIds } from "../content/post-search.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { assertCanReadDrafts, type GraphQLContext } from "./context.ts";
 import { type PageArgs, type Pagination, pageWindow, paginate } from "./pagination.ts";
+import { planPostItems } from "./post-plans.ts";
 import {
   type PlannedPostQuery,
   readModelCovers,
@@ -65,7 +65,7 @@ export async function postPage(
   args: PostListArgs & PageArgs,
 ): Promise<PostPageResult> {
   const window = pageWindow(args);
-  const query = queryFromInfo({ context: ctx, info, path: ["items"] }) as PlannedPostQuery;
+  const query = planPostItems(ctx, info);
   const { filter, rankedIds } = await postListFilter(ctx, args);
   const byRank = rankedIds !== null && !args.order;
   if (readModelCovers(query)) {

@@ -16,6 +16,7 @@ import type { Prisma } from "../generated/prisma/client.ts";
 import { type FieldDefinitionSummary, fieldDefinitionsJson } from "./loaders.ts";
 import { type PostRowParts, postRowsSql } from "./post-rows-sql.ts";
 import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "./post-selection.ts";
+import { markReadModelRow } from "./read-model-fields.ts";
 
 /** What the read model loads, as the Prisma `select` entries plugin-prisma plans for `Post` fields. */
 export const READ_MODEL_SELECT = {
@@ -140,7 +141,8 @@ export async function readPostPage(
 /**
  * Prisma's shape, made in place: the rows were just parsed from the statement's json and belong to no
  * one else, so only the timestamps change (epoch milliseconds become Dates) and the body, read as a
- * column of its own, joins its row; nothing is copied.
+ * column of its own, joins its row; nothing is copied. Marked as the read model's: its fields answer
+ * without plugin-prisma's per-row bookkeeping (read-model-fields.ts).
  */
 function toPrismaShape({ post, content }: { post: PostJson; content?: string }): Record<string, unknown> {
   const row = post as unknown as Record<string, unknown>;
@@ -150,6 +152,7 @@ function toPrismaShape({ post, content }: { post: PostJson; content?: string }):
   if (post.category) withDates(post.category);
   if (post.authors) for (const { author } of post.authors) withDates(author);
   if (post.tags) for (const { tag } of post.tags) withDates(tag);
+  markReadModelRow(row);
   return row;
 }
 

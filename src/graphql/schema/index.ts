@@ -1,6 +1,7 @@
 // Imports every resource so its types, queries and mutations register with the builder.
 import { builder } from "../builder.ts";
 import { internCompiledPaths } from "../compiled-paths.ts";
+import { answerReadModelRowsDirectly } from "../read-model-fields.ts";
 import "./enums.ts";
 import "./post.ts";
 import "./post-revision.ts";
@@ -19,3 +20,4 @@ import "./changes.ts";
 
 export const schema = builder.toSchema({ sortSchema: true });
 internCompiledPaths(schema);
+answerReadModelRowsDirectly(schema);

@@ -1,0 +1,61 @@
+// plugin-prisma's plan of a post list's rows, kept per operation when the read model covers it.
+//
+// Planning walks the request's selection and records, in the request's context, which loaded rows
+// answer which fields: a walk per request, though the same operation with the same variables always
+// plans the same. The records serve plugin-prisma's per-row bookkeeping, which rows of the read model
+// skip (read-model-fields.ts). So a covered plan is kept, per operation (the parsed document: a REST
+// route's for the life of the process, a /graphql query's while Yoga's parse cache keeps it) and per
+// field path and variables, and later requests reuse it without a walk. A covered plan holds only
+// entries of READ_MODEL_SELECT, which are constants: nothing of the request (its time, its caller) can
+// be in it, only which fields the selection asks for. Any other plan is made afresh each time, records
+// and all, as plugin-prisma does (a tag's `count` of posts, say, is planned with the request's time).
+import { queryFromInfo } from "@pothos/plugin-prisma";
+import type { GraphQLResolveInfo, OperationDefinitionNode } from "graphql";
+import { LRUCache } from "lru-cache";
+import type { GraphQLContext } from "./context.ts";
+import { type PlannedPostQuery, readModelCovers } from "./post-rows.ts";
+
+/** Variables' combinations kept per operation: a list's filters and pages vary, its plan rarely. */
+const PLANS_PER_OPERATION = 256;
+
+const coveredPlans = new WeakMap<OperationDefinitionNode, LRUCache<string, PlannedPostQuery>>();
+
+let plansMade = 0;
+
+/** How many post-list plans this process has made (tests tell a kept plan from a fresh one). */
+export function postPlansMade(): number {
+  return plansMade;
+}
+
+/** The plan of the `items` of the post page being resolved (frozen when kept: it is shared). */
+export function planPostItems(ctx: GraphQLContext, info: GraphQLResolveInfo): PlannedPostQuery {
+  const key = `${responsePathOf(info)}\n${JSON.stringify(info.variableValues)}`;
+  const kept = coveredPlans.get(info.operation)?.get(key);
+  if (kept) return kept;
+  const query = queryFromInfo({ context: ctx, info, path: ["items"] }) as PlannedPostQuery;
+  plansMade++;
+  if (readModelCovers(query)) {
+    let plans = coveredPlans.get(info.operation);
+    if (!plans) {
+      plans = new LRUCache({ max: PLANS_PER_OPERATION });
+      coveredPlans.set(info.operation, plans);
+    }
+    plans.set(key, deepFreeze(query));
+  }
+  return query;
+}
+
+function responsePathOf(info: GraphQLResolveInfo): string {
+  let text = "";
+  for (let link: GraphQLResolveInfo["path"] | undefined = info.path; link; link = link.prev)
+    text = `${link.key}.${text}`;
+  return text;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}
