@@ -8,6 +8,7 @@
 // changes are not content and record nothing. All of an operation's events are inserted in one
 // statement, which gives them consecutive positions in the order the operation named its changes.
 import type { SqlExecutor } from "../db/sql-executor.ts";
+import { statementName } from "../db/statement-names.ts";
 import type { EventType } from "../domain/event-types.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import type { Change } from "./change.ts";
@@ -183,9 +184,12 @@ function slugOf(change: Change, data: Record<string, unknown>): string | null {
  * what the response cache keys its answers on (src/cache/rest-answers.ts).
  */
 export async function logHead(sql: SqlExecutor, workspaceId: string): Promise<string> {
-  const [row] = await sql.query<{ head: string }>(
-    `SELECT COALESCE(max(position), 0)::text AS head FROM "Event" WHERE "workspaceId" = $1`,
-    [workspaceId],
-  );
+  // Prepared once per connection: a cache hit makes no other statement, and parsing and planning it on
+  // every read was most of its cost (bench, cached single post: PostgreSQL's CPU per hit 0.03 → 0.01–0.02 ms).
+  const [row] = await sql.query<{ head: string }>(LOG_HEAD_SQL, [workspaceId], {
+    name: statementName(LOG_HEAD_SQL),
+  });
   return row?.head ?? "0";
 }
+
+const LOG_HEAD_SQL = `SELECT COALESCE(max(position), 0)::text AS head FROM "Event" WHERE "workspaceId" = $1`;
