@@ -1,8 +1,9 @@
 // The REST door's response cache and HTTP validators.
 //
 // Never stale, by construction: an answer is stored with the head of its workspace's change log (the
-// position of the newest event) as read *before* the answer was computed, and served only while the
-// head is still that. Every content write appends an event in its own transaction (the one writer), so
+// position of the newest event) as read *before* the answer was computed — or, for the post list, in
+// the snapshot of the answer's first statement (`headInAnswer`: a miss that nothing could answer for
+// any head then costs no statement of its own) — and served only while the head is still that. Every content write appends an event in its own transaction (the one writer), so
 // a write that has returned has moved the head, on every instance, whoever made it (API, CLI,
 // scheduler): the next read sees a new head and computes afresh. Entries are never invalidated, only
 // outgrown (LRU by bytes). An answer computed from state newer than the head it was stored with is
@@ -51,6 +52,11 @@ export interface ResponseCache {
   peek(key: string, head: string): CachedAnswer | undefined;
   /** Whether this instance's memory holds any answer under the key, for whatever head (no head read needed). */
   holds(key: string): boolean;
+  /**
+   * A lookup that needs no head: true (a counted miss) when no answer under the key could be found for
+   * any head — this instance's memory holds none and no shared store could hold one.
+   */
+  missesForAnyHead(key: string): boolean;
   countHit(): void;
   put(key: string, head: string, route: string, answer: JsonAnswer): CachedAnswer;
   stats(): { hits: number; misses: number; entries: number; bytes: number };
@@ -95,6 +101,11 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   };
   return {
     head: options.contentHead,
+    missesForAnyHead(key) {
+      if (shared || entries.has(key)) return false;
+      counted(undefined);
+      return true;
+    },
     async lookup(key, head) {
       const found = peek(key, head);
       if (found || !shared) return counted(found);

@@ -192,4 +192,12 @@ export async function logHead(sql: SqlExecutor, workspaceId: string): Promise<st
   return row?.head ?? "0";
 }
 
-const LOG_HEAD_SQL = `SELECT COALESCE(max(position), 0)::text AS head FROM "Event" WHERE "workspaceId" = $1`;
+/**
+ * The head as an expression of a larger statement (`workspaceParam`: its placeholder of the workspace
+ * id), read in that statement's snapshot: what its other parts show is the content at that head.
+ */
+export function logHeadExpression(workspaceParam: string): string {
+  return `(SELECT COALESCE(max(position), 0)::text FROM "Event" WHERE "workspaceId" = ${workspaceParam})`;
+}
+
+const LOG_HEAD_SQL = `SELECT ${logHeadExpression("$1")} AS head`;

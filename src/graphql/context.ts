@@ -43,21 +43,41 @@ export interface GraphQLObservers {
   observeOperation(name: string | null, type: string, seconds: number): void;
 }
 
+/**
+ * Asked by a REST read that the response cache will store under the change log head its answer was
+ * computed at (src/rest/router.ts). Whoever runs the answer's first statement fills it in, read no
+ * later than that statement's snapshot (a post page reads it in the same statement, post-list.ts), so
+ * that everything the answer shows is at least as new as the head; null until then (and then nothing
+ * is stored).
+ */
+export interface AnswerHead {
+  head: string | null;
+}
+
 export interface GraphQLContext {
   /** Pothos' prisma plugin takes the client from here because each app (and test) has its own database. */
   prisma: PrismaClient;
   caller: RequestCaller;
   loaders: Loaders;
   services: AppServices;
+  answerHead?: AnswerHead;
+}
+
+declare module "express-serve-static-core" {
+  interface Request {
+    /** The head this request's answer is computed at, when the REST router asks for it (see AnswerHead). */
+    answerHead?: AnswerHead;
+  }
 }
 
 export function createGraphQLContext(
   prisma: PrismaClient,
   services: AppServices,
   caller: RequestCaller | null | undefined,
+  answerHead?: AnswerHead,
 ): GraphQLContext {
   if (!caller) throw unauthenticatedError();
-  return { prisma, caller, services, loaders: createLoaders(services.sql) };
+  return { prisma, caller, services, loaders: createLoaders(services.sql), answerHead };
 }
 
 /** Writes need a private key: public keys are embedded in websites. */

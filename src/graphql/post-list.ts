@@ -1,6 +1,7 @@
 // The page-based post list: filters, the full-text `query`, and the two orders it offers (by
 // publishedAt, or by search rank when a `query` is given without an explicit `order`).
 import type { GraphQLResolveInfo } from "graphql";
+import { logHead } from "../content/change-log.ts";
 import { type PostListFilter, type PostStatusFilter, postListWhere } from "../content/post-filters.ts";
 import { postListCondition, postListOrder, SqlParams } from "../content/post-list-sql.ts";
 import { searchPostIds } from "../content/post-search.ts";
@@ -30,6 +31,10 @@ async function postListFilter(
   const status = args.status ?? "published";
   if (status !== "published") assertCanReadDrafts(ctx);
   const text = args.query?.trim();
+  // The search is the request's first statement then: the response cache's head must be read no later
+  // than it (see AnswerHead in context.ts), so before it, on its own.
+  if (text && ctx.answerHead?.head === null)
+    ctx.answerHead.head = await logHead(ctx.services.sql, ctx.caller.workspaceId);
   const rankedIds = text ? await searchPostIds(ctx.services.sql, ctx.caller.workspaceId, text) : null;
   return { filter: { ...args, status, matchingIds: rankedIds, now: new Date() }, rankedIds };
 }
@@ -86,14 +91,17 @@ export async function postPage(
       offset: window.skip,
       params,
       withFieldDefinitions,
+      // The response cache's head, read in the page's own snapshot (see AnswerHead in context.ts).
+      withHead: ctx.answerHead?.head === null,
     };
-    const { totalItems, items, fieldDefinitions } = await readPostPage(
+    const { totalItems, items, fieldDefinitions, head } = await readPostPage(
       ctx.services.sql,
       ctx.caller.workspaceId,
       page,
       query,
     );
     if (fieldDefinitions) ctx.loaders.primeFieldDefinitions(ctx.caller.workspaceId, fieldDefinitions);
+    if (head !== null && ctx.answerHead) ctx.answerHead.head = earlierHead(ctx.answerHead.head, head);
     return { items, pagination: paginate(totalItems, window) };
   }
   const where = postListWhere(ctx.caller.workspaceId, filter);
@@ -163,4 +171,12 @@ async function rankedPage(
  */
 function prefetchFieldDefinitions(ctx: GraphQLContext, query: PlannedPostQuery): void {
   if (query.select?.fieldValues) ctx.loaders.fieldDefinitions.load(ctx.caller.workspaceId).catch(() => {});
+}
+
+/**
+ * Of two heads the earlier: an answer made of statements that read different heads shows the content
+ * at least at the earlier one, and is stored under it.
+ */
+function earlierHead(known: string | null, read: string): string {
+  return known === null || BigInt(read) < BigInt(known) ? read : known;
 }

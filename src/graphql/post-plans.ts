@@ -3,8 +3,8 @@
 // Planning walks the request's selection and records, in the request's context, which loaded rows
 // answer which fields: a walk per request, though the same operation with the same variables always
 // plans the same. The records serve plugin-prisma's per-row bookkeeping, which rows of the read model
-// skip (read-model-fields.ts). So a covered plan is kept, per operation (the parsed document: a REST
-// route's for the life of the process, a /graphql query's while Yoga's parse cache keeps it) and per
+// skip (read-model-fields.ts). So a covered plan is kept, by operation (the parsed document: a REST
+// route's is parsed once, a /graphql query's is the same object while Yoga's parse cache keeps it),
 // field path and variables, and later requests reuse it without a walk. A covered plan holds only
 // entries of READ_MODEL_SELECT, which are constants: nothing of the request (its time, its caller) can
 // be in it, only which fields the selection asks for. Any other plan is made afresh each time, records
@@ -15,10 +15,18 @@ import { LRUCache } from "lru-cache";
 import type { GraphQLContext } from "./context.ts";
 import { type PlannedPostQuery, readModelCovers } from "./post-rows.ts";
 
-/** Variables' combinations kept per operation: a list's filters and pages vary, its plan rarely. */
-const PLANS_PER_OPERATION = 256;
+/**
+ * Kept plans, bounded by the length of their keys (the variables are in the key, and a client chooses
+ * them): a plan itself is a few small objects.
+ */
+const coveredPlans = new LRUCache<string, PlannedPostQuery>({
+  maxSize: 4 * 1024 * 1024,
+  sizeCalculation: (_plan, key) => key.length + 512,
+});
 
-const coveredPlans = new WeakMap<OperationDefinitionNode, LRUCache<string, PlannedPostQuery>>();
+/** Each operation's number in the keys: the plans hold no reference to a document Yoga has let go. */
+const operationIds = new WeakMap<OperationDefinitionNode, number>();
+let lastOperationId = 0;
 
 let plansMade = 0;
 
@@ -29,19 +37,17 @@ export function postPlansMade(): number {
 
 /** The plan of the `items` of the post page being resolved (frozen when kept: it is shared). */
 export function planPostItems(ctx: GraphQLContext, info: GraphQLResolveInfo): PlannedPostQuery {
-  const key = `${responsePathOf(info)}\n${JSON.stringify(info.variableValues)}`;
-  const kept = coveredPlans.get(info.operation)?.get(key);
+  let operationId = operationIds.get(info.operation);
+  if (operationId === undefined) {
+    operationId = ++lastOperationId;
+    operationIds.set(info.operation, operationId);
+  }
+  const key = `${operationId}\n${responsePathOf(info)}\n${JSON.stringify(info.variableValues)}`;
+  const kept = coveredPlans.get(key);
   if (kept) return kept;
   const query = queryFromInfo({ context: ctx, info, path: ["items"] }) as PlannedPostQuery;
   plansMade++;
-  if (readModelCovers(query)) {
-    let plans = coveredPlans.get(info.operation);
-    if (!plans) {
-      plans = new LRUCache({ max: PLANS_PER_OPERATION });
-      coveredPlans.set(info.operation, plans);
-    }
-    plans.set(key, deepFreeze(query));
-  }
+  if (readModelCovers(query)) coveredPlans.set(key, deepFreeze(query));
   return query;
 }
 

@@ -9,6 +9,7 @@
 // knows, checked to return Prisma's rows (test/graphql/post-rows.test.ts). Any other plan (e.g.
 // `tags { count { posts } }`) goes through Prisma as before.
 import { isDeepStrictEqual } from "node:util";
+import { logHeadExpression } from "../content/change-log.ts";
 import type { SqlParams } from "../content/post-list-sql.ts";
 import type { SqlExecutor } from "../db/sql-executor.ts";
 import { statementName } from "../db/statement-names.ts";
@@ -95,7 +96,8 @@ export async function readPostRows(
  * One page of posts and the number of posts matching `condition` (on `"Post" p`): one statement counts
  * and picks the page's ids (by `condition`, `join`, `orderBy`, `limit`, `offset`), and with
  * `withFieldDefinitions` also reads the workspace's custom field definitions, which every post's
- * `fields` needs; a second reads their rows as readPostRows does. Two, not one: PostgreSQL plans a
+ * `fields` needs, and with `withHead` the change log head in the same snapshot (what the response
+ * cache stores the answer under); a second reads their rows as readPostRows does. Two, not one: PostgreSQL plans a
  * statement with a LIMIT parameter afresh on every run here (its generic plan assumes the LIMIT keeps
  * 10% of the rows, so it never looks cheaper), which costs little for the ids and much for the rows;
  * the rows' statement keeps one plan.
@@ -111,30 +113,35 @@ export async function readPostPage(
     offset: number;
     params: SqlParams;
     withFieldDefinitions?: boolean;
+    withHead?: boolean;
   },
   query: PlannedPostQuery,
 ): Promise<{
   totalItems: number;
   items: Record<string, unknown>[];
   fieldDefinitions: FieldDefinitionSummary[] | null;
+  head: string | null;
 }> {
   const { params } = page;
   const definitions = page.withFieldDefinitions
     ? `, ${fieldDefinitionsJson(params.add(workspaceId))} AS "fieldDefinitions"`
     : "";
+  const head = page.withHead ? `, ${logHeadExpression(params.add(workspaceId))} AS head` : "";
   const statement = `SELECT (SELECT count(*)::int FROM "Post" p WHERE ${page.condition}) AS total,
     ARRAY(SELECT p.id FROM "Post" p ${page.join} WHERE ${page.condition}
-          ORDER BY ${page.orderBy} LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}) AS ids${definitions}`;
+          ORDER BY ${page.orderBy} LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}) AS ids${definitions}${head}`;
   // Named after its text: the filters in use shape the statement, each shape is prepared once.
   const [row] = await sql.query<{
     total: number;
     ids: string[];
     fieldDefinitions?: FieldDefinitionSummary[];
+    head?: string;
   }>(statement, params.values, { name: statementName(statement) });
   return {
     totalItems: row?.total ?? 0,
     items: await readPostRows(sql, workspaceId, row?.ids ?? [], query),
     fieldDefinitions: row?.fieldDefinitions ?? null,
+    head: row?.head ?? null,
   };
 }
 

@@ -89,7 +89,7 @@ export function createContentYoga(prisma: PrismaClient, services: AppServices): 
       useMediaUploads(maxBytes),
       useNullByteGuard(),
     ],
-    context: ({ req }) => createGraphQLContext(prisma, services, req.caller),
+    context: ({ req }) => createGraphQLContext(prisma, services, req.caller, req.answerHead),
   }) as ContentYoga;
 }
 

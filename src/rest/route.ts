@@ -32,6 +32,12 @@ export interface RestRoute {
    * or with state that records no event (webhook endpoints, the change log itself as it is pruned).
    */
   cached?: boolean;
+  /**
+   * The operation reads the change log head with its first statement (the post list: AnswerHead in
+   * src/graphql/context.ts): a miss is computed without reading the head before it, and stored under
+   * the head it was computed at.
+   */
+  headInAnswer?: boolean;
   query?: readonly QueryParam[];
   body?: z.ZodType;
   /** Multipart form instead of JSON (media upload); parsed by the route's own `input`. */

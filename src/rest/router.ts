@@ -115,20 +115,27 @@ async function answerRead(
   if (preview) res.setHeader("Cache-Control", cacheControl.nobody);
   const cache = route.cached && deps.cache && !preview ? deps.cache : undefined;
   const key = answerKey(req, caller.workspaceId, caller.keyKind);
-  // Read before the answer is computed: see src/cache/rest-answers.ts for why this order is never stale. When
-  // it cannot be read, the request runs uncached (and meets the same trouble in its own statements).
-  // The cached-read door may have read it already, on this request's arrival.
-  const head = cache ? await headOf(cache, req, caller.workspaceId) : null;
-  const hit = cache && head !== null ? await cache.lookup(key, head) : undefined;
-  if (hit) {
-    sendJsonAnswer(req, res, hit, cacheControl[audience], "HIT");
-    return;
+  let head: string | null = null;
+  if (cache && route.headInAnswer && cache.missesForAnyHead(key)) {
+    // Nothing to look up for any head: the operation reads the head itself, with its first statement.
+    req.answerHead = { head: null };
+  } else if (cache) {
+    // Read before the answer is computed: see src/cache/rest-answers.ts for why this order is never
+    // stale. When it cannot be read, the request runs uncached (and meets the same trouble in its own
+    // statements). The cached-read door may have read it already, on this request's arrival.
+    head = await headOf(cache, req, caller.workspaceId);
+    const hit = head !== null ? await cache.lookup(key, head) : undefined;
+    if (hit) {
+      sendJsonAnswer(req, res, hit, cacheControl[audience], "HIT");
+      return;
+    }
   }
   const outcome = await runRoute(route, operation, deps, req, res);
   if (outcome.status !== 200) {
     res.status(outcome.status).json(outcome.body);
     return;
   }
+  head = req.answerHead ? req.answerHead.head : head;
   const computed = jsonAnswer(outcome.body, caller.workspaceId, route.tag.toLowerCase());
   const answer =
     cache && head !== null ? cache.put(key, head, routeTemplateOf(req, res), computed) : computed;

@@ -107,6 +107,7 @@ export const postRoutes: RestRoute[] = [
     name: "listPosts",
     method: "get",
     cached: true,
+    headInAnswer: true,
     path: "/posts",
     tag: "Posts",
     summary: "List posts",
