@@ -10,6 +10,7 @@ import { cacheControlPolicy, createResponseCache } from "./cache/rest-answers.ts
 import type { SharedAnswers } from "./cache/shared-answers.ts";
 import type { Config } from "./config.ts";
 import { createLogHeadReader } from "./content/log-head-reader.ts";
+import { createTrackedLogHead } from "./content/tracked-log-head.ts";
 import { webhookQueueState } from "./content/webhook-deliveries.ts";
 import { onCommittedChanges } from "./content/writer.ts";
 import type { Database } from "./db/database.ts";
@@ -69,8 +70,15 @@ export function buildApp(deps: AppDeps): Express {
   onCommittedChanges(db.prisma, (changes) => {
     if (changes.some((change) => change.resource === "api_key")) callers.clear();
   });
-  // One statement answers every request that arrived before it started (log-head-reader.ts).
-  const contentHead = createLogHeadReader(db.sql);
+  // One statement answers every request that arrived before it started (log-head-reader.ts). On a
+  // database only this process writes (embedded), the head is kept until a write moves it.
+  const readHead = createLogHeadReader(db.sql);
+  const contentHead =
+    db.kind === "postgres"
+      ? readHead
+      : createTrackedLogHead(readHead, (listener) =>
+          onCommittedChanges(db.prisma, (changes) => listener(changes.map((change) => change.workspaceId))),
+        );
   const metrics = deps.metrics ?? createMetrics();
   metrics.watchWebhookQueue(() => webhookQueueState(db.sql));
   // Both doors' answer stores (CACHE=memory or redis), shared with the cached-read door.

@@ -53,7 +53,9 @@ describe("a list miss with the head in its page statement", () => {
 
     const hit = await read("/v1/posts?limit=5");
     expect(hit.cache).toBe("HIT");
-    expect(hit.statements).toEqual([HEAD_STATEMENT]);
+    // Its one statement is the head's; on the embedded store, which only this process writes, not even
+    // that once the head is known (src/content/tracked-log-head.ts).
+    expect(hit.statements).toEqual(app.db.kind === "postgres" ? [HEAD_STATEMENT] : []);
     expect(hit.body).toEqual(miss.body);
   });
 
@@ -83,7 +85,10 @@ describe("a list miss with the head in its page statement", () => {
   it("keeps reading the head first for routes whose operation does not read it (a single post)", async () => {
     const miss = await read("/v1/posts/first-body");
     expect(miss.cache).toBe("MISS");
-    expect(miss.statements[0]).toBe(HEAD_STATEMENT);
+    expect(miss.statements.filter((sql) => sql !== HEAD_STATEMENT).some(readsHead)).toBe(false);
+    // Read before the operation's statements (embedded: kept from an earlier read, no statement).
+    if (app.db.kind === "postgres") expect(miss.statements[0]).toBe(HEAD_STATEMENT);
+    else expect(miss.statements).not.toContain(HEAD_STATEMENT);
     expect((await read("/v1/posts/first-body")).cache).toBe("HIT");
   });
 });
