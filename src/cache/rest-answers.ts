@@ -3,9 +3,10 @@
 // Never stale, by construction: an answer is stored with the head of its workspace's change log (the
 // position of the newest event) as read *before* the answer was computed — or, for the post list, in
 // the snapshot of the answer's first statement (`headInAnswer`: a miss that nothing could answer for
-// any head then costs no statement of its own) — and served only while the head is still that. Every content write appends an event in its own transaction (the one writer), so
-// a write that has returned has moved the head, on every instance, whoever made it (API, CLI,
-// scheduler): the next read sees a new head and computes afresh. Entries are never invalidated, only
+// any head then costs no statement of its own) — and served only while the head is still that. Every
+// content write appends an event in its own transaction (the one writer), so a write that has
+// returned has moved the head, on every instance, whoever made it (API, CLI, scheduler): the next
+// read sees a new head and computes afresh. Entries are never invalidated, only
 // outgrown (LRU by bytes). An answer computed from state newer than the head it was stored with is
 // harmless: the next read reads the newer head and misses. Only routes that depend on nothing but the
 // workspace's content opt in (`cached` in the route table); the key holds the workspace, the key kind

@@ -97,10 +97,10 @@ export async function readPostRows(
  * and picks the page's ids (by `condition`, `join`, `orderBy`, `limit`, `offset`), and with
  * `withFieldDefinitions` also reads the workspace's custom field definitions, which every post's
  * `fields` needs, and with `withHead` the change log head in the same snapshot (what the response
- * cache stores the answer under); a second reads their rows as readPostRows does. Two, not one: PostgreSQL plans a
- * statement with a LIMIT parameter afresh on every run here (its generic plan assumes the LIMIT keeps
- * 10% of the rows, so it never looks cheaper), which costs little for the ids and much for the rows;
- * the rows' statement keeps one plan.
+ * cache stores the answer under); a second reads their rows as readPostRows does. Two, not one:
+ * PostgreSQL plans a statement with a LIMIT parameter afresh on every run here (its generic plan
+ * assumes the LIMIT keeps 10% of the rows, so it never looks cheaper), which costs little for the ids
+ * and much for the rows; the rows' statement keeps one plan.
  */
 export async function readPostPage(
   sql: SqlExecutor,
