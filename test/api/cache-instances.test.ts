@@ -5,10 +5,16 @@ import { afterAll, describe, expect, it } from "vitest";
 import { adminWorkspace, instanceGroup } from "../helpers/server-instances.ts";
 import { storageMode } from "../helpers/test-database.ts";
 
+/**
+ * Each test starts two server processes: alone a test takes 5–6 s, beside the rest of the suite on two
+ * cores one has taken over 30 s (vitest's default limit).
+ */
+const INSTANCES = { timeout: 90_000 };
+
 const group = instanceGroup("cache");
 afterAll(() => group.stop());
 
-describe.skipIf(storageMode !== "postgres")("the response cache across instances", () => {
+describe.skipIf(storageMode !== "postgres")("the response cache across instances", INSTANCES, () => {
   it("a write through instance A is in instance B's next read, every time", async () => {
     const a = await group.start({ RATE_LIMIT_AUTHENTICATED: "100000", CACHE: "memory" });
     const b = await group.start({ RATE_LIMIT_AUTHENTICATED: "100000", CACHE: "memory" });
@@ -46,6 +52,7 @@ const redisUrl = process.env.REDIS_URL;
 
 describe.skipIf(storageMode !== "postgres" || !redisUrl)(
   "CACHE=redis: answers shared by every instance",
+  INSTANCES,
   () => {
     const redisGroup = instanceGroup("cache-redis");
     afterAll(() => redisGroup.stop());
