@@ -24,6 +24,8 @@ declare module "autocannon" {
     url: string;
     connections?: number;
     duration?: number;
+    /** Stop after this many responses (each connection sends its share and waits for it) instead of a duration. */
+    amount?: number;
     timeout?: number;
     title?: string;
     requests?: AutocannonRequest[];

@@ -31,6 +31,8 @@ export interface LoadResult {
   errors: number;
   timeouts: number;
   statusCodes: Record<string, number>;
+  /** Measured in turns with another route (runInTurns): how many slices this route's figures add up. */
+  turns?: number;
 }
 
 let sequence = 0;
@@ -49,62 +51,158 @@ export async function runLoad(
   settings: LoadSettings,
   meters: CpuMeters,
 ): Promise<LoadResult> {
-  const requests = scenario.steps.map((step) => toAutocannonRequest(step, keys[step.key]));
-  const run = (duration: number) =>
-    autocannon({
-      url: baseUrl,
-      connections: settings.connections,
-      duration,
-      timeout: 30,
-      title: scenario.id,
-      requests,
-    });
+  const contender = { baseUrl, scenario, meters, requests: autocannonRequests(scenario, keys) };
   // The warm-up is a run of its own (as autocannon's `warmup` option does it), so the server's CPU
   // time can be read between the two.
-  if (settings.warmup > 0) await run(settings.warmup);
-  const before = readMeters(meters);
-  const result: AutocannonResult = await run(settings.duration);
-  const after = readMeters(meters);
-  const total = result.requests.total;
-  const perRequest = (name: keyof CpuMeters) => {
+  if (settings.warmup > 0) await loadRun(contender, settings.connections, { duration: settings.warmup });
+  const slice = await measuredSlice(contender, settings.connections, { duration: settings.duration });
+  return toLoadResult([slice], scenario);
+}
+
+/** One side of a measurement in turns: a route on its own server. */
+export interface TurnContender {
+  baseUrl: string;
+  scenario: Scenario;
+  meters: CpuMeters;
+}
+
+/** Seconds of one turn: long enough that starting a run is noise, short enough that the machine cannot drift within it. */
+const TURN_SECONDS = 2;
+
+/**
+ * Two routes on two servers, measured in turns (A B B A A B …) for `settings.duration` seconds each:
+ * on this shared machine the same build runs 10–20% faster or slower from one minute to the next, so
+ * routes compared minutes apart measure the machine as much as the routes; taken in turns of two
+ * seconds, both meet the same machine. Each turn is a fixed number of responses (about two seconds of
+ * the slower route's warm-up rate), so no turn ends with requests abandoned in flight whose work
+ * would spill into the other's turn. Only one server is loaded at a time, as in every other route.
+ */
+export async function runInTurns(
+  contenders: [TurnContender, TurnContender],
+  keys: Record<Step["key"], string>,
+  settings: LoadSettings,
+): Promise<[LoadResult, LoadResult]> {
+  const sides = contenders.map((c) => ({ ...c, requests: autocannonRequests(c.scenario, keys) }));
+  const warmups = [];
+  for (const side of sides)
+    warmups.push(await loadRun(side, settings.connections, { duration: Math.max(settings.warmup, 1) }));
+  const slowest = Math.min(...warmups.map((r) => (r.duration > 0 ? r.requests.total / r.duration : 0)));
+  const amount = Math.max(settings.connections * 10, Math.round(slowest * TURN_SECONDS));
+  const turns = Math.max(2, Math.round(settings.duration / TURN_SECONDS));
+  const slices: MeasuredSlice[][] = [[], []];
+  for (let turn = 0; turn < turns; turn++) {
+    const order = turn % 2 === 0 ? [0, 1] : [1, 0];
+    for (const index of order)
+      slices[index]?.push(await measuredSlice(sides[index]!, settings.connections, { amount }));
+  }
+  return [toLoadResult(slices[0]!, contenders[0].scenario), toLoadResult(slices[1]!, contenders[1].scenario)];
+}
+
+interface MeasuredSlice {
+  result: AutocannonResult;
+  /** CPU ms each meter read during the slice (null where it cannot be read). */
+  cpuMs: Record<keyof CpuMeters, number | null>;
+}
+
+function loadRun(
+  contender: { baseUrl: string; scenario: Scenario; requests: AutocannonRequest[] },
+  connections: number,
+  until: { duration: number } | { amount: number },
+) {
+  return autocannon({
+    url: contender.baseUrl,
+    connections,
+    ...until,
+    timeout: 30,
+    title: contender.scenario.id,
+    requests: contender.requests,
+  });
+}
+
+async function measuredSlice(
+  contender: { baseUrl: string; scenario: Scenario; requests: AutocannonRequest[]; meters: CpuMeters },
+  connections: number,
+  until: { duration: number } | { amount: number },
+): Promise<MeasuredSlice> {
+  const before = readMeters(contender.meters);
+  const startedAt = performance.now();
+  let lastResponseAt = startedAt;
+  const run = loadRun(contender, connections, until);
+  run.on("response", () => {
+    lastResponseAt = performance.now();
+  });
+  const result = await run;
+  const after = readMeters(contender.meters);
+  // autocannon ends a run on its once-a-second tick, so the duration it reports for a run of `amount`
+  // responses is rounded up to whole seconds: the slice lasts until its last response.
+  if ("amount" in until) result.duration = (lastResponseAt - startedAt) / 1000;
+  const used = (name: keyof CpuMeters) => {
     const [start, end] = [before[name], after[name]];
-    return start !== null && end !== null && total > 0 ? (end - start) / total : null;
+    return start !== null && end !== null ? end - start : null;
   };
-  const seconds = result.duration;
+  return {
+    result,
+    cpuMs: { server: used("server"), database: used("database"), loadGenerator: used("loadGenerator") },
+  };
+}
+
+/**
+ * The slices of one route as one result. With several slices (turns) the latency percentiles are the
+ * slices' percentiles averaged by their responses, and the maximum the largest: autocannon hands out
+ * each run's summary, not its histogram.
+ */
+function toLoadResult(slices: MeasuredSlice[], scenario: Scenario): LoadResult {
+  const total = slices.reduce((sum, s) => sum + s.result.requests.total, 0);
+  const seconds = slices.reduce((sum, s) => sum + s.result.duration, 0);
+  const perRequest = (name: keyof CpuMeters) => {
+    if (total === 0 || slices.some((s) => s.cpuMs[name] === null)) return null;
+    return slices.reduce((sum, s) => sum + (s.cpuMs[name] ?? 0), 0) / total;
+  };
+  const weighted = (pick: (latency: AutocannonResult["latency"]) => number) =>
+    total > 0
+      ? slices.reduce((sum, s) => sum + pick(s.result.latency) * s.result.requests.total, 0) / total
+      : 0;
+  const single = slices.length === 1;
+  const sum = (pick: (result: AutocannonResult) => number) =>
+    slices.reduce((acc, s) => acc + pick(s.result), 0);
+  const statusCodes: Record<string, number> = {};
+  for (const { result } of slices)
+    for (const [code, stats] of Object.entries(result.statusCodeStats))
+      statusCodes[code] = (statusCodes[code] ?? 0) + stats.count;
+  const expected = new Set(scenario.steps.map((step) => String(step.expectStatus)));
+  const round = (n: number) => (single ? n : Math.round(n * 100) / 100);
   return {
     requests: total,
     seconds,
     rps: seconds > 0 ? total / seconds : 0,
     latencyMs: {
-      p50: result.latency.p50,
-      p97_5: result.latency.p97_5,
-      p99: result.latency.p99,
-      mean: result.latency.mean,
-      max: result.latency.max,
+      p50: round(weighted((l) => l.p50)),
+      p97_5: round(weighted((l) => l.p97_5)),
+      p99: round(weighted((l) => l.p99)),
+      mean: round(weighted((l) => l.mean)),
+      max: Math.max(...slices.map((s) => s.result.latency.max)),
     },
     cpuMsPerRequest: perRequest("server"),
     databaseCpuMsPerRequest: perRequest("database"),
     loadGeneratorCpuMsPerRequest: perRequest("loadGenerator"),
-    bytesPerResponse: total > 0 ? Math.round(result.throughput.total / total) : 0,
-    non2xx: result.non2xx,
-    unexpected: unexpectedResponses(result, scenario),
-    errors: result.errors,
-    timeouts: result.timeouts,
-    statusCodes: Object.fromEntries(
-      Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]),
-    ),
+    bytesPerResponse: total > 0 ? Math.round(sum((r) => r.throughput.total) / total) : 0,
+    non2xx: sum((r) => r.non2xx),
+    unexpected: Object.entries(statusCodes)
+      .filter(([code]) => !expected.has(code))
+      .reduce((acc, [, count]) => acc + count, 0),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    statusCodes,
+    ...(single ? {} : { turns: slices.length }),
   };
-}
-
-function unexpectedResponses(result: AutocannonResult, scenario: Scenario): number {
-  const expected = new Set(scenario.steps.map((step) => String(step.expectStatus)));
-  return Object.entries(result.statusCodeStats)
-    .filter(([code]) => !expected.has(code))
-    .reduce((sum, [, stats]) => sum + stats.count, 0);
 }
 
 function readMeters(meters: CpuMeters): Record<keyof CpuMeters, number | null> {
   return { server: meters.server(), database: meters.database(), loadGenerator: meters.loadGenerator() };
+}
+
+function autocannonRequests(scenario: Scenario, keys: Record<Step["key"], string>): AutocannonRequest[] {
+  return scenario.steps.map((step) => toAutocannonRequest(step, keys[step.key]));
 }
 
 function toAutocannonRequest(step: Step, key: string): AutocannonRequest {

@@ -14,7 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { firstDifference } from "./compare-bodies.ts";
 import { createBenchDatabase } from "./database.ts";
-import { type LoadResult, runLoad } from "./load.ts";
+import { type CpuMeters, type LoadResult, runInTurns, runLoad } from "./load.ts";
 import { parseBenchOptions } from "./options.ts";
 import { preflightScenario } from "./preflight.ts";
 import type { PrerenderedAnswer } from "./prerendered-server.ts";
@@ -113,7 +113,7 @@ try {
     RATE_LIMIT_AUTHENTICATED: "1000000000",
     RATE_LIMIT_UNAUTHENTICATED: "1000000000",
   };
-  const servers: Record<ServerKind, { script: string; env: Record<string, string> }> = {
+  const serverSetups: Record<ServerKind, { script: string; env: Record<string, string> }> = {
     baseline: { script: "bench/baseline-server.ts", env: database.env },
     service: { script: "src/server.ts", env: { ...serviceEnv, CACHE: "off" } },
     cached: { script: "src/server.ts", env: { ...serviceEnv, CACHE: "memory", METRICS_TOKEN } },
@@ -127,22 +127,17 @@ try {
   const bodyChecks: BenchReport["baselineBodies"] = [];
   const started: Partial<Record<ServerKind, ChildServer>> = {};
   // Each phase on a server started for it. The uncached reads first, then the cached ones and, right
-  // after them, the uncached reference of the cache miss (afterCache); the routes that change content
-  // come last, after every read.
-  const reads = scenarios.filter((s) => !s.changesData && !s.afterCache);
+  // after them, the routes measured in turns on two servers (the cache miss and its uncached
+  // yardstick); the routes that change content come last, after every read.
+  const pairs = pairsInTurns(scenarios);
+  const inPairs = new Set(pairs.flat());
+  const reads = scenarios.filter((s) => !s.changesData && !inPairs.has(s));
   const ofKind = (kind: ServerKind, from: Scenario[]) => from.filter((s) => s.server === kind);
-  const phases: { kind: ServerKind; profileDir: string; own: Scenario[] }[] = [
+  const phases: { kind: ServerKind | "turns"; profileDir: string; own: Scenario[] }[] = [
     { kind: "baseline", profileDir: "baseline", own: ofKind("baseline", reads) },
     { kind: "service", profileDir: "service", own: ofKind("service", reads) },
     { kind: "cached", profileDir: "cached", own: ofKind("cached", reads) },
-    {
-      kind: "service",
-      profileDir: "service-after-cache",
-      own: ofKind(
-        "service",
-        scenarios.filter((s) => s.afterCache),
-      ),
-    },
+    { kind: "turns", profileDir: "turns", own: pairs.flat() },
     { kind: "prerendered", profileDir: "prerendered", own: ofKind("prerendered", reads) },
     ...(["baseline", "service", "cached"] as const).map((kind) => ({
       kind,
@@ -156,14 +151,18 @@ try {
   const serviceServers: ChildServer[] = [];
   for (const { kind, profileDir, own } of phases) {
     if (!own.length) continue;
+    if (kind === "turns") {
+      for (const pair of pairs) await measurePairInTurns(pair, path.join(profileRoot, profileDir));
+      continue;
+    }
     if (kind === "prerendered") {
       const answers = own.flatMap((s) => serviceAnswers.get(s.sameBodyAs ?? "") ?? []);
       writeFileSync(prerenderedFile, JSON.stringify(answers));
     }
     const server = await startServer({
       name: kind,
-      script: servers[kind].script,
-      env: servers[kind].env,
+      script: serverSetups[kind].script,
+      env: serverSetups[kind].env,
       nodeArgs: cpuProf(path.join(profileRoot, profileDir)),
     });
     started[kind] ??= server;
@@ -196,6 +195,48 @@ try {
       if (kind === "prerendered") rmSync(prerenderedFile, { force: true });
     }
   }
+  /** Both routes of a pair on servers of their own, measured in turns (bench/load.ts runInTurns). */
+  async function measurePairInTurns(pair: [Scenario, Scenario], profileDir: string) {
+    const servers: ChildServer[] = [];
+    try {
+      for (const scenario of pair) {
+        const kind = scenario.server;
+        const server = await startServer({
+          name: `${kind} (in turns)`,
+          script: serverSetups[kind].script,
+          env: serverSetups[kind].env,
+          nodeArgs: cpuProf(path.join(profileDir, kind)),
+        });
+        servers.push(server);
+        started[kind] ??= server;
+        if (kind === "service" || kind === "cached") serviceServers.push(server);
+        const preflight = await preflightScenario(server, scenario, keys);
+        if (preflight.problem) {
+          problems.set(scenario.id, preflight.problem);
+          return;
+        }
+      }
+      const [first, second] = servers as [ChildServer, ChildServer];
+      const cached = pair.findIndex((s) => s.server === "cached");
+      const lookupsBefore = cached >= 0 ? await cacheLookups(servers[cached]!.url) : null;
+      process.stdout.write(`  in turns: ${pair[0].title} | ${pair[1].title} … `);
+      const results = await runInTurns(
+        [
+          { baseUrl: first.url, scenario: pair[0], meters: metersOf(first) },
+          { baseUrl: second.url, scenario: pair[1], meters: metersOf(second) },
+        ],
+        keys,
+        load,
+      );
+      log(results.map((result) => summaryOf(result)).join(" | "));
+      for (const [index, scenario] of pair.entries()) loads.set(scenario.id, results[index]!);
+      if (lookupsBefore && cached >= 0)
+        cacheRatios.set(pair[cached]!.id, hitRatio(lookupsBefore, await cacheLookups(servers[cached]!.url)));
+    } finally {
+      for (const server of servers) await server.stop();
+    }
+  }
+
   const service = started.service ?? started.cached;
   if (!service) throw new Error("no service route was selected");
   const serviceErrors = serviceServers.reduce((sum, server) => sum + server.errorLines(), 0);
@@ -329,20 +370,39 @@ async function measure(
   settings: { duration: number; warmup: number; connections: number },
 ) {
   process.stdout.write(`  ${server.name}: ${scenario.title} … `);
-  const result = await runLoad(server.url, scenario, keys, settings, {
+  const result = await runLoad(server.url, scenario, keys, settings, metersOf(server));
+  log(summaryOf(result));
+  return result;
+}
+
+function metersOf(server: ChildServer): CpuMeters {
+  return {
     server: server.cpuMs,
     // Embedded mode: the database runs inside the server process, already counted there.
     database: options.embedded ? () => null : postgresCpuMs,
     loadGenerator: ownCpuMs,
-  });
+  };
+}
+
+function summaryOf(result: LoadResult): string {
   const failures = result.unexpected + result.errors + result.timeouts;
   const cpu = result.cpuMsPerRequest === null ? "" : `, ${result.cpuMsPerRequest.toFixed(2)} CPU ms/req`;
   const db =
     result.databaseCpuMsPerRequest === null
       ? ""
       : ` (+ database ${result.databaseCpuMsPerRequest.toFixed(2)})`;
-  log(
-    `${result.rps.toFixed(0)} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms${cpu}${db}${failures ? `, ${failures} failed` : ""}`,
-  );
-  return result;
+  return `${result.rps.toFixed(0)} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms${cpu}${db}${failures ? `, ${failures} failed` : ""}`;
+}
+
+/** The selected routes measured in turns, each with its partner (both must be selected). */
+function pairsInTurns(scenarios: Scenario[]): [Scenario, Scenario][] {
+  const pairs: [Scenario, Scenario][] = [];
+  const paired = new Set<Scenario>();
+  for (const scenario of scenarios) {
+    const partner = scenarios.find((s) => s.id === scenario.inTurnsWith);
+    if (!partner || paired.has(scenario) || paired.has(partner)) continue;
+    pairs.push([scenario, partner]);
+    paired.add(scenario).add(partner);
+  }
+  return pairs;
 }
