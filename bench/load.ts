@@ -64,6 +64,12 @@ export interface TurnContender {
   baseUrl: string;
   scenario: Scenario;
   meters: CpuMeters;
+  /**
+   * Bytes of answers to have the route store before measuring (a cache miss: the response cache's
+   * size). A new process's cache pays the page faults of its memory once, on its first round; a
+   * running service's misses write over memory it holds already, which is what the miss costs.
+   */
+  fillBytes?: number;
 }
 
 /** Seconds of one turn: long enough that starting a run is noise, short enough that the machine cannot drift within it. */
@@ -84,8 +90,15 @@ export async function runInTurns(
 ): Promise<[LoadResult, LoadResult]> {
   const sides = contenders.map((c) => ({ ...c, requests: autocannonRequests(c.scenario, keys) }));
   const warmups = [];
-  for (const side of sides)
-    warmups.push(await loadRun(side, settings.connections, { duration: Math.max(settings.warmup, 1) }));
+  for (const side of sides) {
+    const warmup = await loadRun(side, settings.connections, { duration: Math.max(settings.warmup, 1) });
+    const perResponse = warmup.requests.total > 0 ? warmup.throughput.total / warmup.requests.total : 0;
+    if (side.fillBytes && perResponse > 0) {
+      const amount = Math.max(settings.connections, Math.ceil(side.fillBytes / perResponse));
+      await loadRun(side, settings.connections, { amount });
+    }
+    warmups.push(warmup);
+  }
   const slowest = Math.min(...warmups.map((r) => (r.duration > 0 ? r.requests.total / r.duration : 0)));
   const amount = Math.max(settings.connections * 10, Math.round(slowest * TURN_SECONDS));
   const turns = Math.max(2, Math.round(settings.duration / TURN_SECONDS));

@@ -27,6 +27,8 @@ import { type ProfileSummary, summarizeProfile } from "./summarize-profile.ts";
 
 /** The cached service's /metrics token: the bench reads the cache's hits and misses around each route. */
 const METRICS_TOKEN = "bench-metrics-token-0123456789";
+/** The cached service's CACHE_MAX_BYTES, set here (the default) so the miss can fill it before it is measured. */
+const CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
 const options = parseBenchOptions(process.argv.slice(2), process.env);
 const log = (text: string) => process.stdout.write(`${text}\n`);
@@ -116,7 +118,10 @@ try {
   const serverSetups: Record<ServerKind, { script: string; env: Record<string, string> }> = {
     baseline: { script: "bench/baseline-server.ts", env: database.env },
     service: { script: "src/server.ts", env: { ...serviceEnv, CACHE: "off" } },
-    cached: { script: "src/server.ts", env: { ...serviceEnv, CACHE: "memory", METRICS_TOKEN } },
+    cached: {
+      script: "src/server.ts",
+      env: { ...serviceEnv, CACHE: "memory", CACHE_MAX_BYTES: String(CACHE_MAX_BYTES), METRICS_TOKEN },
+    },
     prerendered: {
       script: "bench/prerendered-server.ts",
       env: { ...database.env, BENCH_PRERENDERED_FILE: prerenderedFile },
@@ -222,8 +227,8 @@ try {
       process.stdout.write(`  in turns: ${pair[0].title} | ${pair[1].title} … `);
       const results = await runInTurns(
         [
-          { baseUrl: first.url, scenario: pair[0], meters: metersOf(first) },
-          { baseUrl: second.url, scenario: pair[1], meters: metersOf(second) },
+          { baseUrl: first.url, scenario: pair[0], meters: metersOf(first), fillBytes: fillOf(pair[0]) },
+          { baseUrl: second.url, scenario: pair[1], meters: metersOf(second), fillBytes: fillOf(pair[1]) },
         ],
         keys,
         load,
@@ -373,6 +378,11 @@ async function measure(
   const result = await runLoad(server.url, scenario, keys, settings, metersOf(server));
   log(summaryOf(result));
   return result;
+}
+
+/** A route whose every request is stored (the cache miss) fills the cache once before it is measured. */
+function fillOf(scenario: Scenario): number | undefined {
+  return scenario.server === "cached" ? CACHE_MAX_BYTES : undefined;
 }
 
 function metersOf(server: ChildServer): CpuMeters {

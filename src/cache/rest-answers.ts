@@ -7,7 +7,7 @@
 // content write appends an event in its own transaction (the one writer), so a write that has
 // returned has moved the head, on every instance, whoever made it (API, CLI, scheduler): the next
 // read sees a new head and computes afresh. Entries are never invalidated, only
-// outgrown (LRU by bytes). An answer computed from state newer than the head it was stored with is
+// outgrown (LRU by bytes; their bytes live in one slab written round, src/cache/answer-slab.ts). An answer computed from state newer than the head it was stored with is
 // harmless: the next read reads the newer head and misses. Only routes that depend on nothing but the
 // workspace's content opt in (`cached` in the route table); the key holds the workspace, the key kind
 // (public and private answers never mix) and the whole URL (path and query: filters, pages, format).
@@ -26,7 +26,10 @@ import accepts from "accepts";
 import type { Request } from "express";
 import { LRUCache } from "lru-cache";
 import { holdsETag, strongETag } from "../cache/etag.ts";
+import { AnswerSlab, type SlabSlot } from "./answer-slab.ts";
 import { packAnswer, type SharedAnswers, unpackAnswer } from "./shared-answers.ts";
+
+type Encoding = "br" | "gzip";
 
 /** An answer ready to send, with what is derived from its bytes once (validators, tags, encodings). */
 export interface JsonAnswer {
@@ -34,15 +37,29 @@ export interface JsonAnswer {
   etag: string;
   /** Surrogate keys: the workspace, the resource kind, every record id the answer holds. */
   tags: string;
-  /** Compressed copies, made on first demand and kept with the answer. */
-  encoded: Partial<Record<"br" | "gzip", Buffer>>;
+  /** The body compressed: made on first demand, and kept with a stored answer. */
+  encoded(encoding: Encoding): Buffer;
 }
 
+/** A stored answer as served: its bytes copied out of the slab, with where and when it was computed. */
 export interface CachedAnswer extends JsonAnswer {
   head: string;
   /** The route template that computed it (`/v1/posts/:identifier`): the metrics label of its hits. */
   route: string;
 }
+
+/** What the cache keeps per answer: the derived headers and where its bytes are in the slab. */
+interface StoredAnswer {
+  head: string;
+  route: string;
+  etag: string;
+  tags: string;
+  body: SlabSlot;
+  encoded: Partial<Record<Encoding, SlabSlot>>;
+}
+
+/** A slot read once the writer has gone this far round past it is written again (kept while in use). */
+const REWRITE_FROM_AGE = 0.5;
 
 export interface ResponseCache {
   /** The workspace's change log head now: what a stored answer must match to be served. */
@@ -59,6 +76,7 @@ export interface ResponseCache {
    */
   missesForAnyHead(key: string): boolean;
   countHit(): void;
+  /** Stores the answer; what it returns keeps the compressed forms it makes for the computing request. */
   put(key: string, head: string, route: string, answer: JsonAnswer): CachedAnswer;
   stats(): { hits: number; misses: number; entries: number; bytes: number };
 }
@@ -76,7 +94,8 @@ export interface ResponseCacheOptions {
 }
 
 export function createResponseCache(options: ResponseCacheOptions): ResponseCache {
-  const entries = new LRUCache<string, CachedAnswer>({
+  const slab = new AnswerSlab(options.maxBytes);
+  const entries = new LRUCache<string, StoredAnswer>({
     maxSize: options.maxBytes,
     ttl: options.ttlMs,
     sizeCalculation: (answer, key) => answer.body.length + key.length + 64,
@@ -84,9 +103,65 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   const { shared } = options;
   let hits = 0;
   let misses = 0;
-  const peek = (key: string, head: string) => {
-    const found = entries.get(key);
-    return found && found.head === head ? found : undefined;
+  /** A slot's bytes, written again when the writer is more than half round past them (a hot answer stays). */
+  const readSlot = (slot: SlabSlot, refresh: (moved: SlabSlot) => void): Buffer | null => {
+    const bytes = slab.read(slot);
+    if (bytes && slab.age(slot) > REWRITE_FROM_AGE) {
+      const moved = slab.write(bytes);
+      if (moved) refresh(moved);
+    }
+    return bytes;
+  };
+  /** The stored answer as served, with `body` its bytes (read out, or the computing request's own). */
+  const served = (stored: StoredAnswer, body: Buffer): CachedAnswer => ({
+    body,
+    etag: stored.etag,
+    tags: stored.tags,
+    head: stored.head,
+    route: stored.route,
+    encoded(encoding) {
+      const slot = stored.encoded[encoding];
+      const kept =
+        slot &&
+        readSlot(slot, (moved) => {
+          stored.encoded[encoding] = moved;
+        });
+      if (kept) return kept;
+      const made = encode(body, encoding);
+      stored.encoded[encoding] = slab.write(made) ?? undefined;
+      return made;
+    },
+  });
+  /** Keeps the answer; undefined when it does not fit in the slab at all (it is then not kept). */
+  const store = (key: string, header: Omit<StoredAnswer, "body" | "encoded">, body: Buffer) => {
+    const slot = slab.write(body);
+    if (!slot) return undefined;
+    const stored: StoredAnswer = { ...header, body: slot, encoded: {} };
+    entries.set(key, stored);
+    return stored;
+  };
+  /** An answer served as it is, not kept. */
+  const unkept = (header: Omit<StoredAnswer, "body" | "encoded">, body: Buffer): CachedAnswer => ({
+    ...header,
+    body,
+    encoded: (encoding) => encode(body, encoding),
+  });
+  /** The answer under the key if its bytes are still in the slab (a stale slot is forgotten). */
+  const intact = (key: string) => {
+    const stored = entries.get(key);
+    if (stored && !slab.holds(stored.body)) {
+      entries.delete(key);
+      return undefined;
+    }
+    return stored;
+  };
+  const peek = (key: string, head: string): CachedAnswer | undefined => {
+    const stored = intact(key);
+    if (!stored || stored.head !== head) return undefined;
+    const body = readSlot(stored.body, (moved) => {
+      stored.body = moved;
+    });
+    return body ? served(stored, body) : undefined;
   };
   const countHit = () => {
     hits++;
@@ -103,28 +178,27 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   return {
     head: options.contentHead,
     missesForAnyHead(key) {
-      if (shared || entries.has(key)) return false;
+      if (shared || intact(key)) return false;
       counted(undefined);
       return true;
     },
     async lookup(key, head) {
       const found = peek(key, head);
       if (found || !shared) return counted(found);
-      const stored = fromShared(await shared.get(sharedKey(key, head)), head);
-      if (stored) entries.set(key, stored);
-      return counted(stored);
+      const unpacked = fromShared(await shared.get(sharedKey(key, head)));
+      if (!unpacked) return counted(undefined);
+      const header = { ...unpacked.header, head };
+      const stored = store(key, header, unpacked.body);
+      return counted(stored ? served(stored, unpacked.body) : unkept(header, unpacked.body));
     },
     peek,
-    holds: (key) => entries.has(key),
+    holds: (key) => intact(key) !== undefined,
     countHit,
     put(key, head, route, answer) {
-      const cached = { ...answer, head, route };
-      entries.set(key, cached);
-      shared?.set(
-        sharedKey(key, head),
-        packAnswer({ etag: answer.etag, tags: answer.tags, route }, answer.body),
-      );
-      return cached;
+      const { etag, tags } = answer;
+      const stored = store(key, { etag, tags, head, route }, answer.body);
+      shared?.set(sharedKey(key, head), packAnswer({ etag, tags, route }, answer.body));
+      return stored ? served(stored, answer.body) : { ...answer, head, route };
     },
     stats: () => ({ hits, misses, entries: entries.size, bytes: entries.calculatedSize }),
   };
@@ -136,12 +210,14 @@ function sharedKey(key: string, head: string): string {
 }
 
 /** An answer read back from the shared store, or undefined when the bytes are not one. */
-function fromShared(value: Buffer | null, head: string): CachedAnswer | undefined {
+function fromShared(
+  value: Buffer | null,
+): { header: { etag: string; tags: string; route: string }; body: Buffer } | undefined {
   const unpacked = value && unpackAnswer(value);
   if (!unpacked) return undefined;
   const { etag, tags, route } = unpacked.header;
   if (typeof etag !== "string" || typeof tags !== "string" || typeof route !== "string") return undefined;
-  return { body: unpacked.body, etag, tags, route, head, encoded: {} };
+  return { header: { etag, tags, route }, body: unpacked.body };
 }
 
 /** Bodies below this go out as they are: compressing them saves less than it costs. */
@@ -155,7 +231,13 @@ export function jsonAnswer(value: unknown, workspaceId: string, kind: string): J
   const ids = new Set<string>();
   collectIds(value, ids);
   const tags = [`ws-${workspaceId}`, kind, ...(ids.size <= MAX_TAGGED_IDS ? ids : [])].join(" ");
-  return { body, etag: strongETag(body), tags, encoded: {} };
+  const encoded: Partial<Record<Encoding, Buffer>> = {};
+  return {
+    body,
+    etag: strongETag(body),
+    tags,
+    encoded: (encoding) => (encoded[encoding] ??= encode(body, encoding)),
+  };
 }
 
 function collectIds(value: unknown, ids: Set<string>): void {
@@ -240,7 +322,7 @@ export function sendJsonAnswer(
   }
   let body = answer.body;
   if (encoding) {
-    body = answer.encoded[encoding] ??= encode(answer.body, encoding);
+    body = answer.encoded(encoding);
     res.setHeader("Content-Encoding", encoding);
   }
   res.statusCode = 200;
