@@ -1,5 +1,6 @@
 // Every environment variable the service reads is parsed and validated here, once, at start.
 // Nothing else in src/ touches process.env.
+import { constants } from "node:buffer";
 import path from "node:path";
 import { z } from "zod";
 
@@ -167,8 +168,14 @@ const EnvSchema = z.object({
    * (the default when REDIS_URL is set); or none.
    */
   CACHE: z.enum(["memory", "redis", "off"]).optional(),
-  /** Bytes of answers each in-memory cache keeps at most (least recently used go first). */
-  CACHE_MAX_BYTES: positiveInt.default(64 * 1024 * 1024),
+  /**
+   * Bytes of answers each in-memory cache keeps at most: the REST answers' buffer (written round,
+   * src/cache/answer-slab.ts: one Buffer, so no larger than Node allows one to be) and the GraphQL
+   * answers' bound (least recently used go first).
+   */
+  CACHE_MAX_BYTES: positiveInt
+    .max(constants.MAX_LENGTH, `at most ${constants.MAX_LENGTH} (the largest Buffer Node allows)`)
+    .default(64 * 1024 * 1024),
   /**
    * How long an answer is kept at most, in memory and in Redis. A safety net only: answers are never
    * stale (their key holds the content head), the TTL bounds how long outgrown ones take up room.

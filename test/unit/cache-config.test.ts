@@ -23,6 +23,13 @@ describe("CACHE", () => {
     expect(() => loadConfig({ ...base, CACHE: "disk" })).toThrow(/CACHE/);
   });
 
+  it("keeps CACHE_MAX_BYTES of answers (64 MiB unless set), no more than one Buffer can hold", () => {
+    expect(loadConfig(base).cache.maxBytes).toBe(64 * 1024 * 1024);
+    expect(loadConfig({ ...base, CACHE_MAX_BYTES: "1000000" }).cache.maxBytes).toBe(1_000_000);
+    expect(() => loadConfig({ ...base, CACHE_MAX_BYTES: String(2 ** 40) })).toThrow(/CACHE_MAX_BYTES/);
+    expect(() => loadConfig({ ...base, CACHE_MAX_BYTES: "0" })).toThrow(/CACHE_MAX_BYTES/);
+  });
+
   it("expires answers after CACHE_TTL (one hour unless set)", () => {
     expect(loadConfig(base).cache.ttlMs).toBe(3_600_000);
     expect(loadConfig({ ...base, CACHE_TTL: "10m" }).cache.ttlMs).toBe(600_000);
