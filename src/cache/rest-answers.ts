@@ -6,9 +6,10 @@
 // any head then costs no statement of its own) — and served only while the head is still that. Every
 // content write appends an event in its own transaction (the one writer), so a write that has
 // returned has moved the head, on every instance, whoever made it (API, CLI, scheduler): the next
-// read sees a new head and computes afresh. Entries are never invalidated, only
-// outgrown (LRU by bytes; their bytes live in one slab written round, src/cache/answer-slab.ts). An answer computed from state newer than the head it was stored with is
-// harmless: the next read reads the newer head and misses. Only routes that depend on nothing but the
+// read sees a new head and computes afresh. Entries are never invalidated, only outgrown (their
+// bytes live in one slab written round, src/cache/answer-slab.ts; the index of keys is an LRU by
+// bytes). An answer computed from state newer than the head it was stored with is harmless: the next
+// read reads the newer head and misses. Only routes that depend on nothing but the
 // workspace's content opt in (`cached` in the route table); the key holds the workspace, the key kind
 // (public and private answers never mix) and the whole URL (path and query: filters, pages, format).
 // With CACHE=redis, answers are also kept in Redis under the key and the head, for every instance
