@@ -9,7 +9,7 @@
 //      routes that change content (the writes) last, after every read
 //   6. table + JSON; the schema / data directory is dropped
 
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { firstDifference } from "./compare-bodies.ts";
@@ -203,13 +203,27 @@ try {
   /** Both routes of a pair on servers of their own, measured in turns (bench/load.ts runInTurns). */
   async function measurePairInTurns(pair: [Scenario, Scenario], profileDir: string) {
     const servers: ChildServer[] = [];
+    // The embedded store is one process's (a lock file): the second server gets a copy of the data
+    // folder, made before either starts (no server has it open), so both answer from the same data.
+    const copies: string[] = [];
+    const dataDirOf = (index: number, env: Record<string, string>): Record<string, string> => {
+      if (!options.embedded || index === 0 || !env.DATA_DIR) return {};
+      const copy = mkdtempSync(path.join(os.tmpdir(), "content-bench-turns-"));
+      cpSync(env.DATA_DIR, copy, { recursive: true });
+      copies.push(copy);
+      return { DATA_DIR: copy };
+    };
+    const envs = pair.map((scenario, index) => ({
+      ...serverSetups[scenario.server].env,
+      ...dataDirOf(index, serverSetups[scenario.server].env),
+    }));
     try {
-      for (const scenario of pair) {
+      for (const [index, scenario] of pair.entries()) {
         const kind = scenario.server;
         const server = await startServer({
           name: `${kind} (in turns)`,
           script: serverSetups[kind].script,
-          env: serverSetups[kind].env,
+          env: envs[index]!,
           nodeArgs: cpuProf(path.join(profileDir, kind)),
         });
         servers.push(server);
@@ -239,6 +253,7 @@ try {
         cacheRatios.set(pair[cached]!.id, hitRatio(lookupsBefore, await cacheLookups(servers[cached]!.url)));
     } finally {
       for (const server of servers) await server.stop();
+      for (const copy of copies) rmSync(copy, { recursive: true, force: true });
     }
   }
 
