@@ -59,7 +59,7 @@ export async function runLoad(
   return toLoadResult([slice], scenario);
 }
 
-/** One side of a measurement in turns: a route on its own server. */
+/** One side of a measurement in turns: a route and the server that answers it. */
 export interface TurnContender {
   baseUrl: string;
   scenario: Scenario;
@@ -76,20 +76,21 @@ export interface TurnContender {
 const TURN_SECONDS = 2;
 
 /**
- * Two routes on two servers, measured in turns (A B B A A B …) for `settings.duration` seconds each:
- * on this shared machine the same build runs 10–20% faster or slower from one minute to the next, so
- * routes compared minutes apart measure the machine as much as the routes; taken in turns of two
- * seconds, both meet the same machine. Each turn is a fixed number of responses (about two seconds of
- * the slower route's warm-up rate), so no turn ends with requests abandoned in flight whose work
- * would spill into the other's turn. Only one server is loaded at a time, as in every other route.
+ * Routes measured in turns for `settings.duration` seconds each: on this shared machine the same build
+ * runs 10–20% faster or slower from one minute to the next, so routes compared minutes apart measure the
+ * machine as much as the routes; taken in turns of two seconds, all meet the same machine. The order
+ * runs forwards, then backwards (A B C C B A A B C …), so no route always follows the same one. Each turn
+ * is a fixed number of responses (two seconds at the route's own warm-up rate), so no turn ends with
+ * requests abandoned in flight whose work would spill into the next one. Only one route is loaded at a
+ * time, as in every other measurement; routes may share a server (its CPU is read per turn).
  */
 export async function runInTurns(
-  contenders: [TurnContender, TurnContender],
+  contenders: TurnContender[],
   keys: Record<Step["key"], string>,
   settings: LoadSettings,
-): Promise<[LoadResult, LoadResult]> {
+): Promise<LoadResult[]> {
   const sides = contenders.map((c) => ({ ...c, requests: autocannonRequests(c.scenario, keys) }));
-  const warmups = [];
+  const amounts: number[] = [];
   for (const side of sides) {
     const warmup = await loadRun(side, settings.connections, { duration: Math.max(settings.warmup, 1) });
     const perResponse = warmup.requests.total > 0 ? warmup.throughput.total / warmup.requests.total : 0;
@@ -97,18 +98,20 @@ export async function runInTurns(
       const amount = Math.max(settings.connections, Math.ceil(side.fillBytes / perResponse));
       await loadRun(side, settings.connections, { amount });
     }
-    warmups.push(warmup);
+    const rate = warmup.duration > 0 ? warmup.requests.total / warmup.duration : 0;
+    amounts.push(Math.max(settings.connections * 10, Math.round(rate * TURN_SECONDS)));
   }
-  const slowest = Math.min(...warmups.map((r) => (r.duration > 0 ? r.requests.total / r.duration : 0)));
-  const amount = Math.max(settings.connections * 10, Math.round(slowest * TURN_SECONDS));
   const turns = Math.max(2, Math.round(settings.duration / TURN_SECONDS));
-  const slices: MeasuredSlice[][] = [[], []];
+  const slices: MeasuredSlice[][] = sides.map(() => []);
+  const forwards = sides.map((_, index) => index);
   for (let turn = 0; turn < turns; turn++) {
-    const order = turn % 2 === 0 ? [0, 1] : [1, 0];
+    const order = turn % 2 === 0 ? forwards : [...forwards].reverse();
     for (const index of order)
-      slices[index]?.push(await measuredSlice(sides[index]!, settings.connections, { amount }));
+      slices[index]!.push(
+        await measuredSlice(sides[index]!, settings.connections, { amount: amounts[index]! }),
+      );
   }
-  return [toLoadResult(slices[0]!, contenders[0].scenario), toLoadResult(slices[1]!, contenders[1].scenario)];
+  return contenders.map((contender, index) => toLoadResult(slices[index]!, contender.scenario));
 }
 
 interface MeasuredSlice {

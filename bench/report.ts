@@ -96,6 +96,7 @@ export function formatTable(report: BenchReport): string {
     "× ref",
     "ref",
     "CPU ms/req",
+    "CPU × ref",
     "DB CPU",
     "load CPU",
     "SQL/req",
@@ -113,6 +114,7 @@ export function formatTable(report: BenchReport): string {
       route.ratio === null ? "—" : `${fixed(route.ratio * 100, 0)}%`,
       route.id === route.comparedWith ? "" : route.comparedWith,
       load?.cpuMsPerRequest == null ? "—" : fixed(load.cpuMsPerRequest, 2),
+      cpuRatioCell(route, report.routes),
       load?.databaseCpuMsPerRequest == null ? "—" : fixed(load.databaseCpuMsPerRequest, 2),
       load?.loadGeneratorCpuMsPerRequest == null ? "—" : fixed(load.loadGeneratorCpuMsPerRequest, 2),
       route.server === "baseline"
@@ -134,6 +136,14 @@ export function formatTable(report: BenchReport): string {
   const problems = report.routes.filter((r) => r.problem).map((r) => `  ${r.id}: ${r.problem}`);
   if (problems.length) out.push("", "Problems:", ...problems);
   return out.join("\n");
+}
+
+/** The route's service CPU per request over its reference's (issue 18: list10 ≤ 1.5× the baseline's). */
+function cpuRatioCell(route: RouteReport, routes: RouteReport[]): string {
+  if (route.id === route.comparedWith) return "";
+  const reference = routes.find((r) => r.id === route.comparedWith)?.load?.cpuMsPerRequest;
+  const own = route.load?.cpuMsPerRequest;
+  return own == null || !reference ? "—" : `${fixed(own / reference, 2)}×`;
 }
 
 function statementsCell(steps: StepStatements[] | null): string {

@@ -132,17 +132,17 @@ try {
   const bodyChecks: BenchReport["baselineBodies"] = [];
   const started: Partial<Record<ServerKind, ChildServer>> = {};
   // Each phase on a server started for it. The uncached reads first, then the cached ones and, right
-  // after them, the routes measured in turns on two servers (the cache miss and its uncached
-  // yardstick); the routes that change content come last, after every read.
-  const pairs = pairsInTurns(scenarios);
-  const inPairs = new Set(pairs.flat());
-  const reads = scenarios.filter((s) => !s.changesData && !inPairs.has(s));
+  // after them, the groups of routes measured in turns (the read path against its baselines; the cache
+  // miss against the uncached list); the routes that change content come last, after every read.
+  const groups = groupsInTurns(scenarios);
+  const inGroups = new Set(groups.flat());
+  const reads = scenarios.filter((s) => !s.changesData && !inGroups.has(s));
   const ofKind = (kind: ServerKind, from: Scenario[]) => from.filter((s) => s.server === kind);
   const phases: { kind: ServerKind | "turns"; profileDir: string; own: Scenario[] }[] = [
     { kind: "baseline", profileDir: "baseline", own: ofKind("baseline", reads) },
     { kind: "service", profileDir: "service", own: ofKind("service", reads) },
     { kind: "cached", profileDir: "cached", own: ofKind("cached", reads) },
-    { kind: "turns", profileDir: "turns", own: pairs.flat() },
+    { kind: "turns", profileDir: "turns", own: groups.flat() },
     { kind: "prerendered", profileDir: "prerendered", own: ofKind("prerendered", reads) },
     ...(["baseline", "service", "cached"] as const).map((kind) => ({
       kind,
@@ -154,10 +154,13 @@ try {
     })),
   ];
   const serviceServers: ChildServer[] = [];
+  /** Where each profile directory's server started (the summary skips its start-up). */
+  const profiled = new Map<string, ChildServer>();
   for (const { kind, profileDir, own } of phases) {
     if (!own.length) continue;
     if (kind === "turns") {
-      for (const pair of pairs) await measurePairInTurns(pair, path.join(profileRoot, profileDir));
+      for (const group of groups)
+        await measureGroupInTurns(group, path.join(profileRoot, `turns-${group[0]?.turns}`));
       continue;
     }
     if (kind === "prerendered") {
@@ -170,26 +173,12 @@ try {
       env: serverSetups[kind].env,
       nodeArgs: cpuProf(path.join(profileRoot, profileDir)),
     });
+    profiled.set(path.join(profileRoot, profileDir), server);
     started[kind] ??= server;
     if (kind === "service" || kind === "cached") serviceServers.push(server);
     try {
       for (const scenario of own) {
-        const preflight = await preflightScenario(server, scenario, keys);
-        if (kind === "baseline" && scenario.sameBodyAs)
-          baselineBodies.set(scenario.sameBodyAs, preflight.body);
-        if (kind === "service") {
-          rememberAnswer(serviceAnswers, scenario, keys, preflight.text);
-          if (baselineBodies.has(scenario.id)) {
-            const difference = firstDifference(preflight.body, baselineBodies.get(scenario.id));
-            bodyChecks.push({ route: scenario.id, identical: difference === null, difference });
-            if (difference)
-              log(`  ! the baseline's body for ${scenario.id} differs from the service's: ${difference}`);
-          }
-        }
-        if (preflight.problem) {
-          problems.set(scenario.id, preflight.problem);
-          continue;
-        }
+        if (!(await preflight(server, scenario))) continue;
         const lookupsBefore = kind === "cached" ? await cacheLookups(server.url) : null;
         loads.set(scenario.id, await measure(server, scenario, keys, load));
         if (lookupsBefore)
@@ -200,59 +189,86 @@ try {
       if (kind === "prerendered") rmSync(prerenderedFile, { force: true });
     }
   }
-  /** Both routes of a pair on servers of their own, measured in turns (bench/load.ts runInTurns). */
-  async function measurePairInTurns(pair: [Scenario, Scenario], profileDir: string) {
-    const servers: ChildServer[] = [];
-    // The embedded store is one process's (a lock file): the second server gets a copy of the data
-    // folder, made before either starts (no server has it open), so both answer from the same data.
+
+  /**
+   * A route's first request, before it is measured: the baselines' bodies are kept, the service's are
+   * compared with them and kept for the pre-rendered server. False when the route cannot be measured.
+   */
+  async function preflight(server: ChildServer, scenario: Scenario): Promise<boolean> {
+    const answer = await preflightScenario(server, scenario, keys);
+    if (scenario.server === "baseline" && scenario.sameBodyAs)
+      baselineBodies.set(scenario.sameBodyAs, answer.body);
+    if (scenario.server === "service") {
+      rememberAnswer(serviceAnswers, scenario, keys, answer.text);
+      if (baselineBodies.has(scenario.id)) {
+        const difference = firstDifference(answer.body, baselineBodies.get(scenario.id));
+        bodyChecks.push({ route: scenario.id, identical: difference === null, difference });
+        if (difference)
+          log(`  ! the baseline's body for ${scenario.id} differs from the service's: ${difference}`);
+      }
+    }
+    if (answer.problem) problems.set(scenario.id, answer.problem);
+    return !answer.problem;
+  }
+
+  /** A group's routes measured in turns (bench/load.ts runInTurns), on one server per server kind. */
+  async function measureGroupInTurns(group: Scenario[], profileDir: string) {
+    const kinds = [...new Set(group.map((s) => s.server))];
+    const servers = new Map<ServerKind, ChildServer>();
+    // The embedded store is one process's (a lock file): every server after the first gets a copy of
+    // the data folder, made before any starts (no server has it open), so all answer from the same data.
     const copies: string[] = [];
-    const dataDirOf = (index: number, env: Record<string, string>): Record<string, string> => {
-      if (!options.embedded || index === 0 || !env.DATA_DIR) return {};
+    const envOf = (index: number, kind: ServerKind): Record<string, string> => {
+      const env = serverSetups[kind].env;
+      if (!options.embedded || index === 0 || !env.DATA_DIR) return env;
       const copy = mkdtempSync(path.join(os.tmpdir(), "content-bench-turns-"));
       cpSync(env.DATA_DIR, copy, { recursive: true });
       copies.push(copy);
-      return { DATA_DIR: copy };
+      return { ...env, DATA_DIR: copy };
     };
-    const envs = pair.map((scenario, index) => ({
-      ...serverSetups[scenario.server].env,
-      ...dataDirOf(index, serverSetups[scenario.server].env),
-    }));
+    const envs = kinds.map((kind, index) => envOf(index, kind));
     try {
-      for (const [index, scenario] of pair.entries()) {
-        const kind = scenario.server;
+      for (const [index, kind] of kinds.entries()) {
+        const dir = path.join(profileDir, kind);
         const server = await startServer({
           name: `${kind} (in turns)`,
           script: serverSetups[kind].script,
           env: envs[index]!,
-          nodeArgs: cpuProf(path.join(profileDir, kind)),
+          nodeArgs: cpuProf(dir),
         });
-        servers.push(server);
+        profiled.set(dir, server);
+        servers.set(kind, server);
         started[kind] ??= server;
         if (kind === "service" || kind === "cached") serviceServers.push(server);
-        const preflight = await preflightScenario(server, scenario, keys);
-        if (preflight.problem) {
-          problems.set(scenario.id, preflight.problem);
-          return;
-        }
       }
-      const [first, second] = servers as [ChildServer, ChildServer];
-      const cached = pair.findIndex((s) => s.server === "cached");
-      const lookupsBefore = cached >= 0 ? await cacheLookups(servers[cached]!.url) : null;
-      process.stdout.write(`  in turns: ${pair[0].title} | ${pair[1].title} … `);
+      // The baselines first: the service's bodies are compared with theirs.
+      const ordered = [...group].sort(
+        (a, b) => Number(b.server === "baseline") - Number(a.server === "baseline"),
+      );
+      const measured: Scenario[] = [];
+      for (const scenario of ordered)
+        if (await preflight(servers.get(scenario.server)!, scenario)) measured.push(scenario);
+      if (measured.length < 2) return;
+      const cachedServer = servers.get("cached");
+      const lookupsBefore = cachedServer ? await cacheLookups(cachedServer.url) : null;
+      log(`  in turns: ${measured.map((s) => s.id).join(" | ")} …`);
       const results = await runInTurns(
-        [
-          { baseUrl: first.url, scenario: pair[0], meters: metersOf(first), fillBytes: fillOf(pair[0]) },
-          { baseUrl: second.url, scenario: pair[1], meters: metersOf(second), fillBytes: fillOf(pair[1]) },
-        ],
+        measured.map((scenario) => {
+          const server = servers.get(scenario.server)!;
+          return { baseUrl: server.url, scenario, meters: metersOf(server), fillBytes: fillOf(scenario) };
+        }),
         keys,
         load,
       );
-      log(results.map((result) => summaryOf(result)).join(" | "));
-      for (const [index, scenario] of pair.entries()) loads.set(scenario.id, results[index]!);
-      if (lookupsBefore && cached >= 0)
-        cacheRatios.set(pair[cached]!.id, hitRatio(lookupsBefore, await cacheLookups(servers[cached]!.url)));
+      for (const [index, scenario] of measured.entries()) {
+        loads.set(scenario.id, results[index]!);
+        log(`    ${scenario.title}: ${summaryOf(results[index]!)}`);
+      }
+      const cachedRoute = measured.find((s) => s.server === "cached");
+      if (lookupsBefore && cachedServer && cachedRoute)
+        cacheRatios.set(cachedRoute.id, hitRatio(lookupsBefore, await cacheLookups(cachedServer.url)));
     } finally {
-      for (const server of servers) await server.stop();
+      for (const server of servers.values()) await server.stop();
       for (const copy of copies) rmSync(copy, { recursive: true, force: true });
     }
   }
@@ -273,13 +289,16 @@ try {
     );
   }
 
+  // The read path's servers when it was measured in turns (its profile is the one issue 18 reads), else
+  // the servers of the uncached phase.
+  const profileOf = (kind: ServerKind) => {
+    const dir = [path.join(profileRoot, "turns-read-path", kind), path.join(profileRoot, kind)].find((d) =>
+      profiled.has(d),
+    );
+    return dir ? summarizeIfPresent(dir, profiled.get(dir)!.startupMs) : null;
+  };
   const profile: BenchReport["profile"] = options.profile
-    ? {
-        service: summarizeIfPresent(path.join(profileRoot, "service"), service.startupMs),
-        baseline: started.baseline
-          ? summarizeIfPresent(path.join(profileRoot, "baseline"), started.baseline.startupMs)
-          : null,
-      }
+    ? { service: profileOf("service"), baseline: profileOf("baseline") }
     : null;
 
   // Each route is compared with its own yardstick, by default the baseline of issue 8 (GET /v1/posts?limit=10).
@@ -419,15 +438,12 @@ function summaryOf(result: LoadResult): string {
   return `${result.rps.toFixed(0)} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms${cpu}${db}${failures ? `, ${failures} failed` : ""}`;
 }
 
-/** The selected routes measured in turns, each with its partner (both must be selected). */
-function pairsInTurns(scenarios: Scenario[]): [Scenario, Scenario][] {
-  const pairs: [Scenario, Scenario][] = [];
-  const paired = new Set<Scenario>();
+/** The selected routes measured in turns, by group (a group needs two routes at least). */
+function groupsInTurns(scenarios: Scenario[]): Scenario[][] {
+  const groups = new Map<string, Scenario[]>();
   for (const scenario of scenarios) {
-    const partner = scenarios.find((s) => s.id === scenario.inTurnsWith);
-    if (!partner || paired.has(scenario) || paired.has(partner)) continue;
-    pairs.push([scenario, partner]);
-    paired.add(scenario).add(partner);
+    if (!scenario.turns || scenario.changesData) continue;
+    groups.set(scenario.turns, [...(groups.get(scenario.turns) ?? []), scenario]);
   }
-  return pairs;
+  return [...groups.values()].filter((group) => group.length >= 2);
 }

@@ -1,6 +1,6 @@
 // buildApp wires the request pipeline without listening, so tests run it in-process:
-// metrics → request id + log → CORS → cached reads (hits answered here) → status, /metrics → media
-// files → admin → caller (API key) → rate limit → /graphql | /v1 REST → JSON errors.
+// query parsed once → metrics → request id + log → CORS → cached reads (hits answered here) → status,
+// /metrics → media files → admin → caller (API key) → rate limit → /graphql | /v1 REST → JSON errors.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type Express, type RequestHandler } from "express";
 import { type CallerResolver, createCallerResolver } from "./auth/caller-cache.ts";
@@ -27,6 +27,7 @@ import { graphqlBody, graphqlBodyErrors } from "./http/graphql-body.ts";
 import { graphqlGate } from "./http/graphql-gate.ts";
 import { jsonErrorHandler, sendError } from "./http/json-errors.ts";
 import { metricsRoute, observeRequests } from "./http/metrics-route.ts";
+import { parseQueryOnce } from "./http/query-once.ts";
 import { refuseNullBytesInUrl } from "./http/refuse-null-bytes.ts";
 import { resolveRequestCaller } from "./http/request-caller.ts";
 import { requestLog } from "./http/request-log.ts";
@@ -123,6 +124,7 @@ export function buildApp(deps: AppDeps): Express {
       : { key: clientAddressKey(req), limit: config.rateLimit.unauthenticated };
 
   const observe = [observeRequests(metrics), requestLog(logger)];
+  app.use(parseQueryOnce());
   app.use(...observe);
   app.use(openCors());
   app.use(statusRoutes(db.sql, deps.isShuttingDown ?? (() => false)));
