@@ -148,17 +148,22 @@ function processCpuMs(pid: number | undefined): number | null {
   }
 }
 
-function statCpuMs(stat: string): number {
+/** utime + stime (and, with `reapedChildren`, cutime + cstime: its children that have exited). */
+function statCpuMs(stat: string, reapedChildren = false): number {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   clockTicks ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+  const ticks = (index: number) => Number(fields[index]);
+  const own = ticks(11) + ticks(12);
+  return ((reapedChildren ? own + ticks(13) + ticks(14) : own) * 1000) / clockTicks;
 }
 
 /**
  * CPU time of every `postgres` process on this machine (server, backends, background workers), in ms:
- * what the database spends, when it runs here. Backends that exit between two readings take their
- * time with them, but the servers under test keep their pooled connections open. Null when no
- * PostgreSQL process is visible (a remote server, or no /proc).
+ * what the database spends, when it runs here. A backend that exits (a pool closing an idle connection:
+ * routes measured in turns leave a server idle for a while) leaves the live processes, but its time
+ * is added to its parent's children time once reaped, so each process's own and reaped children's time
+ * is counted and the total never goes back. Null when no PostgreSQL process is visible (a remote
+ * server, or no /proc).
  */
 export function postgresCpuMs(): number | null {
   let total = 0;
@@ -174,7 +179,7 @@ export function postgresCpuMs(): number | null {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       if (!stat.includes("(postgres)")) continue;
-      total += statCpuMs(stat);
+      total += statCpuMs(stat, true);
       found = true;
     } catch {
       // the process ended while we looked
