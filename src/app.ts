@@ -1,6 +1,7 @@
 // buildApp wires the request pipeline without listening, so tests run it in-process:
-// query parsed once → metrics → request id + log → CORS → cached reads (hits answered here) → status,
-// /metrics → media files → admin → caller (API key) → rate limit → /graphql | /v1 REST → JSON errors.
+// cached reads (hits answered before all of it) → query parsed once → metrics → request id + log → CORS
+// → /v1 REST (caller, rate limit, route) → status, /metrics, explorer pages, media files → admin →
+// /graphql (caller, rate limit) → 404 → JSON errors.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import express, { type Express, type RequestHandler } from "express";
 import { type CallerResolver, createCallerResolver } from "./auth/caller-cache.ts";
@@ -124,14 +125,35 @@ export function buildApp(deps: AppDeps): Express {
       : { key: clientAddressKey(req), limit: config.rateLimit.unauthenticated };
 
   const observe = [observeRequests(metrics), requestLog(logger)];
+  const limited = (
+    limitedBody?: (message: string, retryAfterSeconds: number) => unknown,
+  ): RequestHandler[] => [
+    resolveRequestCaller(callers),
+    rateLimit({ limiter: deps.rateLimiter, identify, limitedBody }),
+  ];
   app.use(parseQueryOnce());
   app.use(...observe);
   app.use(openCors());
+  // The REST door first: its paths overlap no other route, and mounted here its requests skip the
+  // stacks of the routers below (status, metrics, explorer pages, media, admin, GraphQL).
+  app.use(
+    "/v1",
+    refuseNullBytesInUrl(),
+    createRestRouter({
+      yoga,
+      workspaceExists: (id) => workspaceExists(db.prisma, id),
+      config,
+      logger,
+      limited: limited(),
+      cache: restCache,
+      cacheControl,
+    }),
+  );
   app.use(statusRoutes(db.sql, deps.isShuttingDown ?? (() => false)));
   app.use(metricsRoute(metrics, config.metricsToken));
   app.use(explorerPages());
   if (isSelfServed(deps.mediaStorage)) app.use(serveLocalMedia(deps.mediaStorage));
-  app.use(["/admin", "/v1"], refuseNullBytesInUrl());
+  app.use("/admin", refuseNullBytesInUrl());
   if (config.adminToken)
     app.use(
       "/admin",
@@ -143,12 +165,6 @@ export function buildApp(deps: AppDeps): Express {
       }),
     );
 
-  const limited = (
-    limitedBody?: (message: string, retryAfterSeconds: number) => unknown,
-  ): RequestHandler[] => [
-    resolveRequestCaller(callers),
-    rateLimit({ limiter: deps.rateLimiter, identify, limitedBody }),
-  ];
   // GraphQL clients get the limit as a GraphQL error (RATE_LIMITED); REST clients the contract's body.
   const graphqlLimitedBody = (message: string, seconds: number) => ({
     errors: [rateLimitedError(message, seconds).toJSON()],
@@ -164,18 +180,6 @@ export function buildApp(deps: AppDeps): Express {
     }),
     yoga as unknown as RequestHandler,
     graphqlBodyErrors(),
-  );
-  app.use(
-    "/v1",
-    createRestRouter({
-      yoga,
-      workspaceExists: (id) => workspaceExists(db.prisma, id),
-      config,
-      logger,
-      limited: limited(),
-      cache: restCache,
-      cacheControl,
-    }),
   );
 
   app.use((req, res) => {

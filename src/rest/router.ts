@@ -57,7 +57,9 @@ export function createRestRouter(deps: RestRouterDeps): Router {
   // Every keyed route first: `/v1/categories/posts` (the category "posts") must never be taken for the
   // workspace path form `/v1/{workspace_id}/posts` of a workspace called "categories".
   for (const { route, path, handler } of mounted) {
-    router[route.method](path, ...deps.limited, requireKey(route), ...json, handler);
+    // Only routes that take a body read one: a GET or DELETE has nothing for the JSON parsers to do.
+    const bodyParsers = route.body ? json : [];
+    router[route.method](path, ...deps.limited, requireKey(route), ...bodyParsers, handler);
     remember(methodsByPath, path, route.method);
   }
   for (const { route, path, handler } of mounted) {
