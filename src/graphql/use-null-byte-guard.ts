@@ -6,6 +6,7 @@ import { BREAK, type DocumentNode, visit } from "graphql";
 import { echoInput } from "../domain/echo-input.ts";
 import { findUnstorableText, NUL_PROBLEM, unstorableTextProblem } from "../domain/null-bytes.ts";
 import { userInputError } from "./errors.ts";
+import { keptPerDocument } from "./per-document.ts";
 
 export function useNullByteGuard(): Plugin {
   return {
@@ -27,21 +28,8 @@ export function useNullByteGuard(): Plugin {
 
 type LiteralFinding = { field: string; problem: string } | null;
 
-/**
- * Per document: a parsed document never changes, and the same object comes back for every request
- * with the same text (Yoga's parse cache; the REST routes parse theirs once), so it is walked once.
- */
-const findings = new WeakMap<DocumentNode, LiteralFinding>();
-
-/** A string literal of the document (an argument or a default value) that cannot be stored. */
-function literalWithUnstorableText(document: DocumentNode): LiteralFinding {
-  let finding = findings.get(document);
-  if (finding === undefined) {
-    finding = findLiteralWithUnstorableText(document);
-    findings.set(document, finding);
-  }
-  return finding;
-}
+/** A string literal of the document (an argument or a default value) that cannot be stored; kept per document. */
+const literalWithUnstorableText = keptPerDocument(findLiteralWithUnstorableText);
 
 function findLiteralWithUnstorableText(document: DocumentNode): LiteralFinding {
   let problem: string | null = null;

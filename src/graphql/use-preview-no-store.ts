@@ -4,23 +4,13 @@
 // The REST door does the same for `?preview=` (src/rest/router.ts).
 import { BREAK, type DocumentNode, visit } from "graphql";
 import type { Plugin } from "graphql-yoga";
+import { keptPerDocument } from "./per-document.ts";
 
 /**
- * Per document, as the null-byte guard does (use-null-byte-guard.ts): a parsed document never changes,
- * and Yoga's parse cache hands back the same object for the same text, so a repeated query is walked
- * once, not on every request (the walk was 1.5–2% of a GraphQL list's CPU).
+ * Whether an operation passes a `preview` argument anywhere (a token, a variable or even null). Kept
+ * per document: walked on every request, it was 1.5–2% of a GraphQL list's CPU.
  */
-const previewReads = new WeakMap<DocumentNode, boolean>();
-
-/** Whether an operation passes a `preview` argument anywhere (a token, a variable or even null). */
-export function readsPreview(document: DocumentNode): boolean {
-  let found = previewReads.get(document);
-  if (found === undefined) {
-    found = findPreviewArgument(document);
-    previewReads.set(document, found);
-  }
-  return found;
-}
+export const readsPreview = keptPerDocument(findPreviewArgument);
 
 function findPreviewArgument(document: DocumentNode): boolean {
   let found = false;
