@@ -191,6 +191,19 @@ describe("request bodies", () => {
     expect((await app.request("GET", "/v1/posts/huge", { key: ws.privateKey })).status).toBe(404);
   });
 
+  it("a route that takes no body does not read one: a DELETE with a malformed or oversized body is done", async () => {
+    const f = restFixtures(app, ws.privateKey);
+    for (const [slug, body] of [
+      ["bodyless-malformed", '{"oops":'],
+      ["bodyless-oversized", JSON.stringify({ padding: "x".repeat(BODY_LIMIT_BYTES * 2) })],
+    ]) {
+      await f.post({ slug, categoryId });
+      const res = await app.request("DELETE", `/v1/posts/${slug}`, { key: ws.privateKey, body });
+      expect(res.status).toBe(200);
+      expect((await app.request("GET", `/v1/posts/${slug}`, { key: ws.privateKey })).status).toBe(404);
+    }
+  });
+
   it("a body that is not JSON is refused as an invalid body", async () => {
     const res = await app.request("POST", "/v1/posts", {
       key: ws.privateKey,
