@@ -193,10 +193,11 @@ describe("request bodies", () => {
 
   it("a route that takes no body does not read one: a DELETE with a malformed or oversized body is done", async () => {
     const f = restFixtures(app, ws.privateKey);
-    for (const [slug, body] of [
-      ["bodyless-malformed", '{"oops":'],
-      ["bodyless-oversized", JSON.stringify({ padding: "x".repeat(BODY_LIMIT_BYTES * 2) })],
-    ]) {
+    const bodies = {
+      "bodyless-malformed": '{"oops":',
+      "bodyless-oversized": JSON.stringify({ padding: "x".repeat(BODY_LIMIT_BYTES * 2) }),
+    };
+    for (const [slug, body] of Object.entries(bodies)) {
       await f.post({ slug, categoryId });
       const res = await app.request("DELETE", `/v1/posts/${slug}`, { key: ws.privateKey, body });
       expect(res.status).toBe(200);
