@@ -11,6 +11,12 @@ export interface BenchOptions {
   duration: number;
   /** Seconds of warm-up load per route, not measured. */
   warmup: number;
+  /**
+   * Seconds of warm-up per route of a group measured in turns (the read path), before its first turn:
+   * the service's servers there are new, and V8 goes on optimizing its code for about half a minute of
+   * load (bench/README.md, "Steady state"), where the baseline's few functions are optimized within a second.
+   */
+  turnsWarmup: number;
   /** Concurrent keep-alive connections of the load generator. */
   connections: number;
   posts: number;
@@ -32,6 +38,7 @@ const HELP = `Usage: npm run bench -- [flags]
   --database-url URL    PostgreSQL server (default: $DATABASE_URL or postgresql://postgres@127.0.0.1:5432/test)
   --duration SEC        measured seconds per route (default 10)
   --warmup SEC          warm-up seconds per route (default 3)
+  --turns-warmup SEC    warm-up seconds per route measured in turns, the read path (default 15)
   --connections N       concurrent keep-alive connections (default 10)
   --posts N             posts to seed (default 10000)
   --only ID,ID          run only these routes (ids: see --list); the baseline always runs
@@ -59,6 +66,7 @@ function toOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
       "database-url": { type: "string" },
       duration: { type: "string", default: "10" },
       warmup: { type: "string", default: "3" },
+      "turns-warmup": { type: "string", default: "15" },
       connections: { type: "string", default: "10" },
       posts: { type: "string", default: "10000" },
       only: { type: "string" },
@@ -80,6 +88,7 @@ function toOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
     databaseUrl: values["database-url"] ?? env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test",
     duration: positive("duration", values.duration),
     warmup: nonNegative("warmup", values.warmup),
+    turnsWarmup: nonNegative("turns-warmup", values["turns-warmup"]),
     connections: positive("connections", values.connections),
     posts: positive("posts", values.posts),
     only: values.only

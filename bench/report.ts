@@ -37,7 +37,7 @@ export interface BenchReport {
     loadAverageAtStart: number[];
     loadAverageAtEnd: number[];
   };
-  settings: { duration: number; warmup: number; connections: number; posts: number };
+  settings: { duration: number; warmup: number; turnsWarmup: number; connections: number; posts: number };
   database: string;
   seed: Omit<SeedReport, "fixtures">;
   /** The baseline is only a yardstick if it answers with the service's JSON; checked per route. */

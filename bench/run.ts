@@ -43,6 +43,7 @@ const machine = machineInfo();
 const settings = {
   duration: options.duration,
   warmup: options.warmup,
+  turnsWarmup: options.turnsWarmup,
   connections: options.connections,
   posts: options.posts,
 };
@@ -50,7 +51,7 @@ log(
   `Bench: ${options.embedded ? "embedded PGlite" : "PostgreSQL"}, Node ${machine.node}, ${machine.cpus} CPUs, load average ${machine.loadAverageAtStart.join(" ")}`,
 );
 log(
-  `Load: ${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s per route`,
+  `Load: ${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s per route (${settings.turnsWarmup} s warm-up in turns)`,
 );
 
 const database = await createBenchDatabase({ embedded: options.embedded, databaseUrl: options.databaseUrl });
@@ -258,7 +259,7 @@ try {
           return { baseUrl: server.url, scenario, meters: metersOf(server), fillBytes: fillOf(scenario) };
         }),
         keys,
-        load,
+        { ...load, warmup: settings.turnsWarmup },
       );
       for (const [index, scenario] of measured.entries()) {
         loads.set(scenario.id, results[index]!);
