@@ -12,9 +12,9 @@ export interface BenchOptions {
   /** Seconds of warm-up load per route, not measured. */
   warmup: number;
   /**
-   * Seconds of warm-up per route of a group measured in turns (the read path), before its first turn:
-   * the service's servers there are new, and V8 goes on optimizing its code for about half a minute of
-   * load (bench/README.md, "Steady state"), where the baseline's few functions are optimized within a second.
+   * Seconds of warm-up per route of a group measured in turns (the read path, the cache miss), before
+   * its first turn: those servers are new, and V8 goes on optimizing the service's code for about half a
+   * minute of load (bench/README.md, "Node 24, and the steady state"), the baseline's within a second.
    */
   turnsWarmup: number;
   /** Concurrent keep-alive connections of the load generator. */
@@ -38,7 +38,7 @@ const HELP = `Usage: npm run bench -- [flags]
   --database-url URL    PostgreSQL server (default: $DATABASE_URL or postgresql://postgres@127.0.0.1:5432/test)
   --duration SEC        measured seconds per route (default 10)
   --warmup SEC          warm-up seconds per route (default 3)
-  --turns-warmup SEC    warm-up seconds per route measured in turns, the read path (default 15)
+  --turns-warmup SEC    warm-up seconds per route measured in turns: read path, cache miss (default 15)
   --connections N       concurrent keep-alive connections (default 10)
   --posts N             posts to seed (default 10000)
   --only ID,ID          run only these routes (ids: see --list); the baseline always runs
