@@ -29,6 +29,7 @@ import { graphqlGate } from "./http/graphql-gate.ts";
 import { jsonErrorHandler, sendError } from "./http/json-errors.ts";
 import { metricsRoute, observeRequests } from "./http/metrics-route.ts";
 import { parseQueryOnce } from "./http/query-once.ts";
+import { parseQueryString } from "./http/query-string.ts";
 import { refuseNullBytesInUrl } from "./http/refuse-null-bytes.ts";
 import { resolveRequestCaller } from "./http/request-caller.ts";
 import { requestLog } from "./http/request-log.ts";
@@ -64,7 +65,8 @@ export function buildApp(deps: AppDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", parseTrustProxy(config.trustProxy));
-  app.set("query parser", "extended");
+  // qs as Express's "extended" parser runs it, flat pairs read without it (query-string.ts).
+  app.set("query parser", parseQueryString);
 
   const callers = deps.callers ?? createCallerResolver(db.prisma);
   // A key revoked or issued through this instance is seen at once here (other instances within the

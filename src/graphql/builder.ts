@@ -10,6 +10,7 @@ import type PrismaTypes from "../generated/pothos-prisma-types.ts";
 import { getDatamodel } from "../generated/pothos-prisma-types.ts";
 import type { GraphQLContext } from "./context.ts";
 import { queryTooComplexError } from "./errors.ts";
+import { complexityChecked } from "./known-complexity.ts";
 
 /** Most fields one operation may select (aliases included); not configurable. */
 export const MAX_QUERY_BREADTH = 400;
@@ -70,7 +71,8 @@ export const builder = new SchemaBuilder<{
     // Lists without a size argument are one record's own small sets (a post's authors and tags, an
     // author's socials): what makes a query expensive is the page size, counted by page lists.
     defaultListMultiplier: 1,
-    limit: (ctx) => queryLimits(ctx.services.config),
+    // A REST route's execution was checked before it started (known-complexity.ts): no limits left.
+    limit: (ctx) => (complexityChecked(ctx) ? {} : queryLimits(ctx.services.config)),
     complexityError: (kind, result) => {
       const measure = kind.toLowerCase() as "complexity" | "depth" | "breadth";
       const max =

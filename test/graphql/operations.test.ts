@@ -14,6 +14,7 @@ import { MAX_QUERY_BREADTH, queryLimits } from "../../src/graphql/builder.ts";
 import { schema } from "../../src/graphql/schema/index.ts";
 import { createContentYoga } from "../../src/graphql/yoga.ts";
 import { silentLogger } from "../../src/logger.ts";
+import { executeOperation, prepareOperation } from "../../src/rest/execute.ts";
 import { restRoutes } from "../../src/rest/routes/index.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 import { type GraphQLClient, graphqlClient, graphqlFixtures } from "./support/graphql.ts";
@@ -118,6 +119,55 @@ describe("depth and complexity limits", () => {
       actual: 21,
       max: 20,
     });
+  });
+
+  it("holds a REST route's operation to the same limits, with the plugin's own error, at every page size", async () => {
+    const route = restRoutes(app.config).find((candidate) => candidate.name === "listPosts");
+    if (!route) throw new Error("no listPosts route");
+    const cost = (limit: number) =>
+      complexityFromQuery(route.document, { schema, variables: { limit } }).complexity;
+    // Between the costs of a page of 2 and a page of 3: the first fits, the second does not.
+    const max = cost(2) + 1;
+    expect(cost(3)).toBeGreaterThan(max);
+    const config = { ...app.config, graphql: { ...app.config.graphql, maxComplexity: max } };
+    const yoga = createContentYoga(app.db.prisma, {
+      config,
+      logger: silentLogger,
+      sql: app.db.sql,
+      mediaStorage: app.mediaStorage,
+    });
+    const caller = await resolveApiKey(app.db.prisma, ws.publicKey);
+    const prepared = prepareOperation(yoga, route.document, route.name);
+    const rest = async (limit: number) =>
+      JSON.parse(
+        JSON.stringify(await executeOperation(yoga, prepared, { limit }, { caller } as never, {} as never)),
+      );
+    // What the complexity plugin answers for the same document when it runs in the execution.
+    const inExecution = async (limit: number) => {
+      const { contextFactory, execute, schema: executable } = yoga.getEnveloped({ req: { caller } } as never);
+      const result = await execute({
+        schema: executable,
+        document: parse(route.document),
+        variableValues: { limit },
+        contextValue: await contextFactory(),
+      });
+      return JSON.parse(JSON.stringify(result));
+    };
+    for (let round = 0; round < 2; round++) {
+      expect((await rest(2)).data.posts.items).toEqual([expect.objectContaining({ slug: "one" })]);
+      const refused = await rest(3);
+      expect(refused.data).toBeUndefined();
+      expect(refused.errors[0].extensions).toEqual({
+        code: "QUERY_TOO_COMPLEX",
+        http: { status: 400 },
+        measure: "complexity",
+        actual: cost(3),
+        max,
+      });
+      const plugin = await inExecution(3);
+      expect(refused.errors[0].message).toBe(plugin.errors[0].message);
+      expect(refused.errors[0].extensions).toEqual(plugin.errors[0].extensions);
+    }
   });
 
   it("answers 400 with the error over HTTP", async () => {
