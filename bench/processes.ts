@@ -36,6 +36,8 @@ export interface StartOptions {
   nodeArgs?: string[];
   readyPath?: string;
   readyTimeoutMs?: number;
+  /** The checkout to run `script` from; default this one (`npm run bench:checkouts` compares others). */
+  cwd?: string;
 }
 
 /** Variables the bench decides itself; inherited values would point the children elsewhere. */
@@ -57,7 +59,7 @@ export async function startServer(options: StartOptions): Promise<ChildServer> {
 
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", options.script], {
-    cwd: PROJECT_ROOT,
+    cwd: options.cwd ?? PROJECT_ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });
