@@ -8,9 +8,8 @@
 // link or install its node_modules and run `npm run setup` there, or copy src/generated).
 import { parseArgs } from "node:util";
 import autocannon, { type AutocannonResult } from "autocannon";
-import { createBenchDatabase } from "./database.ts";
 import { type ChildServer, startServer } from "./processes.ts";
-import { benchSizes, seedBenchDatabase } from "./seed.ts";
+import { benchServiceEnv, percentile, withSeededDatabase } from "./seeded-service.ts";
 
 const { values } = parseArgs({
   options: {
@@ -39,75 +38,73 @@ const rounds = Number(values.rounds);
 const seconds = Number(values.duration);
 const connections = Number(values.connections);
 
-const database = await createBenchDatabase({
-  embedded: false,
-  databaseUrl: process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test",
-});
-const contenders: { name: string; server: ChildServer; perRequest: number[]; rps: number[] }[] = [];
-try {
-  console.log(`Database: ${database.location}; seeding ${values.posts} posts…`);
-  const { fixtures } = await seedBenchDatabase(database.env, benchSizes(Number(values.posts)));
-  const env = {
-    ...database.env,
-    LOG_LEVEL: "warn",
-    CACHE: "off",
-    RATE_LIMIT_AUTHENTICATED: "100000000",
-    REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
-  };
-  const servers = [
-    ...(values["no-baseline"]
-      ? []
-      : [{ name: "baseline", script: "bench/baseline-server.ts", cwd: undefined }]),
-    ...checkouts.map(({ name, dir }) => ({ name, script: "src/server.ts", cwd: dir })),
-  ];
-  for (const { name, script, cwd } of servers)
-    contenders.push({ name, server: await startServer({ name, script, cwd, env }), perRequest: [], rps: [] });
-
-  const load = async (url: string, duration: number): Promise<AutocannonResult> =>
-    autocannon({
-      url,
-      connections,
-      duration,
-      timeout: 30,
-      requests: [
-        { method: "GET", path: values.path, headers: { authorization: `Bearer ${fixtures.publicKey}` } },
-      ],
-    });
-  console.log(
-    `Warm-up: ${values.warmup} s per server; then ${rounds} rounds of ${seconds} s, ${connections} connections, GET ${values.path}`,
+const median = (list: number[]) =>
+  percentile(
+    [...list].sort((a, b) => a - b),
+    50,
   );
-  for (const contender of contenders) {
-    const result = await load(contender.server.url, Number(values.warmup));
-    if (result.non2xx) throw new Error(`${contender.name}: ${result.non2xx} answers were not 2xx`);
-  }
-  for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? contenders : [...contenders].reverse();
-    for (const contender of order) {
-      const before = contender.server.cpuMs() ?? Number.NaN;
-      const result = await load(contender.server.url, seconds);
-      const used = (contender.server.cpuMs() ?? Number.NaN) - before;
-      if (result.non2xx) throw new Error(`${contender.name}: ${result.non2xx} answers were not 2xx`);
-      contender.perRequest.push(used / result.requests.total);
-      contender.rps.push(result.requests.average);
+
+await withSeededDatabase(
+  { embedded: false, posts: Number(values.posts), log: (text) => console.log(text) },
+  async ({ fixtures, database }) => {
+    const env = benchServiceEnv(database, false, { CACHE: "off" });
+    const servers = [
+      ...(values["no-baseline"]
+        ? []
+        : [{ name: "baseline", script: "bench/baseline-server.ts", cwd: undefined }]),
+      ...checkouts.map(({ name, dir }) => ({ name, script: "src/server.ts", cwd: dir })),
+    ];
+    const contenders: { name: string; server: ChildServer; perRequest: number[]; rps: number[] }[] = [];
+    try {
+      for (const { name, script, cwd } of servers)
+        contenders.push({
+          name,
+          server: await startServer({ name, script, cwd, env }),
+          perRequest: [],
+          rps: [],
+        });
+      const load = async (url: string, duration: number): Promise<AutocannonResult> => {
+        const result = await autocannon({
+          url,
+          connections,
+          duration,
+          timeout: 30,
+          requests: [
+            { method: "GET", path: values.path, headers: { authorization: `Bearer ${fixtures.publicKey}` } },
+          ],
+        });
+        if (result.non2xx) throw new Error(`${url}: ${result.non2xx} answers were not 2xx`);
+        return result;
+      };
       console.log(
-        `  round ${round + 1} ${contender.name}: ${Math.round(result.requests.average)} req/s, ${(used / result.requests.total).toFixed(3)} CPU ms/req`,
+        `Warm-up: ${values.warmup} s per server; then ${rounds} rounds of ${seconds} s, ${connections} connections, GET ${values.path}`,
       );
+      for (const contender of contenders) await load(contender.server.url, Number(values.warmup));
+      for (let round = 0; round < rounds; round++) {
+        const order = round % 2 === 0 ? contenders : [...contenders].reverse();
+        for (const contender of order) {
+          const before = contender.server.cpuMs() ?? Number.NaN;
+          const result = await load(contender.server.url, seconds);
+          const perRequest = ((contender.server.cpuMs() ?? Number.NaN) - before) / result.requests.total;
+          contender.perRequest.push(perRequest);
+          contender.rps.push(result.requests.average);
+          console.log(
+            `  round ${round + 1} ${contender.name}: ${Math.round(result.requests.average)} req/s, ${perRequest.toFixed(3)} CPU ms/req`,
+          );
+        }
+      }
+      const baseline = contenders.find((contender) => contender.name === "baseline");
+      console.log("\nserver          CPU ms/req (median, min)   × baseline   req/s (median)");
+      for (const { name, perRequest, rps } of contenders) {
+        const cpu = median(perRequest);
+        const ratio = baseline ? `${(cpu / median(baseline.perRequest)).toFixed(2)}×` : "—";
+        const min = Math.min(...perRequest).toFixed(3);
+        console.log(
+          `${name.padEnd(16)}${cpu.toFixed(3).padStart(8)} ${min.padStart(8)}${ratio.padStart(18)}${String(Math.round(median(rps))).padStart(15)}`,
+        );
+      }
+    } finally {
+      for (const contender of contenders) await contender.server.stop();
     }
-  }
-  const median = (list: number[]) =>
-    [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)] ?? Number.NaN;
-  const baseline = contenders.find((contender) => contender.name === "baseline");
-  console.log("\nserver          CPU ms/req (median, min)   × baseline   req/s (median)");
-  for (const contender of contenders) {
-    const cpu = median(contender.perRequest);
-    const ratio = baseline ? `${(cpu / median(baseline.perRequest)).toFixed(2)}×` : "—";
-    console.log(
-      `${contender.name.padEnd(16)}${cpu.toFixed(3).padStart(8)} ${Math.min(...contender.perRequest)
-        .toFixed(3)
-        .padStart(8)}${ratio.padStart(18)}${Math.round(median(contender.rps)).toString().padStart(15)}`,
-    );
-  }
-} finally {
-  for (const contender of contenders) await contender.server.stop();
-  await database.drop();
-}
+  },
+);

@@ -10,6 +10,39 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
+/** A service's environment on a bench database: production wiring, rate limits out of the way. */
+export function benchServiceEnv(
+  database: BenchDatabase,
+  embedded: boolean,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    ...database.env,
+    LOG_LEVEL: "warn",
+    RATE_LIMIT_AUTHENTICATED: "100000000",
+    ...(embedded ? {} : { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }),
+    ...extra,
+  };
+}
+
+/** A fresh database seeded with `posts` posts for the length of `run`, then removed. */
+export async function withSeededDatabase(
+  options: { embedded: boolean; posts: number; log: (text: string) => void },
+  run: (seeded: { fixtures: BenchFixtures; database: BenchDatabase }) => Promise<void>,
+): Promise<void> {
+  const database = await createBenchDatabase({
+    embedded: options.embedded,
+    databaseUrl: process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test",
+  });
+  options.log(`Database: ${database.location}`);
+  try {
+    const seed = await seedBenchDatabase(database.env, benchSizes(options.posts));
+    await run({ fixtures: seed.fixtures, database });
+  } finally {
+    await database.drop();
+  }
+}
+
 export async function withSeededService(
   options: {
     embedded: boolean;
@@ -21,31 +54,17 @@ export async function withSeededService(
   },
   run: (service: { server: ChildServer; fixtures: BenchFixtures; database: BenchDatabase }) => Promise<void>,
 ): Promise<void> {
-  const database = await createBenchDatabase({
-    embedded: options.embedded,
-    databaseUrl: process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test",
-  });
-  options.log(`Database: ${database.location}`);
-  try {
-    const seed = await seedBenchDatabase(database.env, benchSizes(options.posts));
+  await withSeededDatabase(options, async ({ fixtures, database }) => {
     const server = await startServer({
       name: "service",
       script: "src/server.ts",
-      env: {
-        ...database.env,
-        LOG_LEVEL: "warn",
-        RATE_LIMIT_AUTHENTICATED: "100000000",
-        ...(options.embedded ? {} : { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" }),
-        ...options.env,
-      },
+      env: benchServiceEnv(database, options.embedded, options.env),
       nodeArgs: options.nodeArgs,
     });
     try {
-      await run({ server, fixtures: seed.fixtures, database });
+      await run({ server, fixtures, database });
     } finally {
       await server.stop();
     }
-  } finally {
-    await database.drop();
-  }
+  });
 }

@@ -5,7 +5,7 @@
 // computed once per such combination and kept. The check and the error are the plugin's own
 // (same measures, same order, same QUERY_TOO_COMPLEX error); the execution is then marked so the plugin
 // does not walk the document again.
-import { complexityFromQuery } from "@pothos/plugin-complexity";
+import { type ComplexityResult, complexityFromQuery } from "@pothos/plugin-complexity";
 import {
   type DocumentNode,
   type GraphQLError,
@@ -16,25 +16,13 @@ import {
 } from "graphql";
 import { queryTooComplexError } from "./errors.ts";
 
-interface Limits {
-  depth: number;
-  complexity: number;
-  breadth: number;
-}
-
-interface Measures {
-  depth: number;
-  complexity: number;
-  breadth: number;
-}
-
 /** Distinct costs kept per document: a route has a few page sizes in use; past this, no more are kept. */
 const MAX_KEPT_PER_DOCUMENT = 256;
 
 interface DocumentCosts {
   /** The variables whose values can change the cost: Int and Boolean ones. */
   costVariables: string[];
-  measures: Map<string, Measures>;
+  measures: Map<string, ComplexityResult>;
 }
 
 const costsByDocument = new WeakMap<DocumentNode, DocumentCosts>();
@@ -48,7 +36,7 @@ export function checkKnownComplexity(
   schema: GraphQLSchema,
   document: DocumentNode,
   variables: Record<string, unknown>,
-  limits: Limits,
+  limits: ComplexityResult,
   context: object,
 ): GraphQLError | null {
   const costs = costsOf(schema, document);
@@ -56,7 +44,7 @@ export function checkKnownComplexity(
   let measures = costs.measures.get(key);
   if (!measures) {
     try {
-      measures = complexityFromQuery(document, { schema, variables, ctx: context }) as Measures;
+      measures = complexityFromQuery(document, { schema, variables, ctx: context });
     } catch {
       // Variables the document refuses: left to the execution, which reports them (and runs the plugin).
       return null;

@@ -16,15 +16,20 @@ const NESTING = /[[\]]|%5[bd]/i;
 
 /** The query of a request; Express passes null when its URL has none. */
 export function parseQueryString(text: string | null | undefined): Record<string, unknown> {
-  if (typeof text !== "string" || text === "" || NESTING.test(text)) return qs.parse(text ?? "", QS_OPTIONS);
+  return (text && flatPairs(text)) || qs.parse(text ?? "", QS_OPTIONS);
+}
+
+/** `text` as distinct flat `name=value` pairs, as qs reads them; null when it is anything else. */
+function flatPairs(text: string): Record<string, string> | null {
+  if (NESTING.test(text)) return null;
   const pairs = text.split("&");
-  if (pairs.length > QS_PARAMETER_LIMIT) return qs.parse(text, QS_OPTIONS);
+  if (pairs.length > QS_PARAMETER_LIMIT) return null;
   const query: Record<string, string> = {};
   for (const pair of pairs) {
     if (pair === "") continue;
     const equals = pair.indexOf("=");
     const name = decode(equals === -1 ? pair : pair.slice(0, equals));
-    if (name === "" || name === "__proto__" || Object.hasOwn(query, name)) return qs.parse(text, QS_OPTIONS);
+    if (name === "" || name === "__proto__" || Object.hasOwn(query, name)) return null;
     query[name] = equals === -1 ? "" : decode(pair.slice(equals + 1));
   }
   return query;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveApiKey } from "../../src/auth/resolve-api-key.ts";
 import { MAX_QUERY_BREADTH, queryLimits } from "../../src/graphql/builder.ts";
 import { schema } from "../../src/graphql/schema/index.ts";
-import { createContentYoga } from "../../src/graphql/yoga.ts";
+import { type ContentYoga, createContentYoga } from "../../src/graphql/yoga.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { executeOperation, prepareOperation } from "../../src/rest/execute.ts";
 import { restRoutes } from "../../src/rest/routes/index.ts";
@@ -81,25 +81,32 @@ describe("depth and complexity limits", () => {
     expect(connection.complexity).toBe(1 + 50 * (1 + 1 + 1));
   });
 
-  it("takes the limits from GRAPHQL_MAX_DEPTH and GRAPHQL_MAX_COMPLEXITY", async () => {
-    expect(queryLimits(app.config)).toEqual(LIMITS);
-    const config = { ...app.config, graphql: { ...app.config.graphql, maxDepth: 3, maxComplexity: 20 } };
-    const yoga = createContentYoga(app.db.prisma, {
-      config,
+  /** A Yoga over the test app's database with other GRAPHQL_MAX_DEPTH / GRAPHQL_MAX_COMPLEXITY. */
+  const yogaWithLimits = (limits: { maxDepth?: number; maxComplexity?: number }) =>
+    createContentYoga(app.db.prisma, {
+      config: { ...app.config, graphql: { ...app.config.graphql, ...limits } },
       logger: silentLogger,
       sql: app.db.sql,
       mediaStorage: app.mediaStorage,
     });
-    const run = async (query: string) => {
-      const caller = await resolveApiKey(app.db.prisma, ws.publicKey);
-      const { contextFactory, execute, schema: executable } = yoga.getEnveloped({ req: { caller } } as never);
-      const result = await execute({
-        schema: executable,
-        document: parse(query),
-        contextValue: await contextFactory(),
-      });
-      return JSON.parse(JSON.stringify(result));
-    };
+
+  /** Executes `query` as a /graphql request of the workspace's public key would, as plain JSON. */
+  const executeIn = async (yoga: ContentYoga, query: string, variableValues?: Record<string, unknown>) => {
+    const caller = await resolveApiKey(app.db.prisma, ws.publicKey);
+    const { contextFactory, execute, schema: executable } = yoga.getEnveloped({ req: { caller } } as never);
+    const result = await execute({
+      schema: executable,
+      document: parse(query),
+      variableValues,
+      contextValue: await contextFactory(),
+    });
+    return JSON.parse(JSON.stringify(result));
+  };
+
+  it("takes the limits from GRAPHQL_MAX_DEPTH and GRAPHQL_MAX_COMPLEXITY", async () => {
+    expect(queryLimits(app.config)).toEqual(LIMITS);
+    const yoga = yogaWithLimits({ maxDepth: 3, maxComplexity: 20 });
+    const run = (query: string) => executeIn(yoga, query);
     expect(await run("{ posts(limit: 2) { items { slug } } }")).toEqual({
       data: { posts: { items: [{ slug: "one" }] } },
     });
@@ -129,13 +136,7 @@ describe("depth and complexity limits", () => {
     // Between the costs of a page of 2 and a page of 3: the first fits, the second does not.
     const max = cost(2) + 1;
     expect(cost(3)).toBeGreaterThan(max);
-    const config = { ...app.config, graphql: { ...app.config.graphql, maxComplexity: max } };
-    const yoga = createContentYoga(app.db.prisma, {
-      config,
-      logger: silentLogger,
-      sql: app.db.sql,
-      mediaStorage: app.mediaStorage,
-    });
+    const yoga = yogaWithLimits({ maxComplexity: max });
     const caller = await resolveApiKey(app.db.prisma, ws.publicKey);
     const prepared = prepareOperation(yoga, route.document, route.name);
     const rest = async (limit: number) =>
@@ -143,16 +144,7 @@ describe("depth and complexity limits", () => {
         JSON.stringify(await executeOperation(yoga, prepared, { limit }, { caller } as never, {} as never)),
       );
     // What the complexity plugin answers for the same document when it runs in the execution.
-    const inExecution = async (limit: number) => {
-      const { contextFactory, execute, schema: executable } = yoga.getEnveloped({ req: { caller } } as never);
-      const result = await execute({
-        schema: executable,
-        document: parse(route.document),
-        variableValues: { limit },
-        contextValue: await contextFactory(),
-      });
-      return JSON.parse(JSON.stringify(result));
-    };
+    const inExecution = (limit: number) => executeIn(yoga, route.document, { limit });
     for (let round = 0; round < 2; round++) {
       expect((await rest(2)).data.posts.items).toEqual([expect.objectContaining({ slug: "one" })]);
       const refused = await rest(3);
