@@ -6,6 +6,7 @@
 // opens rather than before: loading it and opening PGlite (or copying the data template into a new
 // data folder) then overlap, which is a good part of a start (README: Performance, "Start-up").
 import type { Server } from "node:http";
+import type { Express } from "express";
 import { createChangeStream, createSharedCallers, openRuntime, startBackgroundWork } from "./bootstrap.ts";
 import { startControlServer } from "./cli/control-server.ts";
 import { controlSocketPath } from "./cli/control-socket.ts";
@@ -49,9 +50,24 @@ async function main(): Promise<void> {
     metrics,
     isShuttingDown: () => shuttingDown,
   });
-  const server: Server = app.listen(config.port, config.host, () => {
-    logger.info("listening", { url: `http://${config.host}:${config.port}`, database: runtime.db.kind });
-  });
+  /** What the process holds besides the HTTP server, released in this order on the way out. */
+  const release = async (webhookGraceMs: number) => {
+    // Webhook attempts in flight get the grace, then their deliveries are released.
+    await background.stop(webhookGraceMs);
+    await control?.close();
+    await shared.close();
+    await runtime.close();
+  };
+  let server: Server;
+  try {
+    server = await listen(app, config.port, config.host);
+  } catch (error) {
+    // A port in use: the start fails (main's catch says why) instead of a process serving nothing.
+    await changes.close();
+    await release(0);
+    throw error;
+  }
+  logger.info("listening", { url: `http://${config.host}:${config.port}`, database: runtime.db.kind });
   answerParserErrorsWithJson(server);
 
   // Handlers can outlive their connection (a client that gave up): count requests, not sockets, so
@@ -76,11 +92,7 @@ async function main(): Promise<void> {
       logger.warn("in-flight requests did not finish in time; closing anyway", { inFlight });
       server.closeAllConnections();
     }
-    // Webhook attempts in flight get what is left of the deadline, then their deliveries are released.
-    await background.stop(Math.max(0, deadline - Date.now()));
-    await control?.close();
-    await shared.close();
-    await runtime.close();
+    await release(Math.max(0, deadline - Date.now()));
     logger.info("stopped");
     process.exit(0);
   };
@@ -88,9 +100,21 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => void shutdown("SIGINT"));
 }
 
+/**
+ * Express 5's `listen` calls back with the server's error too (a port in use), where Node's own would
+ * only ever call back on success: the callback must tell them apart.
+ */
+function listen(app: Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
+  });
+}
+
 main().catch((error: unknown) => {
   if (error instanceof ConfigError || error instanceof EmbeddedDatabaseLockedError) {
     process.stderr.write(`${error.message}\n`);
+  } else if ((error as { code?: unknown } | null)?.code === "EADDRINUSE") {
+    process.stderr.write(`Cannot listen: ${(error as Error).message} (set PORT or HOST to a free address)\n`);
   } else if (isConnectionError(error)) {
     // The server is unreachable or refuses the credentials: a setting to fix, not a bug to debug.
     process.stderr.write(`Cannot connect to the database named by DATABASE_URL: ${error.message}\n`);

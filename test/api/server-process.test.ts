@@ -4,6 +4,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { request } from "node:http";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -163,6 +164,22 @@ describe("server process (embedded default)", () => {
     second.child.kill("SIGTERM");
     expect(await second.exited).toBe(0);
   }, 150_000);
+
+  it("fails to start, with one line naming the address, when its port is in use", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port: takenPort } = taken.address() as AddressInfo;
+    try {
+      const server = startServer(takenPort);
+      expect(await server.exited).toBe(1);
+      expect(server.output()).toContain(
+        `Cannot listen: listen EADDRINUSE: address already in use 127.0.0.1:${takenPort} (set PORT or HOST to a free address)`,
+      );
+      expect(server.output()).not.toContain('"msg":"listening"');
+    } finally {
+      taken.close();
+    }
+  }, 120_000);
 
   it("refuses to start with a clear message for a bad configuration value", async () => {
     const child = spawn(process.execPath, [START_SCRIPT], {
