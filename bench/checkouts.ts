@@ -3,7 +3,8 @@
 // one seeded schema. For changes of a few percent, which `npm run bench` cannot tell apart from the
 // machine's drift between runs (the same baseline has measured 0.42 and 0.73 CPU ms per list on this
 // machine an hour apart): every round runs every server once, in turn order reversed every other
-// round, so a slow spell of the machine falls on all of them.
+// round, so a slow spell of the machine falls on all of them. Before any load, each server's CPU while
+// idle (ms per second, over --idle seconds): what its timers cost whether or not requests come.
 // A checkout is any directory with this project installed (`git worktree add /tmp/old <commit>`, then
 // link or install its node_modules and run `npm run setup` there, or copy src/generated).
 import { parseArgs } from "node:util";
@@ -17,6 +18,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "8" },
     duration: { type: "string", default: "10" },
     warmup: { type: "string", default: "40" },
+    idle: { type: "string", default: "20" },
     connections: { type: "string", default: "10" },
     path: { type: "string", default: "/v1/posts?limit=10" },
     posts: { type: "string", default: "10000" },
@@ -54,7 +56,13 @@ await withSeededDatabase(
         : [{ name: "baseline", script: "bench/baseline-server.ts", cwd: undefined }]),
       ...checkouts.map(({ name, dir }) => ({ name, script: "src/server.ts", cwd: dir })),
     ];
-    const contenders: { name: string; server: ChildServer; perRequest: number[]; rps: number[] }[] = [];
+    const contenders: {
+      name: string;
+      server: ChildServer;
+      perRequest: number[];
+      rps: number[];
+      idleMsPerSecond: number;
+    }[] = [];
     try {
       for (const { name, script, cwd } of servers)
         contenders.push({
@@ -62,6 +70,7 @@ await withSeededDatabase(
           server: await startServer({ name, script, cwd, env }),
           perRequest: [],
           rps: [],
+          idleMsPerSecond: Number.NaN,
         });
       const load = async (url: string, duration: number): Promise<AutocannonResult> => {
         const result = await autocannon({
@@ -80,6 +89,15 @@ await withSeededDatabase(
         `Warm-up: ${values.warmup} s per server; then ${rounds} rounds of ${seconds} s, ${connections} connections, GET ${values.path}`,
       );
       for (const contender of contenders) await load(contender.server.url, Number(values.warmup));
+      // Warmed up and settled (5 s for the last one's garbage), all servers idle side by side.
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      const idleSeconds = Number(values.idle);
+      const idleFrom = contenders.map((contender) => contender.server.cpuMs() ?? Number.NaN);
+      await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+      contenders.forEach((contender, index) => {
+        contender.idleMsPerSecond =
+          ((contender.server.cpuMs() ?? Number.NaN) - (idleFrom[index] as number)) / idleSeconds;
+      });
       for (let round = 0; round < rounds; round++) {
         const order = round % 2 === 0 ? contenders : [...contenders].reverse();
         for (const contender of order) {
@@ -94,13 +112,13 @@ await withSeededDatabase(
         }
       }
       const baseline = contenders.find((contender) => contender.name === "baseline");
-      console.log("\nserver          CPU ms/req (median, min)   × baseline   req/s (median)");
-      for (const { name, perRequest, rps } of contenders) {
+      console.log("\nserver          CPU ms/req (median, min)   × baseline   req/s (median)   idle CPU ms/s");
+      for (const { name, perRequest, rps, idleMsPerSecond } of contenders) {
         const cpu = median(perRequest);
         const ratio = baseline ? `${(cpu / median(baseline.perRequest)).toFixed(2)}×` : "—";
         const min = Math.min(...perRequest).toFixed(3);
         console.log(
-          `${name.padEnd(16)}${cpu.toFixed(3).padStart(8)} ${min.padStart(8)}${ratio.padStart(18)}${String(Math.round(median(rps))).padStart(15)}`,
+          `${name.padEnd(16)}${cpu.toFixed(3).padStart(8)} ${min.padStart(8)}${ratio.padStart(18)}${String(Math.round(median(rps))).padStart(15)}${idleMsPerSecond.toFixed(1).padStart(16)}`,
         );
       }
     } finally {

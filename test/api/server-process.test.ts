@@ -8,6 +8,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/free-port.ts";
 
 /** What `npm start` runs, without npm. */
 const START_SCRIPT = "scripts/start-server.mjs";
@@ -94,10 +95,9 @@ function requestWithBodyAfterSignal(
 }
 
 describe("server process (embedded default)", () => {
-  const port = 30_000 + Math.floor(Math.random() * 20_000);
-  const base = `http://127.0.0.1:${port}`;
-
   it("prints the default keys on first start, serves the API, and stops cleanly on SIGTERM", async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
     const first = startServer(port);
     // A first start may build the data template (and the server) before listening: about 4 s on an
     // idle machine, over 30 s beside the rest of the suite on 2 cores (seen in CI on Node 24).

@@ -4,10 +4,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { freePort } from "./free-port.ts";
 
 export const ADMIN_TOKEN = "admin-token-for-instance-tests";
 
@@ -72,15 +72,6 @@ export function instanceGroup(prefix: string): InstanceGroup {
       await client.end();
     },
   };
-}
-
-/** A port nothing listens on at the moment of asking: the kernel's pick, released at once. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 /** A workspace made through an instance's admin API, with its two keys. */
