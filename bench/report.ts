@@ -98,6 +98,7 @@ export function formatTable(report: BenchReport): string {
     "CPU ms/req",
     "CPU × ref",
     "DB CPU",
+    "+DB × ref",
     "load CPU",
     "SQL/req",
     "KB/resp",
@@ -116,6 +117,7 @@ export function formatTable(report: BenchReport): string {
       load?.cpuMsPerRequest == null ? "—" : fixed(load.cpuMsPerRequest, 2),
       cpuRatioCell(route, report.routes),
       load?.databaseCpuMsPerRequest == null ? "—" : fixed(load.databaseCpuMsPerRequest, 2),
+      stackCpuRatioCell(route, report.routes),
       load?.loadGeneratorCpuMsPerRequest == null ? "—" : fixed(load.loadGeneratorCpuMsPerRequest, 2),
       route.server === "baseline"
         ? BASELINE_STATEMENTS
@@ -143,6 +145,23 @@ function cpuRatioCell(route: RouteReport, routes: RouteReport[]): string {
   if (route.id === route.comparedWith) return "";
   const reference = routes.find((r) => r.id === route.comparedWith)?.load?.cpuMsPerRequest;
   const own = route.load?.cpuMsPerRequest;
+  return own == null || !reference ? "—" : `${fixed(own / reference, 2)}×`;
+}
+
+/**
+ * The server's and the database's CPU per request together, against its reference's: where a server
+ * builds its answer matters less to a deployment than what the stack spends on it (the baseline has
+ * PostgreSQL assemble the whole JSON body and format its dates; the service reads a smaller read model
+ * and assembles in Node). PostgreSQL only: on the embedded store the database's CPU is the server's own.
+ */
+function stackCpuRatioCell(route: RouteReport, routes: RouteReport[]): string {
+  if (route.id === route.comparedWith) return "";
+  const stack = (load: RouteReport["load"] | undefined) =>
+    load?.cpuMsPerRequest == null || load.databaseCpuMsPerRequest == null
+      ? null
+      : load.cpuMsPerRequest + load.databaseCpuMsPerRequest;
+  const reference = stack(routes.find((r) => r.id === route.comparedWith)?.load);
+  const own = stack(route.load);
   return own == null || !reference ? "—" : `${fixed(own / reference, 2)}×`;
 }
 
