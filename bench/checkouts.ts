@@ -4,7 +4,8 @@
 // machine's drift between runs (the same baseline has measured 0.42 and 0.73 CPU ms per list on this
 // machine an hour apart): every round runs every server once, in turn order reversed every other
 // round, so a slow spell of the machine falls on all of them. Before any load, each server's CPU while
-// idle (ms per second, over --idle seconds): what its timers cost whether or not requests come.
+// idle (ms per second, over --idle seconds): what its timers cost whether or not requests come. Beside
+// each median, the part of it the kernel spent (socket reads and writes).
 // A checkout is any directory with this project installed (`git worktree add /tmp/old <commit>`, then
 // link or install its node_modules and run `npm run setup` there, or copy src/generated).
 import { parseArgs } from "node:util";
@@ -60,6 +61,8 @@ await withSeededDatabase(
       name: string;
       server: ChildServer;
       perRequest: number[];
+      /** The kernel's part of perRequest. */
+      systemPerRequest: number[];
       rps: number[];
       idleMsPerSecond: number;
     }[] = [];
@@ -69,6 +72,7 @@ await withSeededDatabase(
           name,
           server: await startServer({ name, script, cwd, env }),
           perRequest: [],
+          systemPerRequest: [],
           rps: [],
           idleMsPerSecond: Number.NaN,
         });
@@ -85,11 +89,8 @@ await withSeededDatabase(
         if (result.non2xx) throw new Error(`${url}: ${result.non2xx} answers were not 2xx`);
         return result;
       };
-      console.log(
-        `Warm-up: ${values.warmup} s per server; then ${rounds} rounds of ${seconds} s, ${connections} connections, GET ${values.path}`,
-      );
-      for (const contender of contenders) await load(contender.server.url, Number(values.warmup));
-      // Warmed up and settled (5 s for the last one's garbage), all servers idle side by side.
+      // Started and settled, all servers idle side by side, before any load: after a load a server stays
+      // busier for a while (once 9.5 ms/s, 5 s after 40 s of load), which is not what its timers cost.
       await new Promise((resolve) => setTimeout(resolve, 5_000));
       const idleSeconds = Number(values.idle);
       const idleFrom = contenders.map((contender) => contender.server.cpuMs() ?? Number.NaN);
@@ -98,13 +99,21 @@ await withSeededDatabase(
         contender.idleMsPerSecond =
           ((contender.server.cpuMs() ?? Number.NaN) - (idleFrom[index] as number)) / idleSeconds;
       });
+      console.log(
+        `Warm-up: ${values.warmup} s per server; then ${rounds} rounds of ${seconds} s, ${connections} connections, GET ${values.path}`,
+      );
+      for (const contender of contenders) await load(contender.server.url, Number(values.warmup));
       for (let round = 0; round < rounds; round++) {
         const order = round % 2 === 0 ? contenders : [...contenders].reverse();
         for (const contender of order) {
           const before = contender.server.cpuMs() ?? Number.NaN;
+          const systemBefore = contender.server.systemCpuMs() ?? Number.NaN;
           const result = await load(contender.server.url, seconds);
           const perRequest = ((contender.server.cpuMs() ?? Number.NaN) - before) / result.requests.total;
           contender.perRequest.push(perRequest);
+          contender.systemPerRequest.push(
+            ((contender.server.systemCpuMs() ?? Number.NaN) - systemBefore) / result.requests.total,
+          );
           contender.rps.push(result.requests.average);
           console.log(
             `  round ${round + 1} ${contender.name}: ${Math.round(result.requests.average)} req/s, ${perRequest.toFixed(3)} CPU ms/req`,
@@ -112,13 +121,15 @@ await withSeededDatabase(
         }
       }
       const baseline = contenders.find((contender) => contender.name === "baseline");
-      console.log("\nserver          CPU ms/req (median, min)   × baseline   req/s (median)   idle CPU ms/s");
-      for (const { name, perRequest, rps, idleMsPerSecond } of contenders) {
+      console.log(
+        "\nserver          CPU ms/req (median, min)   × baseline   of it system   req/s (median)   idle CPU ms/s",
+      );
+      for (const { name, perRequest, systemPerRequest, rps, idleMsPerSecond } of contenders) {
         const cpu = median(perRequest);
         const ratio = baseline ? `${(cpu / median(baseline.perRequest)).toFixed(2)}×` : "—";
         const min = Math.min(...perRequest).toFixed(3);
         console.log(
-          `${name.padEnd(16)}${cpu.toFixed(3).padStart(8)} ${min.padStart(8)}${ratio.padStart(18)}${String(Math.round(median(rps))).padStart(15)}${idleMsPerSecond.toFixed(1).padStart(16)}`,
+          `${name.padEnd(16)}${cpu.toFixed(3).padStart(8)} ${min.padStart(8)}${ratio.padStart(18)}${median(systemPerRequest).toFixed(3).padStart(15)}${String(Math.round(median(rps))).padStart(15)}${idleMsPerSecond.toFixed(1).padStart(16)}`,
         );
       }
     } finally {

@@ -20,6 +20,8 @@ export interface ChildServer {
   errorLines(): number;
   /** CPU time (user + system, all threads) the process has used so far, in ms; null where /proc is missing. */
   cpuMs(): number | null;
+  /** The system (kernel) part of cpuMs: socket reads and writes, wake-ups. */
+  systemCpuMs(): number | null;
   /**
    * Waits a moment for requests the load generator abandoned at the end of its run (the server keeps
    * working on them after their sockets close), then SIGTERM and a clean exit (the service drains,
@@ -83,6 +85,7 @@ export async function startServer(options: StartOptions): Promise<ChildServer> {
     stderrTail: () => tail,
     errorLines: () => errors,
     cpuMs: () => processCpuMs(child.pid),
+    systemCpuMs: () => processCpuMs(child.pid, "system"),
     stop: () => stopChild(child, exited),
   };
   try {
@@ -140,11 +143,12 @@ function freePort(): Promise<number> {
 
 let clockTicks: number | undefined;
 
-/** utime + stime of /proc/<pid>/stat (Linux), converted from clock ticks to milliseconds. */
-function processCpuMs(pid: number | undefined): number | null {
+/** utime + stime (or stime alone) of /proc/<pid>/stat (Linux), in milliseconds. */
+function processCpuMs(pid: number | undefined, part: "all" | "system" = "all"): number | null {
   if (pid === undefined) return null;
   try {
-    return statCpuMs(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    const times = statTimesMs(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    return part === "all" ? times.user + times.system : times.system;
   } catch {
     return null;
   }
@@ -152,11 +156,16 @@ function processCpuMs(pid: number | undefined): number | null {
 
 /** utime + stime (and, with `reapedChildren`, cutime + cstime: its children that have exited). */
 function statCpuMs(stat: string, reapedChildren = false): number {
+  const times = statTimesMs(stat);
+  return times.user + times.system + (reapedChildren ? times.reapedChildren : 0);
+}
+
+/** The CPU times of a /proc/<pid>/stat line, converted from clock ticks to milliseconds. */
+function statTimesMs(stat: string): { user: number; system: number; reapedChildren: number } {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   clockTicks ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-  const ticks = (index: number) => Number(fields[index]);
-  const own = ticks(11) + ticks(12);
-  return ((reapedChildren ? own + ticks(13) + ticks(14) : own) * 1000) / clockTicks;
+  const ms = (index: number) => (Number(fields[index]) * 1000) / (clockTicks as number);
+  return { user: ms(11), system: ms(12), reapedChildren: ms(13) + ms(14) };
 }
 
 /**
