@@ -84,8 +84,11 @@ export async function startServer(options: StartOptions): Promise<ChildServer> {
     startupMs: 0,
     stderrTail: () => tail,
     errorLines: () => errors,
-    cpuMs: () => processCpuMs(child.pid),
-    systemCpuMs: () => processCpuMs(child.pid, "system"),
+    cpuMs: () => {
+      const times = processTimesMs(child.pid);
+      return times && times.user + times.system;
+    },
+    systemCpuMs: () => processTimesMs(child.pid)?.system ?? null,
     stop: () => stopChild(child, exited),
   };
   try {
@@ -143,12 +146,11 @@ function freePort(): Promise<number> {
 
 let clockTicks: number | undefined;
 
-/** utime + stime (or stime alone) of /proc/<pid>/stat (Linux), in milliseconds. */
-function processCpuMs(pid: number | undefined, part: "all" | "system" = "all"): number | null {
+/** The CPU times of /proc/<pid>/stat (Linux), in milliseconds; null where it cannot be read. */
+function processTimesMs(pid: number | undefined): ReturnType<typeof statTimesMs> | null {
   if (pid === undefined) return null;
   try {
-    const times = statTimesMs(readFileSync(`/proc/${pid}/stat`, "utf8"));
-    return part === "all" ? times.user + times.system : times.system;
+    return statTimesMs(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return null;
   }
