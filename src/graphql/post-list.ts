@@ -70,10 +70,11 @@ export async function postPage(
   args: PostListArgs & PageArgs,
 ): Promise<PostPageResult> {
   const window = pageWindow(args);
-  const query = planPostItems(ctx, info);
+  const plan = planPostItems(ctx, info);
+  const { query } = plan;
   const { filter, rankedIds } = await postListFilter(ctx, args);
   const byRank = rankedIds !== null && !args.order;
-  if (readModelCovers(query)) {
+  if (plan.covered) {
     // The common case (the REST list, a frontend's post list): count, page ids and the field
     // definitions the posts' `fields` need, then the rows: two statements.
     const withFieldDefinitions =
@@ -99,6 +100,7 @@ export async function postPage(
       ctx.caller.workspaceId,
       page,
       query,
+      plan.relationColumns,
     );
     if (fieldDefinitions) ctx.loaders.primeFieldDefinitions(ctx.caller.workspaceId, fieldDefinitions);
     if (head !== null && ctx.answerHead) ctx.answerHead.head = earlierHead(ctx.answerHead.head, head);

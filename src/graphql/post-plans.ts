@@ -9,17 +9,24 @@
 // entries of READ_MODEL_SELECT, which are constants: nothing of the request (its time, its caller) can
 // be in it, only which fields the selection asks for. Any other plan is made afresh each time, records
 // and all, as plugin-prisma does (a tag's `count` of posts, say, is planned with the request's time).
+// A kept plan also keeps which of the relations' columns its selection needs (relation-columns.ts).
 import { queryFromInfo } from "@pothos/plugin-prisma";
 import type { GraphQLResolveInfo, OperationDefinitionNode } from "graphql";
 import { LRUCache } from "lru-cache";
 import type { GraphQLContext } from "./context.ts";
 import { type PlannedPostQuery, readModelCovers } from "./post-rows.ts";
+import { type RelationColumns, relationColumnsOf } from "./relation-columns.ts";
+
+/** A post list's plan: plugin-prisma's query, and for a plan the read model covers, how it loads it. */
+export type PostItemsPlan =
+  | { query: PlannedPostQuery; covered: false }
+  | { query: PlannedPostQuery; covered: true; relationColumns: RelationColumns };
 
 /**
  * Kept plans, bounded by the length of their keys (the variables are in the key, and a client chooses
  * them): a plan itself is a few small objects.
  */
-const coveredPlans = new LRUCache<string, PlannedPostQuery>({
+const coveredPlans = new LRUCache<string, PostItemsPlan>({
   maxSize: 4 * 1024 * 1024,
   sizeCalculation: (_plan, key) => key.length + 512,
 });
@@ -36,7 +43,7 @@ export function postPlansMade(): number {
 }
 
 /** The plan of the `items` of the post page being resolved (frozen when kept: it is shared). */
-export function planPostItems(ctx: GraphQLContext, info: GraphQLResolveInfo): PlannedPostQuery {
+export function planPostItems(ctx: GraphQLContext, info: GraphQLResolveInfo): PostItemsPlan {
   let operationId = operationIds.get(info.operation);
   if (operationId === undefined) {
     operationId = ++lastOperationId;
@@ -47,8 +54,10 @@ export function planPostItems(ctx: GraphQLContext, info: GraphQLResolveInfo): Pl
   if (kept) return kept;
   const query = queryFromInfo({ context: ctx, info, path: ["items"] }) as PlannedPostQuery;
   plansMade++;
-  if (readModelCovers(query)) coveredPlans.set(key, deepFreeze(query));
-  return query;
+  if (!readModelCovers(query)) return { query, covered: false };
+  const plan = deepFreeze({ query, covered: true, relationColumns: relationColumnsOf(info) } as const);
+  coveredPlans.set(key, plan);
+  return plan;
 }
 
 function responsePathOf(info: GraphQLResolveInfo): string {

@@ -1,5 +1,6 @@
 // The SQL of the post read model (post-rows.ts): the rows of a list of post ids as one json array, with
 // only the parts the plan asks for. One text per shape of plan, built once.
+import type { RelationColumns } from "./relation-columns.ts";
 
 /** Which parts of the read form a plan asks for. */
 export interface PostRowParts {
@@ -8,6 +9,8 @@ export interface PostRowParts {
   authors: boolean;
   tags: boolean;
   fieldValues: boolean;
+  /** Every column of the authors, tags and category, or only those the read form shows (relation-columns.ts). */
+  relationColumns: RelationColumns;
 }
 
 /**
@@ -18,24 +21,33 @@ export interface PostRowParts {
  */
 const epochMs = (column: string) => `(date_part('epoch', ${column}) * 1000)::int8`;
 
-const TAXONOMY_JSON = (alias: string) =>
-  `json_build_object('id', ${alias}.id, 'workspaceId', ${alias}."workspaceId", 'name', ${alias}.name,
-     'slug', ${alias}.slug, 'description', ${alias}.description, 'createdAt', ${epochMs(`${alias}."createdAt"`)},
-     'updatedAt', ${epochMs(`${alias}."updatedAt"`)})`;
+// A category or tag: the columns the read form shows (SHOWN_RELATION_FIELDS), then with "all" the rest.
+const TAXONOMY_JSON = (alias: string, columns: RelationColumns) =>
+  `json_build_object('id', ${alias}.id, 'name', ${alias}.name, 'slug', ${alias}.slug,
+     'description', ${alias}.description${
+       columns === "all"
+         ? `, 'workspaceId', ${alias}."workspaceId", 'createdAt', ${epochMs(`${alias}."createdAt"`)},
+     'updatedAt', ${epochMs(`${alias}."updatedAt"`)}`
+         : ""
+     })`;
 
-const AUTHORS_CTE = `authors AS (
+const AUTHORS_CTE = (columns: RelationColumns) => `authors AS (
   SELECT pa."postId", json_agg(json_build_object('author', json_build_object(
-           'id', a.id, 'workspaceId', a."workspaceId", 'name', a.name, 'slug', a.slug, 'image', a.image,
-           'bio', a.bio, 'role', a.role, 'email', a.email, 'socials', a.socials,
-           'createdAt', ${epochMs('a."createdAt"')}, 'updatedAt', ${epochMs('a."updatedAt"')})) ORDER BY pa.position) AS list
+           'id', a.id, 'name', a.name, 'slug', a.slug, 'image', a.image, 'bio', a.bio, 'role', a.role,
+           'socials', a.socials${
+             columns === "all"
+               ? `, 'workspaceId', a."workspaceId", 'email', a.email,
+           'createdAt', ${epochMs('a."createdAt"')}, 'updatedAt', ${epochMs('a."updatedAt"')}`
+               : ""
+           })) ORDER BY pa.position) AS list
     FROM "PostAuthor" pa JOIN "Author" a ON a.id = pa."authorId"
    WHERE pa."postId" = ANY($2::text[])
    GROUP BY pa."postId"
 )`;
 
 // By name, ties by id: the order of Post.tags' Prisma plan (schema/post.ts).
-const TAGS_CTE = `tags AS (
-  SELECT pt."postId", json_agg(json_build_object('tag', ${TAXONOMY_JSON("t")}) ORDER BY t.name, t.id) AS list
+const TAGS_CTE = (columns: RelationColumns) => `tags AS (
+  SELECT pt."postId", json_agg(json_build_object('tag', ${TAXONOMY_JSON("t", columns)}) ORDER BY t.name, t.id) AS list
     FROM "PostTag" pt JOIN "Tag" t ON t.id = pt."tagId"
    WHERE pt."postId" = ANY($2::text[])
    GROUP BY pt."postId"
@@ -81,12 +93,12 @@ function buildPostRowsSql(parts: PostRowParts): string {
   ];
   const joins = [`JOIN "Post" p ON p.id = page.id AND p."workspaceId" = $1`];
   if (parts.category) {
-    fields.push(`'category', ${TAXONOMY_JSON("c")}`);
+    fields.push(`'category', ${TAXONOMY_JSON("c", parts.relationColumns)}`);
     joins.push(`JOIN "Category" c ON c.id = p."categoryId"`);
   }
   const lists = [
-    [parts.authors, "authors", "authors", AUTHORS_CTE, "au"],
-    [parts.tags, "tags", "tags", TAGS_CTE, "tg"],
+    [parts.authors, "authors", "authors", AUTHORS_CTE(parts.relationColumns), "au"],
+    [parts.tags, "tags", "tags", TAGS_CTE(parts.relationColumns), "tg"],
     [parts.fieldValues, "fieldValues", "field_values", FIELD_VALUES_CTE, "fv"],
   ] as const;
   for (const [wanted, name, table, cte, alias] of lists) {

@@ -18,6 +18,7 @@ import { type FieldDefinitionSummary, fieldDefinitionsJson } from "./loaders.ts"
 import { type PostRowParts, postRowsSql } from "./post-rows-sql.ts";
 import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "./post-selection.ts";
 import { markReadModelRow } from "./read-model-fields.ts";
+import type { RelationColumns } from "./relation-columns.ts";
 
 /** What the read model loads, as the Prisma `select` entries plugin-prisma plans for `Post` fields. */
 export const READ_MODEL_SELECT = {
@@ -43,12 +44,14 @@ export function readModelCovers(query: PlannedPostQuery): boolean {
   );
 }
 
-/** Timestamps arrive as milliseconds since the epoch (post-rows-sql.ts). */
+/** Timestamps arrive as milliseconds since the epoch (post-rows-sql.ts); relations' only with all columns. */
 interface TimestampedJson {
+  createdAt?: number;
+  updatedAt?: number;
+}
+interface PostJson {
   createdAt: number;
   updatedAt: number;
-}
-interface PostJson extends TimestampedJson {
   publishedAt: number;
   category?: TimestampedJson;
   authors?: { author: TimestampedJson }[];
@@ -56,7 +59,7 @@ interface PostJson extends TimestampedJson {
 }
 
 /** The parts of the read form `query` asks for (a covered plan: see readModelCovers). */
-function partsOf(query: PlannedPostQuery): PostRowParts {
+function partsOf(query: PlannedPostQuery, relationColumns: RelationColumns = "all"): PostRowParts {
   const select = query.select ?? {};
   return {
     content: Boolean(select.content),
@@ -64,6 +67,7 @@ function partsOf(query: PlannedPostQuery): PostRowParts {
     authors: Boolean(select.authors),
     tags: Boolean(select.tags),
     fieldValues: Boolean(select.fieldValues),
+    relationColumns,
   };
 }
 
@@ -75,17 +79,19 @@ export function readModelPays(query: PlannedPostQuery): boolean {
 
 /**
  * The workspace's posts with these ids, in the order of `ids`, shaped as Prisma returns them for the
- * plan (Dates for timestamps, `authors: [{ author }]`, `tags: [{ tag }]`, ...). Unknown ids are left
- * out; so are ids of another workspace, should a caller ever pass one.
+ * plan (Dates for timestamps, `authors: [{ author }]`, `tags: [{ tag }]`, ...); with `relationColumns`
+ * "shown", the authors, tags and category hold only the columns the read form shows (relation-columns.ts).
+ * Unknown ids are left out; so are ids of another workspace, should a caller ever pass one.
  */
 export async function readPostRows(
   sql: SqlExecutor,
   workspaceId: string,
   ids: readonly string[],
   query: PlannedPostQuery,
+  relationColumns: RelationColumns = "all",
 ): Promise<Record<string, unknown>[]> {
   if (ids.length === 0) return [];
-  const statement = postRowsSql(partsOf(query));
+  const statement = postRowsSql(partsOf(query, relationColumns));
   const rows = await sql.query<{ post: PostJson; content?: string }>(statement, [workspaceId, ids], {
     name: statementName(statement),
   });
@@ -116,6 +122,7 @@ export async function readPostPage(
     withHead?: boolean;
   },
   query: PlannedPostQuery,
+  relationColumns: RelationColumns = "all",
 ): Promise<{
   totalItems: number;
   items: Record<string, unknown>[];
@@ -139,7 +146,7 @@ export async function readPostPage(
   }>(statement, params.values, { name: statementName(statement) });
   return {
     totalItems: row?.total ?? 0,
-    items: await readPostRows(sql, workspaceId, row?.ids ?? [], query),
+    items: await readPostRows(sql, workspaceId, row?.ids ?? [], query, relationColumns),
     fieldDefinitions: row?.fieldDefinitions ?? null,
     head: row?.head ?? null,
   };
@@ -155,7 +162,8 @@ function toPrismaShape({ post, content }: { post: PostJson; content?: string }):
   const row = post as unknown as Record<string, unknown>;
   if (content !== undefined) row.content = content;
   row.publishedAt = new Date(post.publishedAt);
-  withDates(post);
+  row.createdAt = new Date(post.createdAt);
+  row.updatedAt = new Date(post.updatedAt);
   if (post.category) withDates(post.category);
   if (post.authors) for (const { author } of post.authors) withDates(author);
   if (post.tags) for (const { tag } of post.tags) withDates(tag);
@@ -163,7 +171,9 @@ function toPrismaShape({ post, content }: { post: PostJson; content?: string }):
   return row;
 }
 
+/** A relation's timestamps, when it has them (all columns loaded). */
 function withDates(row: TimestampedJson): void {
+  if (row.createdAt === undefined || row.updatedAt === undefined) return;
   const record = row as unknown as Record<string, unknown>;
   record.createdAt = new Date(row.createdAt);
   record.updatedAt = new Date(row.updatedAt);

@@ -172,6 +172,43 @@ describe("post read model", () => {
     }
   });
 
+  it("with the shown columns only, holds the relations' read-form columns, equal to Prisma's for them", async () => {
+    const shown = {
+      id: true,
+      category: { select: { id: true, name: true, slug: true, description: true } },
+      authors: {
+        orderBy: READ_MODEL_SELECT.authors.orderBy,
+        select: {
+          author: {
+            select: { id: true, name: true, slug: true, image: true, bio: true, role: true, socials: true },
+          },
+        },
+      },
+      tags: {
+        orderBy: READ_MODEL_SELECT.tags.orderBy,
+        select: { tag: { select: { id: true, name: true, slug: true, description: true } } },
+      },
+    } satisfies Prisma.PostSelect;
+    const { category, authors, tags } = READ_MODEL_SELECT;
+    const rows = await readPostRows(
+      app.db.sql,
+      workspaceId,
+      ids,
+      { select: { id: true, category, authors, tags } },
+      "shown",
+    );
+    expect(rows.map((row) => pick(row, shown))).toStrictEqual(await prismaRows(ids, shown));
+    const full = rows[1] as { authors: { author: object }[]; tags: { tag: object }[]; category: object };
+    for (const relation of [full.category, full.authors[0]?.author, full.tags[0]?.tag]) {
+      expect(relation).not.toHaveProperty("workspaceId");
+      expect(relation).not.toHaveProperty("createdAt");
+    }
+    expect(full.authors[1]?.author).not.toHaveProperty("email");
+    // The default is every column, as before.
+    const all = await readPostRows(app.db.sql, workspaceId, ids, { select: { id: true, authors } });
+    expect(all[1]?.authors).toStrictEqual((await prismaRows(ids, { id: true, authors }))[1]?.authors);
+  });
+
   it("leaves the body out when the plan does not ask for it, and skips unknown ids", async () => {
     const { content: _content, ...withoutContent } = READ_MODEL_SELECT;
     const rows = await readPostRows(app.db.sql, workspaceId, ["no-such-post", ids[1] as string], {

@@ -1,0 +1,61 @@
+// Which columns of a listed post's authors, tags and category the read model loads (post-rows-sql.ts).
+//
+// Author, Tag and Category are plugin-prisma types in include mode: their plan is always `true` (every
+// column), whatever fields the selection asks for. Most selections — the REST post read form, a
+// frontend's list — ask only for fields the post's read form shows (names, slugs, descriptions,
+// socials). Then the read model leaves out the other columns (workspace ids, the author's email, the
+// timestamps): a third of a page's json that the driver would parse for nothing, and PostgreSQL build
+// (bench/README.md, "A read model cut to the selection"). Any other field anywhere under them (`email`,
+// `createdAt`, ...) and every column is loaded, as before.
+import type { FieldNode, FragmentDefinitionNode, GraphQLResolveInfo, SelectionSetNode } from "graphql";
+import { Kind } from "graphql";
+
+/** All the relations' columns (Prisma's rows for the plan), or only those the read form shows. */
+export type RelationColumns = "all" | "shown";
+
+const TAXONOMY_SHOWN = new Set(["__typename", "id", "name", "slug", "description"]);
+
+/**
+ * The fields of each relation the shown columns answer, by the `Post` field that holds the relation.
+ * The columns themselves: TAXONOMY_JSON and AUTHORS_CTE in post-rows-sql.ts.
+ */
+export const SHOWN_RELATION_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
+  authors: new Set(["__typename", "id", "name", "slug", "image", "bio", "role", "socials"]),
+  tags: TAXONOMY_SHOWN,
+  category: TAXONOMY_SHOWN,
+};
+
+/**
+ * "shown" when no field under the `itemsField` posts' relations asks for a column the read form does
+ * not show. Fields under `@skip`/`@include` count as asked for (the answer is the same either way).
+ */
+export function relationColumnsOf(info: GraphQLResolveInfo, itemsField = "items"): RelationColumns {
+  let columns: RelationColumns = "shown";
+  const { fragments } = info;
+  for (const listField of info.fieldNodes)
+    eachField(listField.selectionSet, fragments, (items) => {
+      if (items.name.value !== itemsField) return;
+      eachField(items.selectionSet, fragments, (postField) => {
+        const shown = SHOWN_RELATION_FIELDS[postField.name.value];
+        if (!shown) return;
+        eachField(postField.selectionSet, fragments, (field) => {
+          if (!shown.has(field.name.value)) columns = "all";
+        });
+      });
+    });
+  return columns;
+}
+
+/** Every field of a selection set, through fragments (validated documents have no fragment cycles). */
+function eachField(
+  selectionSet: SelectionSetNode | undefined,
+  fragments: Record<string, FragmentDefinitionNode>,
+  visit: (field: FieldNode) => void,
+): void {
+  if (!selectionSet) return;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) visit(selection);
+    else if (selection.kind === Kind.INLINE_FRAGMENT) eachField(selection.selectionSet, fragments, visit);
+    else eachField(fragments[selection.name.value]?.selectionSet, fragments, visit);
+  }
+}
