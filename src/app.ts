@@ -17,7 +17,9 @@ import { onCommittedChanges } from "./content/writer.ts";
 import type { Database } from "./db/database.ts";
 import { echoInput } from "./domain/echo-input.ts";
 import { resolvePreviewSecret } from "./first-start.ts";
+import { createGraphQLContext } from "./graphql/context.ts";
 import { rateLimitedError } from "./graphql/errors.ts";
+import { createInProcessQueries } from "./graphql/in-process-queries.ts";
 import type { ChangeStream } from "./graphql/live/change-stream.ts";
 import { createContentYoga } from "./graphql/yoga.ts";
 import { adminRoutes } from "./http/admin-routes.ts";
@@ -109,6 +111,10 @@ export function buildApp(deps: AppDeps): Express {
     previewSecret: resolvePreviewSecret(config, logger),
   };
   const yoga = createContentYoga(db.prisma, services);
+  // The REST routes' queries: the same schema and context as Yoga's, compiled once (in-process-queries.ts).
+  const queries = createInProcessQueries(yoga.getEnveloped({}).schema, services, (req) =>
+    createGraphQLContext(db.prisma, services, req.caller, req.answerHead),
+  );
 
   const restCache = cacheOn
     ? createResponseCache({
@@ -143,6 +149,7 @@ export function buildApp(deps: AppDeps): Express {
     refuseNullBytesInUrl(),
     createRestRouter({
       yoga,
+      queries,
       workspaceExists: (id) => workspaceExists(db.prisma, id),
       config,
       logger,

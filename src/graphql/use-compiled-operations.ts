@@ -17,6 +17,7 @@ import type { Plugin } from "@envelop/core";
 import { useGraphQlJit } from "@envelop/graphql-jit";
 import {
   type DocumentNode,
+  type ExecutionResult,
   type FieldNode,
   GraphQLError,
   type GraphQLSchema,
@@ -59,12 +60,22 @@ function runsCompiled(args: ExecuteArgs): boolean {
     seenOnce.add(args.document);
     return false;
   }
-  const variables = operation.variableDefinitions ?? [];
-  const coerced = getVariableValues(args.schema, variables, args.variableValues ?? {}, { maxErrors: 1 });
-  if (coerced.errors !== undefined) return false;
-  markCompiledContext(args.contextValue);
-  compiledCount++;
+  if (!variablesCoerce(args)) return false;
+  startCompiledExecution(args.contextValue);
   return true;
+}
+
+/** Whether graphql-js accepts the operation's variables (else the reference executor answers, with its errors). */
+export function variablesCoerce(args: ExecuteArgs): boolean {
+  const variables = getOperationAST(args.document, args.operationName)?.variableDefinitions ?? [];
+  const coerced = getVariableValues(args.schema, variables, args.variableValues ?? {}, { maxErrors: 1 });
+  return coerced.errors === undefined;
+}
+
+/** Before a compiled execution: its context interns paths (compiled-paths.ts), and it is counted. */
+export function startCompiledExecution(contextValue: unknown): void {
+  markCompiledContext(contextValue);
+  compiledCount++;
 }
 
 export function useCompiledOperations(): Plugin {
@@ -75,24 +86,34 @@ export function useCompiledOperations(): Plugin {
       const { document, operationName } = payload.args;
       return {
         onExecuteDone: ({ result, setResult }) => {
-          if (!("errors" in result) || !result.errors?.some((error) => !error.nodes?.length && error.path))
-            return;
-          setResult({
-            ...result,
-            errors: result.errors.map((error) =>
-              error.nodes?.length || !error.path
-                ? error
-                : new GraphQLError(error.message, {
-                    nodes: fieldNodesAt(document, operationName, error.path),
-                    path: error.path,
-                    originalError: error.originalError,
-                    extensions: error.extensions,
-                  }),
-            ),
-          });
+          if (!("errors" in result)) return;
+          const located = withFieldNodes(result, document, operationName);
+          if (located !== result) setResult(located);
         },
       };
     },
+  };
+}
+
+/** The result with its field errors given the nodes of the field at their path (graphql-jit's have none). */
+export function withFieldNodes(
+  result: ExecutionResult,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+): ExecutionResult {
+  if (!result.errors?.some((error) => !error.nodes?.length && error.path)) return result;
+  return {
+    ...result,
+    errors: result.errors.map((error) =>
+      error.nodes?.length || !error.path
+        ? error
+        : new GraphQLError(error.message, {
+            nodes: fieldNodesAt(document, operationName, error.path),
+            path: error.path,
+            originalError: error.originalError,
+            extensions: error.extensions,
+          }),
+    ),
   };
 }
 

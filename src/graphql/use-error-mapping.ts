@@ -3,7 +3,7 @@
 // mapped (here, for every resolver), everything else is logged and masked so nothing internal leaks.
 import type { Plugin } from "@envelop/core";
 import { PothosValidationError } from "@pothos/core";
-import { GraphQLError } from "graphql";
+import { type ExecutionResult, GraphQLError } from "graphql";
 import { echoInput, shortenMessage } from "../domain/echo-input.ts";
 import { DomainError } from "../domain/errors.ts";
 import type { Logger } from "../logger.ts";
@@ -13,6 +13,20 @@ import { mapPrismaError } from "./prisma-errors.ts";
 export const INTERNAL_ERROR_MESSAGE = "Unexpected error.";
 
 export function useErrorMapping(options: { logger: Logger }): Plugin {
+  const mapErrors = errorMapper(options);
+  return {
+    onExecute: () => ({
+      onExecuteDone: ({ result, setResult }) => {
+        if (!("errors" in result)) return;
+        const mapped = mapErrors(result);
+        if (mapped !== result) setResult(mapped);
+      },
+    }),
+  };
+}
+
+/** The mapping of a result's errors (the same for REST's executions): the result itself when it has none. */
+export function errorMapper(options: { logger: Logger }): (result: ExecutionResult) => ExecutionResult {
   const mapError = (error: GraphQLError): GraphQLError => {
     if (error.extensions?.code) return error;
     // A required variable missing or null: graphql-js raises these itself, with no original error.
@@ -51,14 +65,10 @@ export function useErrorMapping(options: { logger: Logger }): Plugin {
       extensions: { code: "INTERNAL_SERVER_ERROR", http: { status: 500 } },
     });
   };
-  return {
-    onExecute: () => ({
-      onExecuteDone: ({ result, setResult }) => {
-        if (!("errors" in result) || !result.errors?.length) return;
-        setResult({ ...result, errors: result.errors.map((error) => mapError(error as GraphQLError)) });
-      },
-    }),
-  };
+  return (result) =>
+    result.errors?.length
+      ? { ...result, errors: result.errors.map((error) => mapError(error as GraphQLError)) }
+      : result;
 }
 
 /**

@@ -2,7 +2,7 @@
 // cannot store or compare such text (see src/domain/null-bytes.ts), and a resolver would otherwise
 // fail with a 500. Covers /graphql and the REST routes' in-process executions alike.
 import type { Plugin } from "@envelop/core";
-import { BREAK, type DocumentNode, visit } from "graphql";
+import { BREAK, type DocumentNode, type GraphQLError, visit } from "graphql";
 import { echoInput } from "../domain/echo-input.ts";
 import { findUnstorableText, NUL_PROBLEM, unstorableTextProblem } from "../domain/null-bytes.ts";
 import { userInputError } from "./errors.ts";
@@ -11,19 +11,27 @@ import { keptPerDocument } from "./per-document.ts";
 export function useNullByteGuard(): Plugin {
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const variable = findUnstorableText(args.variableValues ?? {});
-      const found = variable
-        ? { field: variable.path || "variables", problem: variable.problem }
-        : literalWithUnstorableText(args.document);
-      if (found === null) return;
-      const summary =
-        found.problem === NUL_PROBLEM
-          ? "Text must not contain the NUL character (U+0000)"
-          : "Text must be well-formed Unicode";
-      const error = userInputError(summary, [{ field: echoInput(found.field), message: found.problem }]);
-      setResultAndStopExecution({ errors: [error] });
+      const error = unstorableTextRefusal(args.document, args.variableValues);
+      if (error) setResultAndStopExecution({ errors: [error] });
     },
   };
+}
+
+/** The refusal of an operation with text the database cannot store, or null (also for REST's executions). */
+export function unstorableTextRefusal(
+  document: DocumentNode,
+  variableValues: Record<string, unknown> | null | undefined,
+): GraphQLError | null {
+  const variable = findUnstorableText(variableValues ?? {});
+  const found = variable
+    ? { field: variable.path || "variables", problem: variable.problem }
+    : literalWithUnstorableText(document);
+  if (found === null) return null;
+  const summary =
+    found.problem === NUL_PROBLEM
+      ? "Text must not contain the NUL character (U+0000)"
+      : "Text must be well-formed Unicode";
+  return userInputError(summary, [{ field: echoInput(found.field), message: found.problem }]);
 }
 
 type LiteralFinding = { field: string; problem: string } | null;

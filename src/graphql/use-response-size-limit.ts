@@ -4,19 +4,25 @@
 // The size is measured on the result object before it is serialized, stopping as soon as the cap is
 // passed: an oversized answer is never turned into a string.
 import type { Plugin } from "@envelop/core";
+import type { ExecutionResult } from "graphql";
 import { queryTooComplexError } from "./errors.ts";
 
 export function useResponseSizeLimit(options: { maxBytes: number }): Plugin {
   return {
     onExecute: () => ({
       onExecuteDone: ({ result, setResult }) => {
-        if (!("data" in result) || !result.data) return;
-        const size = jsonSizeUpTo(result.data, options.maxBytes);
-        if (size <= options.maxBytes) return;
-        setResult({ errors: [queryTooComplexError("response bytes", null, options.maxBytes)] });
+        if (!("data" in result)) return;
+        const capped = sizeCapped(result, options.maxBytes);
+        if (capped !== result) setResult(capped);
       },
     }),
   };
+}
+
+/** The result, or the refusal when its data is larger than `maxBytes` (also for REST's executions). */
+export function sizeCapped(result: ExecutionResult, maxBytes: number): ExecutionResult {
+  if (!result.data || jsonSizeUpTo(result.data, maxBytes) <= maxBytes) return result;
+  return { errors: [queryTooComplexError("response bytes", null, maxBytes)] };
 }
 
 /**

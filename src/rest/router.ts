@@ -12,6 +12,7 @@ import {
 } from "../cache/rest-answers.ts";
 import type { Config } from "../config.ts";
 import { echoInput } from "../domain/echo-input.ts";
+import type { InProcessQueries } from "../graphql/in-process-queries.ts";
 import type { ContentYoga } from "../graphql/yoga.ts";
 import { sendError, sendUnauthorized } from "../http/json-errors.ts";
 import { refuseNullBytesInBody } from "../http/refuse-null-bytes.ts";
@@ -27,6 +28,8 @@ import { restRoutes } from "./routes/index.ts";
 
 export interface RestRouterDeps {
   yoga: ContentYoga;
+  /** The routes' queries, compiled once and run without Yoga's per-request machinery. */
+  queries: InProcessQueries;
   /** Whether a workspace has this id: the keyless `/v1/{workspace_id}/…` routes answer 404 otherwise. */
   workspaceExists: (id: string) => Promise<boolean>;
   config: Config;
@@ -52,7 +55,7 @@ export function createRestRouter(deps: RestRouterDeps): Router {
   const mounted = routes.map((route) => ({
     route,
     path: toExpressPath(route.path),
-    handler: routeHandler(route, prepareOperation(deps.yoga, route.document, route.name), deps),
+    handler: routeHandler(route, prepareOperation(deps.yoga, deps.queries, route.document, route.name), deps),
   }));
   // Every keyed route first: `/v1/categories/posts` (the category "posts") must never be taken for the
   // workspace path form `/v1/{workspace_id}/posts` of a workspace called "categories".
@@ -180,7 +183,7 @@ async function runRoute(
     if (error instanceof RestInputError) return { status: error.status, body: error.body };
     throw error;
   }
-  const result = await executeOperation(deps.yoga, operation, variables, req, res);
+  const result = await executeOperation(deps.yoga, deps.queries, operation, variables, req, res);
   if (result.errors?.length) {
     const mapped = restErrorFromGraphQL(result.errors);
     if (mapped.status === 500)

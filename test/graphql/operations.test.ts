@@ -11,6 +11,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveApiKey } from "../../src/auth/resolve-api-key.ts";
 import { MAX_QUERY_BREADTH, queryLimits } from "../../src/graphql/builder.ts";
+import { createGraphQLContext } from "../../src/graphql/context.ts";
+import { createInProcessQueries } from "../../src/graphql/in-process-queries.ts";
 import { schema } from "../../src/graphql/schema/index.ts";
 import { type ContentYoga, createContentYoga } from "../../src/graphql/yoga.ts";
 import { silentLogger } from "../../src/logger.ts";
@@ -81,14 +83,15 @@ describe("depth and complexity limits", () => {
     expect(connection.complexity).toBe(1 + 50 * (1 + 1 + 1));
   });
 
-  /** A Yoga over the test app's database with other GRAPHQL_MAX_DEPTH / GRAPHQL_MAX_COMPLEXITY. */
+  /** The services of a Yoga over the test app's database with other GRAPHQL_MAX_DEPTH / GRAPHQL_MAX_COMPLEXITY. */
+  const servicesWithLimits = (limits: { maxDepth?: number; maxComplexity?: number }) => ({
+    config: { ...app.config, graphql: { ...app.config.graphql, ...limits } },
+    logger: silentLogger,
+    sql: app.db.sql,
+    mediaStorage: app.mediaStorage,
+  });
   const yogaWithLimits = (limits: { maxDepth?: number; maxComplexity?: number }) =>
-    createContentYoga(app.db.prisma, {
-      config: { ...app.config, graphql: { ...app.config.graphql, ...limits } },
-      logger: silentLogger,
-      sql: app.db.sql,
-      mediaStorage: app.mediaStorage,
-    });
+    createContentYoga(app.db.prisma, servicesWithLimits(limits));
 
   /** Executes `query` as a /graphql request of the workspace's public key would, as plain JSON. */
   const executeIn = async (yoga: ContentYoga, query: string, variableValues?: Record<string, unknown>) => {
@@ -137,11 +140,19 @@ describe("depth and complexity limits", () => {
     const max = cost(2) + 1;
     expect(cost(3)).toBeGreaterThan(max);
     const yoga = yogaWithLimits({ maxComplexity: max });
+    const services = servicesWithLimits({ maxComplexity: max });
+    const queries = createInProcessQueries(schema, services, (req) =>
+      createGraphQLContext(app.db.prisma, services, req.caller),
+    );
     const caller = await resolveApiKey(app.db.prisma, ws.publicKey);
-    const prepared = prepareOperation(yoga, route.document, route.name);
+    const prepared = prepareOperation(yoga, queries, route.document, route.name);
+    // REST's reads run compiled, outside Yoga (in-process-queries.ts): held to the same limits.
+    expect(prepared.compiled).not.toBeNull();
     const rest = async (limit: number) =>
       JSON.parse(
-        JSON.stringify(await executeOperation(yoga, prepared, { limit }, { caller } as never, {} as never)),
+        JSON.stringify(
+          await executeOperation(yoga, queries, prepared, { limit }, { caller } as never, {} as never),
+        ),
       );
     // What the complexity plugin answers for the same document when it runs in the execution.
     const inExecution = (limit: number) => executeIn(yoga, route.document, { limit });
