@@ -8,8 +8,8 @@
 // steps that act on an execution run directly, in the order the plugins run them (yoga.ts): the text
 // guard (use-null-byte-guard.ts), the compiled execution (use-compiled-operations.ts), then on the result
 // the operation's measurement, the size cap, the errors' field nodes, the error mapping and Yoga's
-// masking. Whatever graphql-js would refuse in the variables is left to the enveloped path (`null`), so
-// those errors stay graphql-js's own. Mutations always take the enveloped path.
+// masking. Variables the compiled query refuses (it coerces them as graphql-js does) are left to the
+// enveloped path (`null`), so those errors stay graphql-js's own. Mutations always take the enveloped path.
 import type { Request } from "express";
 import {
   type DocumentNode,
@@ -24,7 +24,8 @@ import { maskError } from "graphql-yoga";
 import { queryLimits } from "./builder.ts";
 import type { AppServices, GraphQLContext } from "./context.ts";
 import { checkKnownComplexity } from "./known-complexity.ts";
-import { startCompiledExecution, variablesCoerce, withFieldNodes } from "./use-compiled-operations.ts";
+import { markCompiledContext } from "./compiled-paths.ts";
+import { countCompiledExecution, withFieldNodes } from "./use-compiled-operations.ts";
 import { errorMapper, INTERNAL_ERROR_MESSAGE } from "./use-error-mapping.ts";
 import { unstorableTextRefusal } from "./use-null-byte-guard.ts";
 import { sizeCapped } from "./use-response-size-limit.ts";
@@ -76,9 +77,12 @@ export function createInProcessQueries(
       let result: ExecutionResult;
       if (refusal) result = { errors: [refusal] };
       else {
-        if (!variablesCoerce({ schema, document, variableValues: variables })) return null;
-        startCompiledExecution(contextValue);
+        markCompiledContext(contextValue);
         result = (await compiled.query(undefined, contextValue, variables)) as ExecutionResult;
+        // graphql-jit answers refused variables with errors and no `data` at all (a failed execution
+        // has `data`, null at worst): then graphql-js's reference executor answers, with its own errors.
+        if (!("data" in result)) return null;
+        countCompiledExecution();
       }
       services.metrics?.observeOperation(name, "query", (performance.now() - started) / 1000);
       result = mapErrors(withFieldNodes(sizeCapped(result, maxResponseBytes), document, undefined));

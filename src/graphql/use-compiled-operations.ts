@@ -60,21 +60,16 @@ function runsCompiled(args: ExecuteArgs): boolean {
     seenOnce.add(args.document);
     return false;
   }
-  if (!variablesCoerce(args)) return false;
-  startCompiledExecution(args.contextValue);
+  const variables = operation.variableDefinitions ?? [];
+  const coerced = getVariableValues(args.schema, variables, args.variableValues ?? {}, { maxErrors: 1 });
+  if (coerced.errors !== undefined) return false;
+  markCompiledContext(args.contextValue);
+  countCompiledExecution();
   return true;
 }
 
-/** Whether graphql-js accepts the operation's variables (else the reference executor answers, with its errors). */
-export function variablesCoerce(args: ExecuteArgs): boolean {
-  const variables = getOperationAST(args.document, args.operationName)?.variableDefinitions ?? [];
-  const coerced = getVariableValues(args.schema, variables, args.variableValues ?? {}, { maxErrors: 1 });
-  return coerced.errors === undefined;
-}
-
-/** Before a compiled execution: its context interns paths (compiled-paths.ts), and it is counted. */
-export function startCompiledExecution(contextValue: unknown): void {
-  markCompiledContext(contextValue);
+/** One more execution ran compiled (REST's run outside this plugin: in-process-queries.ts). */
+export function countCompiledExecution(): void {
   compiledCount++;
 }
 

@@ -173,6 +173,30 @@ describe("depth and complexity limits", () => {
     }
   });
 
+  it("answers a REST query whose variables graphql-js refuses through Yoga, with graphql-js's errors", async () => {
+    const route = restRoutes(app.config).find((candidate) => candidate.name === "listPosts");
+    if (!route) throw new Error("no listPosts route");
+    const yoga = yogaWithLimits({});
+    const services = servicesWithLimits({});
+    const queries = createInProcessQueries(schema, services, (req) =>
+      createGraphQLContext(app.db.prisma, services, req.caller),
+    );
+    const caller = await resolveApiKey(app.db.prisma, ws.publicKey);
+    const prepared = prepareOperation(yoga, queries, route.document, route.name);
+    if (!prepared.compiled) throw new Error("listPosts is not compiled");
+    // A page beyond GraphQL's 32-bit Int: the compiled query refuses it and leaves it to Yoga.
+    const variables = { limit: 2, page: 2 ** 31 };
+    expect(await queries.execute(prepared.compiled, variables, { caller } as never)).toBeNull();
+    const answered = JSON.parse(
+      JSON.stringify(
+        await executeOperation(yoga, queries, prepared, variables, { caller } as never, {} as never),
+      ),
+    );
+    expect(answered).toEqual(await executeIn(yoga, route.document, variables));
+    expect(answered.errors[0].extensions).toMatchObject({ code: "BAD_USER_INPUT", http: { status: 400 } });
+    expect(answered.errors[0].message).toContain("Int cannot represent");
+  });
+
   it("answers 400 with the error over HTTP", async () => {
     const response = await fetch(`${app.url}/graphql`, {
       method: "POST",
