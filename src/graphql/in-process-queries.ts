@@ -22,9 +22,9 @@ import {
 import { type CompiledQuery, compileQuery, isCompiledQuery } from "graphql-jit";
 import { maskError } from "graphql-yoga";
 import { queryLimits } from "./builder.ts";
+import { markCompiledContext } from "./compiled-paths.ts";
 import type { AppServices, GraphQLContext } from "./context.ts";
 import { checkKnownComplexity } from "./known-complexity.ts";
-import { markCompiledContext } from "./compiled-paths.ts";
 import { countCompiledExecution, withFieldNodes } from "./use-compiled-operations.ts";
 import { errorMapper, INTERNAL_ERROR_MESSAGE } from "./use-error-mapping.ts";
 import { unstorableTextRefusal } from "./use-null-byte-guard.ts";
