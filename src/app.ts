@@ -17,11 +17,10 @@ import { onCommittedChanges } from "./content/writer.ts";
 import type { Database } from "./db/database.ts";
 import { echoInput } from "./domain/echo-input.ts";
 import { resolvePreviewSecret } from "./first-start.ts";
-import { createGraphQLContext } from "./graphql/context.ts";
 import { rateLimitedError } from "./graphql/errors.ts";
 import { createInProcessQueries } from "./graphql/in-process-queries.ts";
 import type { ChangeStream } from "./graphql/live/change-stream.ts";
-import { createContentYoga } from "./graphql/yoga.ts";
+import { createContentYoga, requestContext } from "./graphql/yoga.ts";
 import { adminRoutes } from "./http/admin-routes.ts";
 import { cachedReadDoor } from "./http/cached-read-door.ts";
 import { openCors } from "./http/cors.ts";
@@ -112,8 +111,10 @@ export function buildApp(deps: AppDeps): Express {
   };
   const yoga = createContentYoga(db.prisma, services);
   // The REST routes' queries: the same schema and context as Yoga's, compiled once (in-process-queries.ts).
-  const queries = createInProcessQueries(yoga.getEnveloped({}).schema, services, (req) =>
-    createGraphQLContext(db.prisma, services, req.caller, req.answerHead),
+  const queries = createInProcessQueries(
+    yoga.getEnveloped({}).schema,
+    services,
+    requestContext(db.prisma, services),
   );
 
   const restCache = cacheOn

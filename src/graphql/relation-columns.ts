@@ -19,7 +19,7 @@ const TAXONOMY_SHOWN = new Set(["__typename", "id", "name", "slug", "description
  * The fields of each relation the shown columns answer, by the `Post` field that holds the relation.
  * The columns themselves: TAXONOMY_JSON and AUTHORS_CTE in post-rows-sql.ts.
  */
-export const SHOWN_RELATION_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
+const SHOWN_RELATION_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
   authors: new Set(["__typename", "id", "name", "slug", "image", "bio", "role", "socials"]),
   tags: TAXONOMY_SHOWN,
   category: TAXONOMY_SHOWN,

@@ -3,10 +3,10 @@
 // bookkeeping), a large share of a list's CPU. Every other envelop hook (bounds, size limit, error
 // mapping, metrics) runs around it unchanged.
 //
-// Which documents: the REST routes' reads (parsed once at start, compiled at their first request), and
-// a /graphql query once its document has run before (Yoga's parse cache hands back the same document
-// for the same text): compiling costs more than running a query once, so one-off documents are not
-// worth it. Mutations and subscriptions keep the reference executor — input objects must reach
+// Which documents: a /graphql query once its document has run before (Yoga's parse cache hands back the
+// same document for the same text): compiling costs more than running a query once, so one-off
+// documents are not worth it. (The REST routes' reads are compiled at start and run outside envelop:
+// in-process-queries.ts, which shares this file's steps.) Mutations and subscriptions keep the reference executor — input objects must reach
 // resolvers exactly as graphql-js coerces them (an absent field stays absent; partial updates rely on
 // it). So what clients see stays graphql-js's:
 // - variables are coerced by graphql-js first; a request whose variables it refuses runs the reference
@@ -29,7 +29,6 @@ import {
 import { getVariableValues } from "graphql/execution/values.js";
 import { markCompiledContext } from "./compiled-paths.ts";
 
-const restDocuments = new WeakSet<DocumentNode>();
 /** /graphql query documents executed once already: compiled from their second execution. */
 const seenOnce = new WeakSet<DocumentNode>();
 
@@ -38,11 +37,6 @@ let compiledCount = 0;
 /** How many executions ran compiled in this process (tests show which path a request took). */
 export function compiledExecutions(): number {
   return compiledCount;
-}
-
-/** Marks a REST route's document (kept by its caller for the life of the process) to run compiled if a query. */
-export function runCompiled(document: DocumentNode): void {
-  restDocuments.add(document);
 }
 
 interface ExecuteArgs {
@@ -56,7 +50,7 @@ interface ExecuteArgs {
 function runsCompiled(args: ExecuteArgs): boolean {
   const operation = getOperationAST(args.document, args.operationName);
   if (operation?.operation !== OperationTypeNode.QUERY) return false;
-  if (!restDocuments.has(args.document) && !seenOnce.has(args.document)) {
+  if (!seenOnce.has(args.document)) {
     seenOnce.add(args.document);
     return false;
   }

@@ -37,6 +37,7 @@ export type ContentYoga = YogaServerInstance<ServerContext, GraphQLContext>;
 export function createContentYoga(prisma: PrismaClient, services: AppServices): ContentYoga {
   const { config } = services;
   const maxBytes = config.media.maxBytes;
+  const contextOf = requestContext(prisma, services);
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -89,8 +90,16 @@ export function createContentYoga(prisma: PrismaClient, services: AppServices): 
       useMediaUploads(maxBytes),
       useNullByteGuard(),
     ],
-    context: ({ req }) => createGraphQLContext(prisma, services, req.caller, req.answerHead),
+    context: ({ req }) => contextOf(req),
   }) as ContentYoga;
+}
+
+/** A request's GraphQL context: its caller, and the head its answer is computed at (REST's reads too). */
+export function requestContext(
+  prisma: PrismaClient,
+  services: AppServices,
+): (req: ServerContext["req"]) => GraphQLContext {
+  return (req) => createGraphQLContext(prisma, services, req.caller, req.answerHead);
 }
 
 /**

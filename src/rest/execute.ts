@@ -8,7 +8,6 @@ import { type DocumentNode, type ExecutionResult, parse, validate } from "graphq
 import { queryLimits } from "../graphql/builder.ts";
 import type { CompiledOperation, InProcessQueries } from "../graphql/in-process-queries.ts";
 import { checkKnownComplexity } from "../graphql/known-complexity.ts";
-import { runCompiled } from "../graphql/use-compiled-operations.ts";
 import type { ContentYoga } from "../graphql/yoga.ts";
 
 export interface PreparedOperation {
@@ -30,7 +29,6 @@ export function prepareOperation(
     throw new Error(
       `REST route ${name}: invalid GraphQL document: ${errors.map((e) => e.message).join("; ")}`,
     );
-  runCompiled(document);
   return { document, compiled: queries.compile(document) };
 }
 
