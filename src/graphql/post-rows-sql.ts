@@ -2,6 +2,18 @@
 // only the parts the plan asks for. One text per shape of plan, built once.
 import type { RelationColumns } from "./relation-columns.ts";
 
+/**
+ * Where a rows statement finds its posts: the workspace's placeholder and an expression of the ids as a
+ * text[] (a parameter, or the page's own ids computed in the same statement: post-rows.ts).
+ */
+export interface PostIdsSource {
+  workspace: string;
+  ids: string;
+}
+
+/** The rows of the ids in a text[] parameter: `$1` the workspace, `$2` the ids. */
+export const IDS_PARAMETER: PostIdsSource = { workspace: "$1", ids: "$2::text[]" };
+
 /** Which parts of the read form a plan asks for. */
 export interface PostRowParts {
   content: boolean;
@@ -31,7 +43,7 @@ const TAXONOMY_JSON = (alias: string, columns: RelationColumns) =>
          : ""
      })`;
 
-const AUTHORS_CTE = (columns: RelationColumns) => `authors AS (
+const AUTHORS_CTE = (columns: RelationColumns, ids: string) => `authors AS (
   SELECT pa."postId", json_agg(json_build_object('author', json_build_object(
            'id', a.id, 'name', a.name, 'slug', a.slug, 'image', a.image, 'bio', a.bio, 'role', a.role,
            'socials', a.socials${
@@ -41,28 +53,28 @@ const AUTHORS_CTE = (columns: RelationColumns) => `authors AS (
                : ""
            })) ORDER BY pa.position) AS list
     FROM "PostAuthor" pa JOIN "Author" a ON a.id = pa."authorId"
-   WHERE pa."postId" = ANY($2::text[])
+   WHERE pa."postId" = ANY(${ids})
    GROUP BY pa."postId"
 )`;
 
 // By name, ties by id: the order of Post.tags' Prisma plan (schema/post.ts).
-const TAGS_CTE = (columns: RelationColumns) => `tags AS (
+const TAGS_CTE = (columns: RelationColumns, ids: string) => `tags AS (
   SELECT pt."postId", json_agg(json_build_object('tag', ${TAXONOMY_JSON("t", columns)}) ORDER BY t.name, t.id) AS list
     FROM "PostTag" pt JOIN "Tag" t ON t.id = pt."tagId"
-   WHERE pt."postId" = ANY($2::text[])
+   WHERE pt."postId" = ANY(${ids})
    GROUP BY pt."postId"
 )`;
 
-const FIELD_VALUES_CTE = `field_values AS (
+const FIELD_VALUES_CTE = (ids: string) => `field_values AS (
   SELECT v."postId", json_agg(json_build_object('fieldId', v."fieldId", 'value', v.value)) AS list
     FROM "PostFieldValue" v
-   WHERE v."postId" = ANY($2::text[])
+   WHERE v."postId" = ANY(${ids})
    GROUP BY v."postId"
 )`;
 
 /**
- * The posts of workspace `$1` whose ids the text[] `$2` lists, one row each in that order (unknown ids,
- * and ids of other workspaces, left out): `post`, the read form without its body as a json object, and
+ * The posts of the workspace whose ids `source` lists (by default `$1` and the text[] `$2`), one row
+ * each in that order, with its position as `ord` (unknown ids, and ids of other workspaces, left out): `post`, the read form without its body as a json object, and
  * `content`, the body as a column of its own when the plan asks for it. A body inside json would be
  * escaped by PostgreSQL and unescaped by the driver only to be escaped again in the answer; as text it
  * arrives as it is stored (with the rows of a page of 100 bodies, the statement took about a third less
@@ -76,30 +88,39 @@ export function postRowsSql(parts: PostRowParts): string {
   const key = JSON.stringify(parts);
   let sql = built.get(key);
   if (!sql) {
-    sql = buildPostRowsSql(parts);
+    const { ctes, columns, from } = postRowsParts(parts, IDS_PARAMETER);
+    sql = `WITH ${ctes.join(", ")}\nSELECT ${columns}\n${from}\nORDER BY page.ord`;
     built.set(key, sql);
   }
   return sql;
 }
 const built = new Map<string, string>();
 
-function buildPostRowsSql(parts: PostRowParts): string {
-  const ctes = [`page AS (SELECT id, ord FROM unnest($2::text[]) WITH ORDINALITY AS page(id, ord))`];
+/**
+ * The rows statement's CTEs (`page`: the ids with their position `ord`, first), its columns (`post`, and
+ * `content` when asked for) and its FROM over `page`, for a statement of the caller's to compose.
+ */
+export function postRowsParts(
+  parts: PostRowParts,
+  source: PostIdsSource,
+): { ctes: string[]; columns: string; from: string } {
+  const { ids, workspace } = source;
+  const ctes = [`page AS (SELECT id, ord FROM unnest(${ids}) WITH ORDINALITY AS page(id, ord))`];
   const fields = [
     `'id', p.id, 'workspaceId', p."workspaceId", 'slug', p.slug, 'title', p.title, 'status', p.status,
      'featured', p.featured, 'coverImage', p."coverImage", 'description', p.description,
      'attribution', p.attribution, 'publishedAt', ${epochMs('p."publishedAt"')},
      'createdAt', ${epochMs('p."createdAt"')}, 'updatedAt', ${epochMs('p."updatedAt"')}, 'categoryId', p."categoryId"`,
   ];
-  const joins = [`JOIN "Post" p ON p.id = page.id AND p."workspaceId" = $1`];
+  const joins = [`JOIN "Post" p ON p.id = page.id AND p."workspaceId" = ${workspace}`];
   if (parts.category) {
     fields.push(`'category', ${TAXONOMY_JSON("c", parts.relationColumns)}`);
     joins.push(`JOIN "Category" c ON c.id = p."categoryId"`);
   }
   const lists = [
-    [parts.authors, "authors", "authors", AUTHORS_CTE(parts.relationColumns), "au"],
-    [parts.tags, "tags", "tags", TAGS_CTE(parts.relationColumns), "tg"],
-    [parts.fieldValues, "fieldValues", "field_values", FIELD_VALUES_CTE, "fv"],
+    [parts.authors, "authors", "authors", AUTHORS_CTE(parts.relationColumns, ids), "au"],
+    [parts.tags, "tags", "tags", TAGS_CTE(parts.relationColumns, ids), "tg"],
+    [parts.fieldValues, "fieldValues", "field_values", FIELD_VALUES_CTE(ids), "fv"],
   ] as const;
   for (const [wanted, name, table, cte, alias] of lists) {
     if (!wanted) continue;
@@ -108,9 +129,9 @@ function buildPostRowsSql(parts: PostRowParts): string {
     joins.push(`LEFT JOIN ${table} ${alias} ON ${alias}."postId" = p.id`);
   }
   const content = parts.content ? ", p.content" : "";
-  return `WITH ${ctes.join(", ")}
-SELECT json_build_object(${fields.join(", ")}) AS post${content}
-FROM page
-${joins.join("\n")}
-ORDER BY page.ord`;
+  return {
+    ctes,
+    columns: `json_build_object(${fields.join(", ")}) AS post${content}`,
+    from: `FROM page\n${joins.join("\n")}`,
+  };
 }

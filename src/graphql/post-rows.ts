@@ -15,7 +15,7 @@ import type { SqlExecutor } from "../db/sql-executor.ts";
 import { statementName } from "../db/statement-names.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { type FieldDefinitionSummary, fieldDefinitionsJson } from "./loaders.ts";
-import { type PostRowParts, postRowsSql } from "./post-rows-sql.ts";
+import { type PostRowParts, postRowsParts, postRowsSql } from "./post-rows-sql.ts";
 import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "./post-selection.ts";
 import { markReadModelRow } from "./read-model-fields.ts";
 import type { RelationColumns } from "./relation-columns.ts";
@@ -99,41 +99,56 @@ export async function readPostRows(
 }
 
 /**
- * One page of posts and the number of posts matching `condition` (on `"Post" p`): one statement counts
- * and picks the page's ids (by `condition`, `join`, `orderBy`, `limit`, `offset`), and with
- * `withFieldDefinitions` also reads the workspace's custom field definitions, which every post's
- * `fields` needs, and with `withHead` the change log head in the same snapshot (what the response
- * cache stores the answer under); a second reads their rows as readPostRows does. Two, not one:
- * PostgreSQL plans a statement with a LIMIT parameter afresh on every run here (its generic plan
- * assumes the LIMIT keeps 10% of the rows, so it never looks cheaper), which costs little for the ids
- * and much for the rows; the rows' statement keeps one plan.
+ * Page sizes read by one statement (see readPostPage): the common ones. Each is a statement text of its
+ * own per filter shape, prepared on every pooled connection it runs on; any page size would let a
+ * client make a hundred of them per shape, each holding a plan in PostgreSQL's memory for as long as the
+ * connection lives.
  */
-export async function readPostPage(
-  sql: SqlExecutor,
-  workspaceId: string,
-  page: {
-    condition: string;
-    join: string;
-    orderBy: string;
-    limit: number;
-    offset: number;
-    params: SqlParams;
-    withFieldDefinitions?: boolean;
-    withHead?: boolean;
-  },
-  query: PlannedPostQuery,
-  relationColumns: RelationColumns = "all",
-): Promise<{
+export const ONE_STATEMENT_PAGE_SIZES: ReadonlySet<number> = new Set([1, 5, 10, 12, 20, 24, 25, 50, 100]);
+
+/** A page of posts as readPostPage finds it: where, in which order, which part. */
+export interface PostPageQuery {
+  /** On `"Post" p`. */
+  condition: string;
+  join: string;
+  orderBy: string;
+  limit: number;
+  offset: number;
+  params: SqlParams;
+  withFieldDefinitions?: boolean;
+  withHead?: boolean;
+}
+
+export interface PostPageRows {
   totalItems: number;
   items: Record<string, unknown>[];
   fieldDefinitions: FieldDefinitionSummary[] | null;
   head: string | null;
-}> {
+}
+
+/**
+ * One page of posts and the number of posts matching `condition` (on `"Post" p`, picked by `join`,
+ * `orderBy`, `limit` and `offset`), with `withFieldDefinitions` also the workspace's custom field
+ * definitions, which every post's `fields` needs, and with `withHead` the change log head in the same
+ * snapshot (what the response cache stores the answer under); the rows as readPostRows reads them.
+ *
+ * For the common page sizes (ONE_STATEMENT_PAGE_SIZES) one statement does it all, the page size written
+ * into its text; for others two: one counts and picks the ids, the second reads their rows. A LIMIT
+ * parameter would not do for one statement: PostgreSQL's generic plan assumes a LIMIT parameter keeps
+ * 10% of the rows, so it never looks cheaper than a plan made for the values and the whole statement
+ * (its rows' joins and aggregates) would be planned afresh on every run, about 1.5 ms here.
+ */
+export async function readPostPage(
+  sql: SqlExecutor,
+  workspaceId: string,
+  page: PostPageQuery,
+  query: PlannedPostQuery,
+  relationColumns: RelationColumns = "all",
+): Promise<PostPageRows> {
+  if (ONE_STATEMENT_PAGE_SIZES.has(page.limit) && Number.isInteger(page.limit))
+    return readPostPageAtOnce(sql, workspaceId, page, query, relationColumns);
   const { params } = page;
-  const definitions = page.withFieldDefinitions
-    ? `, ${fieldDefinitionsJson(params.add(workspaceId))} AS "fieldDefinitions"`
-    : "";
-  const head = page.withHead ? `, ${logHeadExpression(params.add(workspaceId))} AS head` : "";
+  const { definitions, head } = pageExtras(workspaceId, page);
   // The ids as json: the driver reads them with JSON.parse, where its text[] parser (postgres-array)
   // walked them character by character (about 1% of a list's CPU in the bench's profile).
   const statement = `SELECT (SELECT count(*)::int FROM "Post" p WHERE ${page.condition}) AS total,
@@ -151,6 +166,67 @@ export async function readPostPage(
     items: await readPostRows(sql, workspaceId, row?.ids ?? [], query, relationColumns),
     fieldDefinitions: row?.fieldDefinitions ?? null,
     head: row?.head ?? null,
+  };
+}
+
+/** The page's optional columns: the field definitions and the log head. */
+function pageExtras(workspaceId: string, page: PostPageQuery): { definitions: string; head: string } {
+  const { params } = page;
+  return {
+    definitions: page.withFieldDefinitions
+      ? `, ${fieldDefinitionsJson(params.add(workspaceId))} AS "fieldDefinitions"`
+      : "",
+    head: page.withHead ? `, ${logHeadExpression(params.add(workspaceId))} AS head` : "",
+  };
+}
+
+/**
+ * readPostPage in one statement: the page's ids an array computed once (an InitPlan), which the rows'
+ * relations are looked up by exactly as by readPostRows' parameter, so their plan is the same; the count,
+ * the definitions and the head on the first row only (a one-row head left-joined to the page's rows, so an
+ * empty page still has it).
+ */
+async function readPostPageAtOnce(
+  sql: SqlExecutor,
+  workspaceId: string,
+  page: PostPageQuery,
+  query: PlannedPostQuery,
+  relationColumns: RelationColumns,
+): Promise<PostPageRows> {
+  const { params } = page;
+  const { definitions, head } = pageExtras(workspaceId, page);
+  const parts = partsOf(query, relationColumns);
+  const { ctes, columns, from } = postRowsParts(parts, {
+    workspace: params.add(workspaceId),
+    // Cast, so that ANY reads one array rather than the rows of a subquery.
+    ids: "(SELECT list FROM page_ids)::text[]",
+  });
+  const pageIds = `page_ids AS (SELECT ARRAY(SELECT p.id FROM "Post" p ${page.join} WHERE ${page.condition}
+          ORDER BY ${page.orderBy} LIMIT ${page.limit} OFFSET ${params.add(page.offset)}) AS list)`;
+  const first = (column: string) => `CASE WHEN r.ord IS NULL OR r.ord = 1 THEN head.${column} END`;
+  const statement = `WITH ${[pageIds, ...ctes].join(", ")}
+SELECT ${first("total")} AS total${definitions ? `, ${first('"fieldDefinitions"')} AS "fieldDefinitions"` : ""}${
+    head ? `, ${first("head")} AS head` : ""
+  }, r.post${parts.content ? ", r.content" : ""}
+FROM (SELECT (SELECT count(*)::int FROM "Post" p WHERE ${page.condition}) AS total${definitions}${head}) head
+LEFT JOIN (SELECT page.ord, ${columns}
+${from}) r ON true
+ORDER BY r.ord`;
+  const rows = await sql.query<{
+    total: number | null;
+    fieldDefinitions?: FieldDefinitionSummary[] | null;
+    head?: string | null;
+    post: PostJson | null;
+    content?: string;
+  }>(statement, params.values, { name: statementName(statement) });
+  const [top] = rows;
+  const items: Record<string, unknown>[] = [];
+  for (const row of rows) if (row.post) items.push(toPrismaShape({ post: row.post, content: row.content }));
+  return {
+    totalItems: top?.total ?? 0,
+    items,
+    fieldDefinitions: top?.fieldDefinitions ?? null,
+    head: top?.head ?? null,
   };
 }
 

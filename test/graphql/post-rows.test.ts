@@ -2,11 +2,15 @@
 // the post read form: it must return exactly the rows Prisma returns for that selection, and claim no
 // plan it does not load.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SqlParams } from "../../src/content/post-list-sql.ts";
+import type { SqlExecutor } from "../../src/db/sql-executor.ts";
 import type { Prisma } from "../../src/generated/prisma/client.ts";
 import {
+  ONE_STATEMENT_PAGE_SIZES,
   READ_MODEL_SELECT,
   readModelCovers,
   readModelPays,
+  readPostPage,
   readPostRows,
 } from "../../src/graphql/post-rows.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
@@ -225,6 +229,59 @@ describe("post read model", () => {
       select: READ_MODEL_SELECT,
     });
     expect(rows.map((row) => row.id)).toEqual([ids[0]]);
+  });
+
+  it("reads a page of a common size in one statement, the same rows, count, definitions and head as in two", async () => {
+    expect(ONE_STATEMENT_PAGE_SIZES.has(1)).toBe(true);
+    expect(ONE_STATEMENT_PAGE_SIZES.has(2)).toBe(false);
+    const page = async (limit: number, offset: number) => {
+      const statements: string[] = [];
+      const sql: SqlExecutor = {
+        exec: (text) => app.db.sql.exec(text),
+        query: (text, params, options) => {
+          statements.push(text);
+          return app.db.sql.query(text, params, options);
+        },
+      };
+      const params = new SqlParams();
+      const found = await readPostPage(
+        sql,
+        workspaceId,
+        {
+          condition: `p."workspaceId" = ${params.add(workspaceId)}`,
+          join: "",
+          orderBy: `p."publishedAt" DESC, p.id ASC`,
+          limit,
+          offset,
+          params,
+          withFieldDefinitions: true,
+          withHead: true,
+        },
+        { select: READ_MODEL_SELECT },
+      );
+      return { ...found, statements: statements.length };
+    };
+    const both = await page(2, 0);
+    expect(both.statements).toBe(2);
+    expect(both.items).toHaveLength(2);
+    for (const offset of [0, 1]) {
+      const one = await page(1, offset);
+      expect(one.statements).toBe(1);
+      expect(one.items).toStrictEqual([both.items[offset]]);
+      expect(one.totalItems).toBe(2);
+      expect(one.fieldDefinitions).toStrictEqual(both.fieldDefinitions);
+      expect(one.head).toBe(both.head);
+    }
+    expect(both.fieldDefinitions).toHaveLength(2);
+    expect(both.head).not.toBeNull();
+    // Past the last page: no rows, and still the count, the definitions and the head.
+    for (const limit of [1, 2]) {
+      const beyond = await page(limit, 5);
+      expect(beyond.items).toEqual([]);
+      expect(beyond.totalItems).toBe(2);
+      expect(beyond.fieldDefinitions).toStrictEqual(both.fieldDefinitions);
+      expect(beyond.head).toBe(both.head);
+    }
   });
 
   it("covers the plans it loads exactly, and no other", () => {
