@@ -15,6 +15,7 @@ import type { SqlExecutor } from "../db/sql-executor.ts";
 import { statementName } from "../db/statement-names.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { type FieldDefinitionSummary, fieldDefinitionsJson } from "./loaders.ts";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./pagination.ts";
 import { type PostRowParts, postRowsParts, postRowsSql } from "./post-rows-sql.ts";
 import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "./post-selection.ts";
 import { markReadModelRow } from "./read-model-fields.ts";
@@ -99,12 +100,25 @@ export async function readPostRows(
 }
 
 /**
- * Page sizes read by one statement (see readPostPage): the common ones. Each is a statement text of its
+ * Page sizes read by one statement (see readPostPage): the default, the largest, and those clients of
+ * content APIs commonly ask for (Ghost's default is 15, Strapi's 25). Each is a statement text of its
  * own per filter shape, prepared on every pooled connection it runs on; any page size would let a
- * client make a hundred of them per shape, each holding a plan in PostgreSQL's memory for as long as the
- * connection lives.
+ * client make a hundred of them per shape, each holding a plan in PostgreSQL's memory for as long as
+ * the connection lives.
  */
-export const ONE_STATEMENT_PAGE_SIZES: ReadonlySet<number> = new Set([1, 5, 10, 12, 20, 24, 25, 50, 100]);
+export const ONE_STATEMENT_PAGE_SIZES: ReadonlySet<number> = new Set([
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  1,
+  5,
+  12,
+  15,
+  20,
+  24,
+  25,
+  30,
+  50,
+]);
 
 /** A page of posts as readPostPage finds it: where, in which order, which part. */
 export interface PostPageQuery {
@@ -145,7 +159,8 @@ export async function readPostPage(
   query: PlannedPostQuery,
   relationColumns: RelationColumns = "all",
 ): Promise<PostPageRows> {
-  if (ONE_STATEMENT_PAGE_SIZES.has(page.limit) && Number.isInteger(page.limit))
+  // Only these integers are ever written into a statement's text.
+  if (ONE_STATEMENT_PAGE_SIZES.has(page.limit))
     return readPostPageAtOnce(sql, workspaceId, page, query, relationColumns);
   const { params } = page;
   const { definitions, head } = pageExtras(workspaceId, page);
