@@ -100,10 +100,25 @@ const built = new Map<string, string>();
  * The rows statement's CTEs (`page`: the ids with their position `ord`, first), its columns (`post`, and
  * `content` when asked for) and its FROM over `page`, for a statement of the caller's to compose.
  */
-export function postRowsParts(
-  parts: PostRowParts,
-  source: PostIdsSource,
-): { ctes: string[]; columns: string; from: string } {
+export function postRowsParts(parts: PostRowParts, source: PostIdsSource): PostRowsStatementParts {
+  const key = `${JSON.stringify(parts)} ${source.workspace} ${source.ids}`;
+  let built = builtParts.get(key);
+  if (!built) {
+    built = buildPostRowsParts(parts, source);
+    builtParts.set(key, built);
+  }
+  return built;
+}
+/** Few: one per shape of plan and placeholder of the workspace (a page's filters number its parameters). */
+const builtParts = new Map<string, PostRowsStatementParts>();
+
+interface PostRowsStatementParts {
+  ctes: readonly string[];
+  columns: string;
+  from: string;
+}
+
+function buildPostRowsParts(parts: PostRowParts, source: PostIdsSource): PostRowsStatementParts {
   const { ids, workspace } = source;
   const ctes = [`page AS (SELECT id, ord FROM unnest(${ids}) WITH ORDINALITY AS page(id, ord))`];
   const fields = [
