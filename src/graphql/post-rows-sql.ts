@@ -73,8 +73,8 @@ const FIELD_VALUES_CTE = (ids: string) => `field_values AS (
 )`;
 
 /**
- * The posts of the workspace whose ids `source` lists (by default `$1` and the text[] `$2`), one row
- * each in that order, with its position as `ord` (unknown ids, and ids of other workspaces, left out): `post`, the read form without its body as a json object, and
+ * The posts of workspace `$1` whose ids the text[] `$2` lists, one row each in that order (unknown ids,
+ * and ids of other workspaces, left out): `post`, the read form without its body as a json object, and
  * `content`, the body as a column of its own when the plan asks for it. A body inside json would be
  * escaped by PostgreSQL and unescaped by the driver only to be escaped again in the answer; as text it
  * arrives as it is stored (with the rows of a page of 100 bodies, the statement took about a third less

@@ -121,7 +121,7 @@ export const ONE_STATEMENT_PAGE_SIZES: ReadonlySet<number> = new Set([
 ]);
 
 /** A page of posts as readPostPage finds it: where, in which order, which part. */
-export interface PostPageQuery {
+interface PostPageQuery {
   /** On `"Post" p`. */
   condition: string;
   join: string;
@@ -133,7 +133,7 @@ export interface PostPageQuery {
   withHead?: boolean;
 }
 
-export interface PostPageRows {
+interface PostPageRows {
   totalItems: number;
   items: Record<string, unknown>[];
   fieldDefinitions: FieldDefinitionSummary[] | null;
@@ -166,9 +166,8 @@ export async function readPostPage(
   const { definitions, head } = pageExtras(workspaceId, page);
   // The ids as json: the driver reads them with JSON.parse, where its text[] parser (postgres-array)
   // walked them character by character (about 1% of a list's CPU in the bench's profile).
-  const statement = `SELECT (SELECT count(*)::int FROM "Post" p WHERE ${page.condition}) AS total,
-    array_to_json(ARRAY(SELECT p.id FROM "Post" p ${page.join} WHERE ${page.condition}
-          ORDER BY ${page.orderBy} LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)})) AS ids${definitions}${head}`;
+  const statement = `SELECT ${countSql(page)} AS total,
+    array_to_json(${pageIdsSql(page, params.add(page.limit))}) AS ids${definitions}${head}`;
   // Named after its text: the filters in use shape the statement, each shape is prepared once.
   const [row] = await sql.query<{
     total: number;
@@ -183,6 +182,14 @@ export async function readPostPage(
     head: row?.head ?? null,
   };
 }
+
+/** How many posts match the page's condition, as a scalar subquery. */
+const countSql = (page: PostPageQuery) => `(SELECT count(*)::int FROM "Post" p WHERE ${page.condition})`;
+
+/** The page's ids in order as a text[], `limit` a placeholder or a literal integer. */
+const pageIdsSql = (page: PostPageQuery, limit: string | number) =>
+  `ARRAY(SELECT p.id FROM "Post" p ${page.join} WHERE ${page.condition}
+          ORDER BY ${page.orderBy} LIMIT ${limit} OFFSET ${page.params.add(page.offset)})`;
 
 /** The page's optional columns: the field definitions and the log head. */
 function pageExtras(workspaceId: string, page: PostPageQuery): { definitions: string; head: string } {
@@ -216,14 +223,13 @@ async function readPostPageAtOnce(
     // Cast, so that ANY reads one array rather than the rows of a subquery.
     ids: "(SELECT list FROM page_ids)::text[]",
   });
-  const pageIds = `page_ids AS (SELECT ARRAY(SELECT p.id FROM "Post" p ${page.join} WHERE ${page.condition}
-          ORDER BY ${page.orderBy} LIMIT ${page.limit} OFFSET ${params.add(page.offset)}) AS list)`;
+  const pageIds = `page_ids AS (SELECT ${pageIdsSql(page, page.limit)} AS list)`;
   const first = (column: string) => `CASE WHEN r.ord IS NULL OR r.ord = 1 THEN head.${column} END`;
   const statement = `WITH ${[pageIds, ...ctes].join(", ")}
 SELECT ${first("total")} AS total${definitions ? `, ${first('"fieldDefinitions"')} AS "fieldDefinitions"` : ""}${
     head ? `, ${first("head")} AS head` : ""
   }, r.post${parts.content ? ", r.content" : ""}
-FROM (SELECT (SELECT count(*)::int FROM "Post" p WHERE ${page.condition}) AS total${definitions}${head}) head
+FROM (SELECT ${countSql(page)} AS total${definitions}${head}) head
 LEFT JOIN (SELECT page.ord, ${columns}
 ${from}) r ON true
 ORDER BY r.ord`;

@@ -6,9 +6,9 @@
 // Which documents: a /graphql query once its document has run before (Yoga's parse cache hands back the
 // same document for the same text): compiling costs more than running a query once, so one-off
 // documents are not worth it. (The REST routes' reads are compiled at start and run outside envelop:
-// in-process-queries.ts, which shares this file's steps.) Mutations and subscriptions keep the reference executor — input objects must reach
-// resolvers exactly as graphql-js coerces them (an absent field stays absent; partial updates rely on
-// it). So what clients see stays graphql-js's:
+// in-process-queries.ts, which shares this file's steps.) Mutations and subscriptions keep the reference
+// executor — input objects must reach resolvers exactly as graphql-js coerces them (an absent field stays
+// absent; partial updates rely on it). So what clients see stays graphql-js's:
 // - variables are coerced by graphql-js first; a request whose variables it refuses runs the reference
 //   executor, which answers with graphql-js's own errors;
 // - graphql-jit's field errors carry no AST nodes (so no `locations`): they are given the nodes of the
