@@ -12,7 +12,7 @@ import { WEBHOOK_CHANNEL_PREFIX } from "./content/webhook-delivery-ids.ts";
 import { API_KEYS_CHANNEL_PREFIX, onCommittedChanges } from "./content/writer.ts";
 import { type Database, openDatabase } from "./db/database.ts";
 import type { QueryObserver } from "./db/sql-executor.ts";
-import { ChangeStream } from "./graphql/live/change-stream.ts";
+import { ChangeStream, type ChangeStreamLimits } from "./graphql/live/change-stream.ts";
 import { createRateLimiter } from "./limits/create-rate-limiter.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
 import { createRedisClient } from "./limits/redis-client.ts";
@@ -151,7 +151,11 @@ async function startPublishScheduler(
  * The instance's live change stream for GraphQL subscriptions: woken by this process's commits at once
  * and by other processes' through NOTIFY; reads the change log only while someone subscribes.
  */
-export function createChangeStream(db: Database, logger: Logger, maxQueued: number): ChangeStream {
+export function createChangeStream(
+  db: Database,
+  logger: Logger,
+  limits: Partial<ChangeStreamLimits>,
+): ChangeStream {
   const report = (message: string, error: unknown) =>
     logger.error(message, { error: error instanceof Error ? error.message : String(error) });
   const stream = new ChangeStream(
@@ -174,12 +178,27 @@ export function createChangeStream(db: Database, logger: Logger, maxQueued: numb
         );
         return () => listening.close();
       },
+      listenForKeyChanges: async (onChange) => {
+        const listening = await db.listen(API_KEYS_CHANNEL_PREFIX, onChange, (error) =>
+          report("listening for API key changes (subscriptions) failed; reconnecting", error),
+        );
+        return () => listening.close();
+      },
+      revokedAmong: async (keyIds) => {
+        const letIn = await db.prisma.apiKey.findMany({
+          where: { id: { in: [...keyIds] }, revokedAt: null },
+          select: { id: true },
+        });
+        const valid = new Set(letIn.map((key) => key.id));
+        return new Set(keyIds.filter((id) => !valid.has(id)));
+      },
     },
-    maxQueued,
+    limits,
     report,
   );
   onCommittedChanges(db.prisma, (changes) => {
     if (changes.length > 0) stream.wake();
+    if (changes.some((change) => change.resource === "api_key")) stream.keysChanged();
   });
   return stream;
 }

@@ -152,6 +152,10 @@ const EnvSchema = z.object({
   WEBHOOK_DISPATCH: flag.default(true),
   /** Changes a subscriber may leave unread before its subscription is ended (src/graphql/live). */
   SUBSCRIPTION_MAX_QUEUED: positiveInt.default(100),
+  /** Open subscriptions one API key may hold on one instance; past it a new one answers 429. */
+  SUBSCRIPTION_MAX_PER_KEY: positiveInt.default(20),
+  /** Open subscriptions one instance serves in all; past it a new one answers 429. */
+  SUBSCRIPTION_MAX_PER_INSTANCE: positiveInt.default(2_000),
   /** Revisions kept per post (the newest); older ones are removed as new ones are written. */
   REVISIONS_KEEP: positiveInt.default(50),
   /**
@@ -264,7 +268,11 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       sharedMaxAgeSeconds: env.CACHE_S_MAXAGE,
       staleWhileRevalidateSeconds: env.CACHE_STALE_WHILE_REVALIDATE,
     },
-    subscriptions: { maxQueued: env.SUBSCRIPTION_MAX_QUEUED },
+    subscriptions: {
+      maxQueued: env.SUBSCRIPTION_MAX_QUEUED,
+      maxPerKey: env.SUBSCRIPTION_MAX_PER_KEY,
+      maxPerInstance: env.SUBSCRIPTION_MAX_PER_INSTANCE,
+    },
     revisions: { keep: env.REVISIONS_KEEP },
     preview: { secret: env.PREVIEW_SECRET, ttlMs: env.PREVIEW_TTL, urlTemplate: env.PREVIEW_URL },
   };

@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     runtime.db.kind === "embedded"
       ? await startControlServer(runtime.db, controlSocketPath(config.dataDir), logger)
       : null;
-  const changes = createChangeStream(runtime.db, logger, config.subscriptions.maxQueued);
+  const changes = createChangeStream(runtime.db, logger, config.subscriptions);
   const shared = await createSharedCallers(runtime.db, logger);
   const { buildApp } = await loadingApp;
   const app = buildApp({

@@ -61,6 +61,13 @@ export interface GraphQLContext {
   loaders: Loaders;
   services: AppServices;
   answerHead?: AnswerHead;
+  /** The client's HTTP connection, for a subscription the service ends; absent in-process. */
+  connection?: ClientConnection;
+}
+
+export interface ClientConnection {
+  /** Closes the connection unless its response has been sent whole within `graceMs`. */
+  closeUnlessAnsweredWithin(graceMs: number): void;
 }
 
 declare module "express-serve-static-core" {
@@ -75,9 +82,10 @@ export function createGraphQLContext(
   services: AppServices,
   caller: RequestCaller | null | undefined,
   answerHead?: AnswerHead,
+  connection?: ClientConnection,
 ): GraphQLContext {
   if (!caller) throw unauthenticatedError();
-  return { prisma, caller, services, loaders: createLoaders(services.sql), answerHead };
+  return { prisma, caller, services, loaders: createLoaders(services.sql), answerHead, connection };
 }
 
 /** Writes need a private key: public keys are embedded in websites. */

@@ -14,6 +14,7 @@ import {
   PayloadTooLargeError,
   PreviewTokenError,
 } from "../domain/errors.ts";
+import type { StreamEndReason } from "./live/change-stream.ts";
 
 export type ErrorCode =
   | "NOT_FOUND"
@@ -30,7 +31,8 @@ export type ErrorCode =
   | "CURSOR_EXPIRED"
   | "PERSISTED_QUERY_NOT_FOUND"
   | "PREVIEW_TOKEN_INVALID"
-  | "PREVIEWS_UNAVAILABLE";
+  | "PREVIEWS_UNAVAILABLE"
+  | "SUBSCRIPTION_ENDED";
 
 const httpStatus: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
@@ -49,6 +51,8 @@ const httpStatus: Record<ErrorCode, number> = {
   // The key is fine (not a 401, which clients read as "fix your API key"); the token grants nothing.
   PREVIEW_TOKEN_INVALID: 403,
   PREVIEWS_UNAVAILABLE: 503,
+  // Only ever the last event of a stream already answered 200; the status says "not the client's input".
+  SUBSCRIPTION_ENDED: 503,
 };
 
 function clientError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
@@ -165,8 +169,33 @@ export type QueryMeasure =
   | "introspection"
   | "response bytes";
 
-export function rateLimitedError(message: string, retryAfterSeconds: number): GraphQLError {
-  return clientError("RATE_LIMITED", message, { retryAfterSeconds });
+export function rateLimitedError(
+  message: string,
+  retryAfterSeconds: number,
+  extra: Record<string, unknown> = {},
+): GraphQLError {
+  return clientError("RATE_LIMITED", message, { retryAfterSeconds, ...extra });
+}
+
+/**
+ * The last event of a subscription the service ended: UNAUTHENTICATED when its key was revoked (the
+ * client needs another key), SUBSCRIPTION_ENDED when it left too many changes unread (it may subscribe
+ * again and read faster). `reason` names which.
+ */
+export function subscriptionEndedError(reason: StreamEndReason, maxQueued: number): GraphQLError {
+  return reason === "API_KEY_REVOKED"
+    ? clientError(
+        "UNAUTHENTICATED",
+        "The API key of this subscription was revoked; the subscription has ended",
+        {
+          reason,
+        },
+      )
+    : clientError(
+        "SUBSCRIPTION_ENDED",
+        `More than ${maxQueued} changes waited unread; the subscription has ended (subscribe again and read faster)`,
+        { reason },
+      );
 }
 
 /**

@@ -9,6 +9,7 @@ import { UploadTooLargeError } from "../media/upload-errors.ts";
 import { DOCUMENT_BOUNDS } from "./builder.ts";
 import {
   type AppServices,
+  type ClientConnection,
   createGraphQLContext,
   type GraphQLContext,
   type RequestCaller,
@@ -99,7 +100,20 @@ export function requestContext(
   prisma: PrismaClient,
   services: AppServices,
 ): (req: ServerContext["req"]) => GraphQLContext {
-  return (req) => createGraphQLContext(prisma, services, req.caller, req.answerHead);
+  return (req) => createGraphQLContext(prisma, services, req.caller, req.answerHead, clientConnection(req));
+}
+
+/** The request's connection as a subscription may need it (in-process executions have none). */
+function clientConnection(req: ServerContext["req"]): ClientConnection | undefined {
+  const { socket, res } = req;
+  if (!socket || !res) return undefined;
+  return {
+    closeUnlessAnsweredWithin(graceMs) {
+      setTimeout(() => {
+        if (!res.writableFinished) socket.destroy();
+      }, graceMs).unref();
+    },
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 // A subscriber that stops reading is dropped by the server itself, not buffered: its connection fills,
 // the SSE stream stops pulling changes, its queue (SUBSCRIPTION_MAX_QUEUED) fills, and the subscription
-// ends — while a subscriber that reads keeps receiving everything.
+// ends and its connection is closed (a stalled client holds no socket) — while a subscriber that reads
+// keeps receiving everything.
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { restFixtures } from "../helpers/rest-fixtures.ts";
@@ -24,6 +25,7 @@ describe("a subscriber that does not read", () => {
       `POST /graphql HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: ${ws.privateKey}\r\ncontent-type: application/json\r\naccept: text/event-stream\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
     slow.pause();
+    const closedByServer = new Promise<void>((resolve) => slow.once("close", () => resolve()));
     try {
       const reader = await subscribe(app.url, ws.privateKey, "subscription { contentChanged { type } }");
       await reader.waitFor(() => app.changes.subscriberCount === 2, 5_000);
@@ -48,6 +50,21 @@ describe("a subscriber that does not read", () => {
         writes++;
       }
       expect(app.changes.subscriberCount).toBe(1);
+      // The server closes the stalled connection after a grace. The client sees the close once it reads
+      // again (a paused socket does not report its peer's FIN): it arrives at once, where a connection
+      // left open would answer the rest of the stream and then sit in keep-alive for seconds.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const resumedAt = performance.now();
+      slow.resume();
+      await Promise.race([
+        closedByServer,
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error("the stalled connection was not closed by the server")), 1_500),
+        ),
+      ]);
+      console.log(
+        `stalled connection found closed ${Math.round(performance.now() - resumedAt)} ms after reading again`,
+      );
       // Each post write makes post.created and post.published; the category's own event came first.
       await reader.waitFor((received) => received.length === 1 + 2 * writes, 10_000);
       reader.close();

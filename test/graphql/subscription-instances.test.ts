@@ -1,7 +1,8 @@
 // Subscriptions across real instances on one PostgreSQL: a subscriber connected to instance B hears of a
-// write made through instance A within a second (the append's NOTIFY wakes B's change stream).
+// write made through instance A within a second (the append's NOTIFY wakes B's change stream), and a
+// key revoked through A ends that key's streams on both instances within a second (the keys' NOTIFY).
 import { afterAll, describe, expect, it } from "vitest";
-import { adminWorkspace, instanceGroup } from "../helpers/server-instances.ts";
+import { ADMIN_TOKEN, adminWorkspace, instanceGroup } from "../helpers/server-instances.ts";
 import { subscribe } from "../helpers/sse-subscription.ts";
 import { storageMode } from "../helpers/test-database.ts";
 
@@ -33,6 +34,62 @@ describe.skipIf(storageMode !== "postgres")("subscriptions across instances", ()
       expect(Math.max(...delays)).toBeLessThan(1_000);
     } finally {
       live.close();
+    }
+  });
+
+  it("revoking a key through A ends its streams on A and on B within 1 s, with the reason; drafts never follow", async () => {
+    const a = await group.start();
+    const b = await group.start();
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
+    const ws = await adminWorkspace(a, "Revoked live");
+    const keys = await (
+      await fetch(`${a.url}/admin/workspaces/${ws.workspace.id}/keys`, { headers: admin })
+    ).json();
+    const privateKeyId: string = keys.keys.find((k: { kind: string }) => k.kind === "private").id;
+    // A second private key keeps writing after the first is revoked.
+    const writer = await (
+      await fetch(`${a.url}/admin/workspaces/${ws.workspace.id}/keys`, {
+        method: "POST",
+        headers: admin,
+        body: JSON.stringify({ kind: "private" }),
+      })
+    ).json();
+    const query = "subscription { contentChanged { type slug } }";
+    const onA = await subscribe(a.url, ws.privateKey, query);
+    const onB = await subscribe(b.url, ws.privateKey, query);
+    try {
+      const revoked = await fetch(`${a.url}/admin/keys/${privateKeyId}/revoke`, {
+        method: "POST",
+        headers: admin,
+      });
+      expect(revoked.status).toBe(200);
+      const revokedAt = performance.now();
+      for (const live of [onA, onB]) {
+        await live.waitFor((r) => r.length === 1, 1_000);
+        expect(live.received[0]?.errors?.[0]).toMatchObject({
+          extensions: { code: "UNAUTHENTICATED", reason: "API_KEY_REVOKED" },
+        });
+      }
+      const endedAfter = performance.now() - revokedAt;
+      console.log(`revoked key's streams ended on both instances after ${Math.round(endedAfter)} ms`);
+      expect(endedAfter).toBeLessThan(1_000);
+      const deadline = Date.now() + 1_000;
+      while (!(onA.completed() && onB.completed()) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect([onA.completed(), onB.completed()]).toEqual([true, true]);
+
+      // A draft written afterwards reaches neither.
+      const draft = await fetch(`${a.url}/v1/tags`, {
+        method: "POST",
+        headers: { authorization: writer.key, "content-type": "application/json" },
+        body: JSON.stringify({ name: "After revocation", slug: "after-revocation" }),
+      });
+      expect(draft.status).toBe(201);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect([onA.received.length, onB.received.length]).toEqual([1, 1]);
+    } finally {
+      onA.close();
+      onB.close();
     }
   });
 });

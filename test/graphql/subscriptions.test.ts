@@ -3,7 +3,11 @@
 // subscriber that stops reading is dropped instead of buffered (the stream's queue is bounded).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Event } from "../../src/generated/prisma/client.ts";
-import { ChangeStream, SubscriberTooSlowError } from "../../src/graphql/live/change-stream.ts";
+import {
+  ChangeStream,
+  type ChangeStreamSource,
+  type StreamItem,
+} from "../../src/graphql/live/change-stream.ts";
 import { restFixtures } from "../helpers/rest-fixtures.ts";
 import { subscribe } from "../helpers/sse-subscription.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
@@ -115,22 +119,36 @@ describe("the stream is bounded", () => {
     };
   }
 
+  function source(
+    log: Event[],
+    revoked = new Set<string>(),
+  ): ChangeStreamSource & { keysChanged?: () => void } {
+    const src: ChangeStreamSource & { keysChanged?: () => void } = {
+      head: async () => 0n,
+      after: async (position, limit) => log.filter((e) => e.position > position).slice(0, limit),
+      listen: async () => async () => {},
+      listenForKeyChanges: async (onChange) => {
+        src.keysChanged = onChange;
+        return async () => {};
+      },
+      revokedAmong: async (keyIds) => new Set(keyIds.filter((id) => revoked.has(id))),
+    };
+    return src;
+  }
+  const owner = (keyId: string) => ({ workspaceId: "w", keyId });
+
   it("ends a subscriber that stops reading once its queue is full, and keeps serving the others", async () => {
     const log: Event[] = [];
-    const stream = new ChangeStream(
-      {
-        head: async () => 0n,
-        after: async (position, limit) => log.filter((e) => e.position > position).slice(0, limit),
-        listen: async () => async () => {},
-      },
-      10,
-    );
-    const slow = await stream.subscribe("w", (e) => e);
-    const reader = await stream.subscribe("w", (e) => e);
+    const stream = new ChangeStream(source(log), { maxQueued: 10 });
+    const endedBecause: string[] = [];
+    const slow = await stream.subscribe(owner("k1"), (e) => e, {
+      onEndedByService: (reason) => endedBecause.push(reason),
+    });
+    const reader = await stream.subscribe(owner("k2"), (e) => e);
     const read: string[] = [];
     const reading = (async () => {
       for await (const e of reader) {
-        read.push(e.id);
+        read.push((e as Event).id);
         if (read.length === 25) break;
       }
     })();
@@ -141,15 +159,58 @@ describe("the stream is bounded", () => {
     }
     await reading;
     expect(read).toHaveLength(25);
-    // The slow one is ended with the error, its queue dropped: it holds nothing more.
-    const drained: string[] = [];
-    await expect(
-      (async () => {
-        for await (const e of slow) drained.push(e.id);
-      })(),
-    ).rejects.toThrow(SubscriberTooSlowError);
-    expect(drained).toEqual([]);
+    // The slow one is ended, its queue dropped: what it still reads is the end, naming the reason.
+    const drained: StreamItem[] = [];
+    for await (const item of slow) drained.push(item);
+    expect(drained).toEqual([{ endedBecause: "SUBSCRIBER_TOO_SLOW" }]);
+    expect(endedBecause).toEqual(["SUBSCRIBER_TOO_SLOW"]);
     expect(stream.subscriberCount).toBe(0);
+    await stream.close();
+  });
+
+  it("refuses a key's subscription past its cap, and any past the instance's cap", async () => {
+    const stream = new ChangeStream(source([]), { maxPerKey: 2, maxPerInstance: 3 });
+    const first = await stream.subscribe(owner("k1"), (e) => e);
+    await stream.subscribe(owner("k1"), (e) => e);
+    await expect(stream.subscribe(owner("k1"), (e) => e)).rejects.toMatchObject({ scope: "key", limit: 2 });
+    await stream.subscribe(owner("k2"), (e) => e);
+    await expect(stream.subscribe(owner("k3"), (e) => e)).rejects.toMatchObject({
+      scope: "instance",
+      limit: 3,
+    });
+    // A closed subscription frees its place.
+    await first.return?.();
+    await stream.subscribe(owner("k3"), (e) => e);
+    expect(stream.subscriberCount).toBe(3);
+    await stream.close();
+  });
+
+  it("ends every subscription of a key that was revoked, with the reason as its last item", async () => {
+    const log: Event[] = [];
+    const revoked = new Set<string>();
+    const src = source(log, revoked);
+    const stream = new ChangeStream(src);
+    const a = await stream.subscribe(owner("revoked"), (e) => e);
+    const b = await stream.subscribe(owner("revoked"), (e) => e);
+    const other = await stream.subscribe(owner("kept"), (e) => e);
+    revoked.add("revoked");
+    src.keysChanged?.();
+    for (const subscription of [a, b]) {
+      expect(await subscription.next()).toEqual({ value: { endedBecause: "API_KEY_REVOKED" }, done: false });
+      expect(await subscription.next()).toEqual({ value: undefined, done: true });
+    }
+    log.push(event(1));
+    stream.wake();
+    expect(await other.next()).toMatchObject({ value: { id: "evt_1" }, done: false });
+    expect(stream.subscriberCount).toBe(1);
+    await stream.close();
+  });
+
+  it("ends a subscription opened with a key whose revocation it did not hear", async () => {
+    // The request checked the key before the revocation committed; the stream checks it again.
+    const stream = new ChangeStream(source([], new Set(["gone"])));
+    const late = await stream.subscribe(owner("gone"), (e) => e);
+    expect(await late.next()).toEqual({ value: { endedBecause: "API_KEY_REVOKED" }, done: false });
     await stream.close();
   });
 });

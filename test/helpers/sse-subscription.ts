@@ -5,8 +5,10 @@ export interface SseSubscription {
   received: { data?: Record<string, unknown>; errors?: unknown[] }[];
   /** Resolves when `predicate` holds, or fails after `timeoutMs`. */
   waitFor(predicate: (received: SseSubscription["received"]) => boolean, timeoutMs?: number): Promise<void>;
-  /** Whether the server ended the stream. */
+  /** Whether the server ended the stream (the connection's body ended). */
   ended(): boolean;
+  /** Whether the server sent `event: complete`. */
+  completed(): boolean;
   close(): void;
 }
 
@@ -22,6 +24,7 @@ export async function subscribe(baseUrl: string, key: string, query: string): Pr
     throw new Error(`subscription answered ${response.status}: ${await response.text()}`);
   const received: SseSubscription["received"] = [];
   let finished = false;
+  let completed = false;
   void (async () => {
     const decoder = new TextDecoder();
     let buffer = "";
@@ -42,6 +45,7 @@ export async function subscribe(baseUrl: string, key: string, query: string): Pr
             .map((line) => line.slice(5).trim())
             .join("\n");
           if (event === "next" && data) received.push(JSON.parse(data));
+          if (event === "complete") completed = true;
           end = buffer.indexOf("\n\n");
         }
       }
@@ -61,6 +65,7 @@ export async function subscribe(baseUrl: string, key: string, query: string): Pr
       }
     },
     ended: () => finished,
+    completed: () => completed,
     close: () => controller.abort(),
   };
 }

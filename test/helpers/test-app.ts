@@ -95,7 +95,7 @@ export async function startTestApp(
   // Media URLs need an absolute base; tests read files back through the app itself.
   const mediaConfig = { ...config, publicUrl: config.publicUrl ?? "http://media.test" };
   const mediaStorage = createMediaStorage(mediaConfig);
-  const changes = createChangeStream(db, silentLogger, config.subscriptions.maxQueued);
+  const changes = createChangeStream(db, silentLogger, config.subscriptions);
   const sharedAnswers = openSharedAnswers(config);
   const app = buildApp({
     config: mediaConfig,

@@ -7,8 +7,16 @@
 // reads while someone subscribes; the first subscriber starts it at the log's head.
 //
 // Bounded: each subscriber has a queue of at most `maxQueued` events. One that does not read (its
-// connection stalls, so the SSE stream stops pulling) is ended with an error once its queue is full,
-// instead of being buffered forever.
+// connection stalls, so the SSE stream stops pulling) is ended once its queue is full, instead of being
+// buffered forever. Open subscriptions are capped per key and per instance, so one key cannot hold an
+// instance's memory and file descriptors.
+//
+// A subscription belongs to the key that opened it: when any process changes API keys (the writer's
+// signal here, the keys' NOTIFY from others), the stream asks which of its keys no longer let anyone in
+// and ends their subscriptions at once, so a revoked key stops receiving on every instance.
+//
+// A subscription the service ends (revoked key, too slow) yields one last item, a StreamEnd naming the
+// reason, then completes: the client reads a final error event instead of a cut connection.
 import type { Event } from "../../generated/prisma/client.ts";
 
 export interface ChangeStreamSource {
@@ -18,43 +26,140 @@ export interface ChangeStreamSource {
   after(position: bigint, limit: number): Promise<Event[]>;
   /** Starts hearing other processes' commits; returns the stop. */
   listen(onNotify: () => void): Promise<() => Promise<void>>;
+  /** Starts hearing that any process changed API keys; returns the stop. */
+  listenForKeyChanges(onChange: () => void): Promise<() => Promise<void>>;
+  /** Which of these keys let nobody in any more (revoked, or gone with their workspace). */
+  revokedAmong(keyIds: readonly string[]): Promise<Set<string>>;
+}
+
+/** Why the service ended a subscription. */
+export type StreamEndReason = "API_KEY_REVOKED" | "SUBSCRIBER_TOO_SLOW";
+
+/** The last item of a subscription the service ended: its resolver turns it into the final error. */
+export interface StreamEnd {
+  readonly endedBecause: StreamEndReason;
+}
+
+export type StreamItem = Event | StreamEnd;
+
+export function isStreamEnd(item: StreamItem): item is StreamEnd {
+  return "endedBecause" in item;
+}
+
+/** Who holds a subscription: its workspace, and the key it was opened with (capped and revocable). */
+export interface SubscriptionOwner {
+  workspaceId: string;
+  keyId: string | null;
+}
+
+export interface ChangeStreamLimits {
+  /** Changes a subscriber may leave unread before it is ended. */
+  maxQueued: number;
+  /** Open subscriptions of one key on this instance. */
+  maxPerKey: number;
+  /** Open subscriptions on this instance. */
+  maxPerInstance: number;
+}
+
+/** A subscription past a cap: refused before it opens (429). */
+export class TooManySubscriptionsError extends Error {
+  override name = "TooManySubscriptionsError";
+  constructor(
+    readonly scope: "key" | "instance",
+    readonly limit: number,
+  ) {
+    super(
+      scope === "key"
+        ? `This API key already has ${limit} open subscriptions on this instance; close one first`
+        : `This instance already serves ${limit} subscriptions; try again later`,
+    );
+  }
+}
+
+export interface SubscribeOptions {
+  /** Called once when the service ends the subscription (not when the client leaves or on shutdown). */
+  onEndedByService?: (reason: StreamEndReason) => void;
 }
 
 /** Decides what a subscriber receives of an event: the event, a reduced copy, or nothing (null). */
 export type ChangeFilter = (event: Event) => Event | null;
 
-export class SubscriberTooSlowError extends Error {
-  override name = "SubscriberTooSlowError";
-}
-
 const PAGE = 500;
 
 export class ChangeStream {
   private readonly subscribers = new Map<string, Set<Subscriber>>();
+  private readonly perKey = new Map<string, number>();
   private count = 0;
   private position: bigint | null = null;
   private starting: Promise<void> | null = null;
   private reading: Promise<void> | null = null;
   private wokenWhileReading = false;
   private stopListening: (() => Promise<void>) | null = null;
+  private stopHearingKeys: (() => Promise<void>) | null = null;
+  private checkingKeys: Promise<void> | null = null;
+  private keysChangedWhileChecking = false;
   private closed = false;
+  private readonly limits: ChangeStreamLimits;
 
   constructor(
     private readonly source: ChangeStreamSource,
-    private readonly maxQueued = 100,
+    limits: Partial<ChangeStreamLimits> = {},
     private readonly onError: (message: string, error: unknown) => void = () => {},
-  ) {}
+  ) {
+    this.limits = { maxQueued: 100, maxPerKey: 20, maxPerInstance: 2_000, ...limits };
+  }
 
-  /** Events of `workspaceId` from now on, as `filter` lets them through; ends when the caller stops. */
-  async subscribe(workspaceId: string, filter: ChangeFilter): Promise<AsyncIterableIterator<Event>> {
+  /**
+   * Events of the owner's workspace from now on, as `filter` lets them through; ends when the caller
+   * stops. Throws TooManySubscriptionsError past a cap.
+   */
+  async subscribe(
+    owner: SubscriptionOwner,
+    filter: ChangeFilter,
+    options: SubscribeOptions = {},
+  ): Promise<AsyncIterableIterator<StreamItem>> {
     if (this.closed) throw new Error("The service is shutting down");
-    await this.start();
-    const subscriber = new Subscriber(filter, this.maxQueued, () => this.remove(workspaceId, subscriber));
-    const set = this.subscribers.get(workspaceId) ?? new Set<Subscriber>();
-    set.add(subscriber);
-    this.subscribers.set(workspaceId, set);
+    const keyCount = this.perKey.get(keyOf(owner)) ?? 0;
+    if (keyCount >= this.limits.maxPerKey) throw new TooManySubscriptionsError("key", this.limits.maxPerKey);
+    if (this.count >= this.limits.maxPerInstance)
+      throw new TooManySubscriptionsError("instance", this.limits.maxPerInstance);
+    // Counted before the first await, so a burst of subscribes cannot all pass the caps at once.
+    this.perKey.set(keyOf(owner), keyCount + 1);
     this.count++;
+    const subscriber = new Subscriber(owner, filter, this.limits.maxQueued, options.onEndedByService, () =>
+      this.remove(subscriber),
+    );
+    const set = this.subscribers.get(owner.workspaceId) ?? new Set<Subscriber>();
+    set.add(subscriber);
+    this.subscribers.set(owner.workspaceId, set);
+    try {
+      await this.start();
+    } catch (error) {
+      subscriber.end();
+      throw error;
+    }
+    // The key was checked when the request arrived; a revocation that committed since then (and whose
+    // check ran before this subscriber was listed) must still end it.
+    if (owner.keyId) void this.endRevoked([owner.keyId]);
     return subscriber;
+  }
+
+  /** Any process changed API keys: ends the subscriptions of every key that lets nobody in any more. */
+  keysChanged(): void {
+    if (this.closed || this.count === 0) return;
+    if (this.checkingKeys) {
+      this.keysChangedWhileChecking = true;
+      return;
+    }
+    this.checkingKeys = this.endRevoked(
+      [...this.perKey.keys()].filter((key) => !key.startsWith(":")),
+    ).finally(() => {
+      this.checkingKeys = null;
+      if (this.keysChangedWhileChecking) {
+        this.keysChangedWhileChecking = false;
+        this.keysChanged();
+      }
+    });
   }
 
   /** Reads what was appended since the last read (again after the running read, if one runs). */
@@ -76,19 +181,37 @@ export class ChangeStream {
   /** Ends every subscription (their streams complete) and stops listening. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const set of this.subscribers.values()) for (const subscriber of set) subscriber.end();
+    for (const set of this.subscribers.values()) for (const subscriber of [...set]) subscriber.end();
     this.subscribers.clear();
     await this.stopListening?.();
+    await this.stopHearingKeys?.();
   }
 
   get subscriberCount(): number {
     return this.count;
   }
 
+  private async endRevoked(keyIds: readonly string[]): Promise<void> {
+    if (keyIds.length === 0) return;
+    let revoked: Set<string>;
+    try {
+      revoked = await this.source.revokedAmong(keyIds);
+    } catch (error) {
+      this.onError("checking the keys of open subscriptions failed", error);
+      return;
+    }
+    if (revoked.size === 0) return;
+    for (const set of this.subscribers.values())
+      for (const subscriber of [...set])
+        if (subscriber.owner.keyId && revoked.has(subscriber.owner.keyId))
+          subscriber.endByService("API_KEY_REVOKED");
+  }
+
   private async start(): Promise<void> {
     if (this.position !== null) return;
     this.starting ??= (async () => {
       this.stopListening ??= await this.source.listen(() => this.wake());
+      this.stopHearingKeys ??= await this.source.listenForKeyChanges(() => this.keysChanged());
       this.position = await this.source.head();
     })().finally(() => {
       this.starting = null;
@@ -111,27 +234,38 @@ export class ChangeStream {
     }
   }
 
-  private remove(workspaceId: string, subscriber: Subscriber): void {
+  private remove(subscriber: Subscriber): void {
+    const { workspaceId } = subscriber.owner;
     const set = this.subscribers.get(workspaceId);
     if (!set?.delete(subscriber)) return;
-    this.count--;
     if (set.size === 0) this.subscribers.delete(workspaceId);
+    this.count--;
+    const key = keyOf(subscriber.owner);
+    const keyCount = (this.perKey.get(key) ?? 1) - 1;
+    if (keyCount > 0) this.perKey.set(key, keyCount);
+    else this.perKey.delete(key);
     // Nobody listens: stop following the log; the next subscriber starts again at its head.
     if (this.count === 0) this.position = null;
   }
 }
 
+/** Keyless subscriptions (none today) would share their workspace's count; ":" keeps them apart from key ids. */
+function keyOf(owner: SubscriptionOwner): string {
+  return owner.keyId ?? `:${owner.workspaceId}`;
+}
+
 /** One subscription: a bounded queue read as an async iterator. */
-class Subscriber implements AsyncIterableIterator<Event> {
-  private readonly queue: Event[] = [];
-  private waiting: ((result: IteratorResult<Event>) => void) | null = null;
-  private failWaiting: ((error: Error) => void) | null = null;
+class Subscriber implements AsyncIterableIterator<StreamItem> {
+  private readonly queue: StreamItem[] = [];
+  private waiting: ((result: IteratorResult<StreamItem>) => void) | null = null;
+  /** No more events are taken; what is queued (at most the final StreamEnd) is still read. */
   private done = false;
-  private failure: Error | null = null;
 
   constructor(
+    readonly owner: SubscriptionOwner,
     private readonly filter: ChangeFilter,
     private readonly maxQueued: number,
+    private readonly onEndedByService: ((reason: StreamEndReason) => void) | undefined,
     private readonly onEnd: () => void,
   ) {}
 
@@ -142,59 +276,57 @@ class Subscriber implements AsyncIterableIterator<Event> {
     if (this.waiting) {
       const resolve = this.waiting;
       this.waiting = null;
-      this.failWaiting = null;
       resolve({ value: passed, done: false });
       return;
     }
     if (this.queue.length >= this.maxQueued) {
-      this.fail(
-        new SubscriberTooSlowError(`More than ${this.maxQueued} changes waited unread: subscription ended`),
-      );
+      this.endByService("SUBSCRIBER_TOO_SLOW");
       return;
     }
     this.queue.push(passed);
   }
 
+  /** Ends the subscription quietly: what is queued is dropped and the stream completes. */
   end(): void {
     if (this.done) return;
-    this.done = true;
-    this.queue.length = 0;
-    this.onEnd();
-    this.waiting?.({ value: undefined, done: true });
-    this.waiting = null;
+    this.finish([]);
   }
 
-  next(): Promise<IteratorResult<Event>> {
+  /** Ends the subscription with a last item naming the reason, read before the stream completes. */
+  endByService(reason: StreamEndReason): void {
+    if (this.done) return;
+    this.finish([{ endedBecause: reason }]);
+    this.onEndedByService?.(reason);
+  }
+
+  next(): Promise<IteratorResult<StreamItem>> {
     const queued = this.queue.shift();
     if (queued) return Promise.resolve({ value: queued, done: false });
-    if (this.failure) {
-      const failure = this.failure;
-      this.failure = null;
-      return Promise.reject(failure);
-    }
     if (this.done) return Promise.resolve({ value: undefined, done: true });
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve) => {
       this.waiting = resolve;
-      this.failWaiting = reject;
     });
   }
 
-  return(): Promise<IteratorResult<Event>> {
+  return(): Promise<IteratorResult<StreamItem>> {
     this.end();
+    this.queue.length = 0;
     return Promise.resolve({ value: undefined, done: true });
   }
 
-  [Symbol.asyncIterator](): AsyncIterableIterator<Event> {
+  [Symbol.asyncIterator](): AsyncIterableIterator<StreamItem> {
     return this;
   }
 
-  private fail(error: Error): void {
+  private finish(last: StreamItem[]): void {
+    this.done = true;
     this.queue.length = 0;
-    this.end();
-    this.failure = error;
-    if (this.failWaiting) {
-      this.failWaiting(error);
-      this.failure = null;
-    }
+    this.queue.push(...last);
+    this.onEnd();
+    const waiting = this.waiting;
+    this.waiting = null;
+    if (!waiting) return;
+    const item = this.queue.shift();
+    waiting(item ? { value: item, done: false } : { value: undefined, done: true });
   }
 }

@@ -3,15 +3,29 @@
 // change log records it, after commit, from any instance or process (src/graphql/live/change-stream.ts).
 // Visibility is the reads': a public key never sees a draft. A post leaving public view (unpublished or
 // deleted) reaches public subscribers as its event with only its id and slug.
+//
+// A subscription the service ends (its key revoked, or too many changes left unread) sends one last
+// event, the error naming the reason, then completes. Open subscriptions are capped per key and per
+// instance (SUBSCRIPTION_MAX_PER_KEY, SUBSCRIPTION_MAX_PER_INSTANCE): past a cap, 429.
 
 import { isLive } from "../../content/post-visibility.ts";
 import { EVENT_TYPES, isEventType } from "../../domain/event-types.ts";
 import type { Event as EventRow } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import type { GraphQLContext } from "../context.ts";
-import { userInputError } from "../errors.ts";
-import type { ChangeFilter } from "../live/change-stream.ts";
+import { rateLimitedError, subscriptionEndedError, userInputError } from "../errors.ts";
+import {
+  type ChangeFilter,
+  isStreamEnd,
+  type StreamItem,
+  TooManySubscriptionsError,
+} from "../live/change-stream.ts";
 import { Event } from "./event.ts";
+
+/** How long a connection that stopped reading keeps its socket after its subscription ended. */
+const SLOW_CLIENT_GRACE_MS = 2_000;
+/** What a client past a subscription cap is told to wait: subscriptions are long-lived, seconds are enough. */
+const RETRY_SUBSCRIBE_SECONDS = 10;
 
 builder.subscriptionType({});
 
@@ -23,12 +37,34 @@ builder.subscriptionField("contentChanged", (t) =>
     args: {
       types: t.arg.stringList({ required: false, description: "Only these event types (post.published, …)" }),
     },
-    subscribe: (_root, args, ctx) => {
+    subscribe: async (_root, args, ctx) => {
       const stream = ctx.services.changes;
       if (!stream) throw new Error("subscriptions are not wired in this process");
-      return stream.subscribe(ctx.caller.workspaceId, visibleChanges(ctx, args.types ?? null));
+      const { workspaceId, keyId } = ctx.caller;
+      try {
+        return await stream.subscribe({ workspaceId, keyId }, visibleChanges(ctx, args.types ?? null), {
+          onEndedByService: (reason) => {
+            ctx.services.logger.info("subscription ended by the service", { reason, workspaceId, keyId });
+            // A reader gets the last event and the stream's end at once; a connection that stopped
+            // reading would hold its socket until the OS gave up: it is closed.
+            if (reason === "SUBSCRIBER_TOO_SLOW")
+              ctx.connection?.closeUnlessAnsweredWithin(SLOW_CLIENT_GRACE_MS);
+          },
+        });
+      } catch (error) {
+        if (error instanceof TooManySubscriptionsError)
+          throw rateLimitedError(error.message, RETRY_SUBSCRIBE_SECONDS, {
+            reason: "TOO_MANY_SUBSCRIPTIONS",
+            limit: error.limit,
+          });
+        throw error;
+      }
     },
-    resolve: (event) => event,
+    resolve: (item: StreamItem, _args, ctx) => {
+      if (isStreamEnd(item))
+        throw subscriptionEndedError(item.endedBecause, ctx.services.config.subscriptions.maxQueued);
+      return item;
+    },
   }),
 );
 
