@@ -103,6 +103,13 @@ const EnvSchema = z.object({
     .regex(/^[a-z_][a-z0-9_]*$/, "must be a lowercase SQL identifier")
     .optional(),
   DATABASE_POOL_SIZE: positiveInt.default(10),
+  /**
+   * PostgreSQL's `statement_timeout` for every pooled connection (0: none): no request holds a
+   * connection longer; one past it answers 503. Migrations lift it for themselves.
+   */
+  DATABASE_STATEMENT_TIMEOUT_MS: nonNegativeInt.default(5_000),
+  /** The most words a full-text search may hold; more answer 400. */
+  SEARCH_MAX_TERMS: positiveInt.default(32),
   /** When set, rate-limit counters are shared by all instances through Redis. */
   REDIS_URL: z
     .string()
@@ -213,6 +220,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
           url: env.DATABASE_URL,
           schema: env.DATABASE_SCHEMA,
           poolSize: env.DATABASE_POOL_SIZE,
+          statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
         }
       : { kind: "embedded" as const, dir: path.join(dataDir, "db") },
     redisUrl: env.REDIS_URL,
@@ -268,6 +276,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       sharedMaxAgeSeconds: env.CACHE_S_MAXAGE,
       staleWhileRevalidateSeconds: env.CACHE_STALE_WHILE_REVALIDATE,
     },
+    search: { maxTerms: env.SEARCH_MAX_TERMS },
     subscriptions: {
       maxQueued: env.SUBSCRIPTION_MAX_QUEUED,
       maxPerKey: env.SUBSCRIPTION_MAX_PER_KEY,

@@ -62,15 +62,23 @@ export async function openDatabase(
     const pool = new pg.Pool({
       connectionString: config.url,
       max: config.poolSize,
+      // Every statement has a deadline: no request (a hostile search, a plan gone wrong on a table
+      // without statistics) holds a pooled connection longer; past it PostgreSQL cancels the statement
+      // (SQLSTATE 57014), answered 503 (statement-timeout.ts). Sent at connect, so it is each
+      // connection's default, which RESET returns to.
+      ...(config.statementTimeoutMs > 0 ? { statement_timeout: config.statementTimeoutMs } : {}),
       ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
     });
     const sql = pgExecutor(pool);
-    // The advisory lock and each migration's transaction must stay on one connection.
+    // The advisory lock and each migration's transaction must stay on one connection. A migration may
+    // rightly take longer than a request (an index on a large table): it lifts the deadline for itself.
     const migrate = async () => {
       const connection = await pool.connect();
       try {
+        await connection.query("SET statement_timeout = 0");
         return await applyPendingMigrations(pgExecutor(connection), { log });
       } finally {
+        await connection.query("RESET statement_timeout").catch(() => {});
         connection.release();
       }
     };

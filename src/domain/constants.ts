@@ -35,3 +35,10 @@ export const FIELD_TYPES = [
   "multiselect",
 ] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
+
+/**
+ * The longest full-text search text, in characters: both doors refuse longer ones (REST's `query`
+ * parameter, whose OpenAPI schema states it; GraphQL's `query` arguments). Fixed, so the REST
+ * document can say it; the number of words is a setting (SEARCH_MAX_TERMS).
+ */
+export const SEARCH_MAX_LENGTH = 500;

@@ -32,7 +32,8 @@ export type ErrorCode =
   | "PERSISTED_QUERY_NOT_FOUND"
   | "PREVIEW_TOKEN_INVALID"
   | "PREVIEWS_UNAVAILABLE"
-  | "SUBSCRIPTION_ENDED";
+  | "SUBSCRIPTION_ENDED"
+  | "TIMEOUT";
 
 const httpStatus: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
@@ -53,6 +54,7 @@ const httpStatus: Record<ErrorCode, number> = {
   PREVIEWS_UNAVAILABLE: 503,
   // Only ever the last event of a stream already answered 200; the status says "not the client's input".
   SUBSCRIPTION_ENDED: 503,
+  TIMEOUT: 503,
 };
 
 function clientError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
@@ -175,6 +177,26 @@ export function rateLimitedError(
   extra: Record<string, unknown> = {},
 ): GraphQLError {
   return clientError("RATE_LIMITED", message, { retryAfterSeconds, ...extra });
+}
+
+/** What a client waits before trying again after a TIMEOUT: the deadline is per statement, not per key. */
+export const RETRY_AFTER_TIMEOUT_SECONDS = 1;
+
+/**
+ * A statement of this request reached the database's deadline (DATABASE_STATEMENT_TIMEOUT_MS) and was
+ * cancelled: the service is busy or the request asks for too much at once. Never the client's fault
+ * alone, so 503 with Retry-After rather than a 4xx.
+ */
+export function timeoutError(): GraphQLError {
+  return new GraphQLError(
+    "The request took longer than the database allows one request; try again shortly, or ask for less at once",
+    {
+      extensions: {
+        code: "TIMEOUT",
+        http: { status: httpStatus.TIMEOUT, headers: { "Retry-After": String(RETRY_AFTER_TIMEOUT_SECONDS) } },
+      },
+    },
+  );
 }
 
 /**

@@ -4,7 +4,7 @@ import type { GraphQLResolveInfo } from "graphql";
 import { logHead } from "../content/change-log.ts";
 import { type PostListFilter, type PostStatusFilter, postListWhere } from "../content/post-filters.ts";
 import { postListCondition, postListOrder, SqlParams } from "../content/post-list-sql.ts";
-import { searchPostIds } from "../content/post-search.ts";
+import { checkSearchText, searchPostIds } from "../content/post-search.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { assertCanReadDrafts, type GraphQLContext } from "./context.ts";
 import { type PageArgs, type Pagination, pageWindow, paginate } from "./pagination.ts";
@@ -31,6 +31,7 @@ async function postListFilter(
   const status = args.status ?? "published";
   if (status !== "published") assertCanReadDrafts(ctx);
   const text = args.query?.trim();
+  if (text) checkSearchText(text, ctx.services.config.search);
   // The search is the request's first statement then: the response cache's head must be read no later
   // than it (see AnswerHead in context.ts), so before it, on its own.
   if (text && ctx.answerHead?.head === null)

@@ -4,13 +4,15 @@
 import type { Plugin } from "@envelop/core";
 import { PothosValidationError } from "@pothos/core";
 import { type ExecutionResult, GraphQLError } from "graphql";
+import { isStatementTimeout } from "../db/statement-timeout.ts";
 import { echoInput, shortenMessage } from "../domain/echo-input.ts";
 import { DomainError } from "../domain/errors.ts";
 import type { Logger } from "../logger.ts";
-import { fromDomainError, userInputError } from "./errors.ts";
+import { fromDomainError, timeoutError, userInputError } from "./errors.ts";
 import { mapPrismaError } from "./prisma-errors.ts";
 
 export const INTERNAL_ERROR_MESSAGE = "Unexpected error.";
+const TIMEOUT = timeoutError();
 
 export function useErrorMapping(options: { logger: Logger }): Plugin {
   const mapErrors = errorMapper(options);
@@ -47,6 +49,14 @@ export function errorMapper(options: { logger: Logger }): (result: ExecutionResu
       // graphql-js itself raised it while coercing variables (a bad enum value, a missing input field,
       // an integer beyond 32 bits): always the client's input, never a 500.
       return variableInputError(error);
+    }
+    if (isStatementTimeout(original)) {
+      options.logger.warn("a statement reached the database deadline", { path: error.path?.join(".") });
+      return new GraphQLError(TIMEOUT.message, {
+        nodes: error.nodes,
+        path: error.path,
+        extensions: TIMEOUT.extensions,
+      });
     }
     const mapped = original instanceof DomainError ? fromDomainError(original) : mapPrismaError(original);
     if (mapped)

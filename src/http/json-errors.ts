@@ -1,6 +1,8 @@
 // The JSON bodies of errors the HTTP layer itself answers (before or outside GraphQL). Every error body
 // of the service has `error` and `message`; REST-specific mappings live in src/rest/errors.ts.
 import type { ErrorRequestHandler, Response } from "express";
+import { isStatementTimeout } from "../db/statement-timeout.ts";
+import { RETRY_AFTER_TIMEOUT_SECONDS, timeoutError } from "../graphql/errors.ts";
 import type { Logger } from "../logger.ts";
 import type { KeyState } from "./request-caller.ts";
 
@@ -36,6 +38,11 @@ export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
       sendError(res, 413, "Payload too large", "The request body exceeds the size limit");
     } else if (type === "encoding.unsupported" || type === "charset.unsupported") {
       sendError(res, 415, "Unsupported encoding", "The request body encoding is not supported");
+    } else if (isStatementTimeout(error)) {
+      // A statement outside GraphQL (the cache's head read, say) reached the database's deadline.
+      logger.warn("a statement reached the database deadline", { method: req.method, path: req.path });
+      res.setHeader("Retry-After", String(RETRY_AFTER_TIMEOUT_SECONDS));
+      sendError(res, 503, "Service unavailable", timeoutError().message);
     } else if (isClientErrorStatus(error)) {
       // Express and its body parsers mark the client's mistakes (e.g. a path segment that is not valid
       // percent-encoding) with a 4xx status; their messages are safe to show but say little.

@@ -1,10 +1,12 @@
 // GraphQL errors (from src/graphql/errors.ts) turned into the contract's REST error bodies.
 import type { GraphQLError, GraphQLFormattedError } from "graphql";
 import type { FieldProblem } from "../domain/errors.ts";
+import { RETRY_AFTER_TIMEOUT_SECONDS } from "../graphql/errors.ts";
 
 export interface RestError {
   status: number;
   body: Record<string, unknown>;
+  headers?: Record<string, string>;
 }
 
 type AnyGraphQLError = GraphQLError | GraphQLFormattedError;
@@ -54,6 +56,12 @@ export function restErrorFromGraphQL(errors: readonly AnyGraphQLError[]): RestEr
       };
     case "PREVIEWS_UNAVAILABLE":
       return { status: 503, body: { error: "Previews not configured", message } };
+    case "TIMEOUT":
+      return {
+        status: 503,
+        body: { error: "Service unavailable", message },
+        headers: { "Retry-After": String(RETRY_AFTER_TIMEOUT_SECONDS) },
+      };
     case "QUERY_TOO_COMPLEX":
       return { status: 400, body: { error: "Query too complex", message } };
     default:

@@ -92,6 +92,7 @@ function routeHandler(route: RestRoute, operation: PreparedOperation, deps: Rest
         return;
       }
       const outcome = await runRoute(route, operation, deps, req, res);
+      if (outcome.headers) res.set(outcome.headers);
       res.status(outcome.status).json(outcome.body);
     } catch (error) {
       next(error);
@@ -137,6 +138,7 @@ async function answerRead(
   }
   const outcome = await runRoute(route, operation, deps, req, res);
   if (outcome.status !== 200) {
+    if (outcome.headers) res.set(outcome.headers);
     res.status(outcome.status).json(outcome.body);
     return;
   }

@@ -77,6 +77,11 @@ export async function startTestApp(
   });
   const metrics = createMetrics();
   const db = await openTestDatabase({
+    // A test's own DATABASE_STATEMENT_TIMEOUT_MS (the test database reads DATABASE_URL itself, so
+    // `config.database` here is the embedded one).
+    ...(options.env?.DATABASE_STATEMENT_TIMEOUT_MS
+      ? { statementTimeoutMs: Number(options.env.DATABASE_STATEMENT_TIMEOUT_MS) }
+      : {}),
     onQuery: (sql, source) => {
       metrics.countStatement();
       options.onQuery?.(sql, source);

@@ -7,12 +7,14 @@ import type { QueryObserver } from "../../src/db/sql-executor.ts";
 
 export const storageMode = process.env.DATABASE_URL ? "postgres" : "embedded";
 
-export async function openTestDatabase(options: { onQuery?: QueryObserver } = {}): Promise<Database> {
+export async function openTestDatabase(
+  options: { onQuery?: QueryObserver; statementTimeoutMs?: number } = {},
+): Promise<Database> {
   const url = process.env.DATABASE_URL;
   if (!url) return openDatabase({ kind: "memory" }, options);
   const schema = `test_${randomBytes(6).toString("hex")}`;
   const db = await openDatabase(
-    { kind: "postgres", url, schema, poolSize: 4 },
+    { kind: "postgres", url, schema, poolSize: 4, statementTimeoutMs: options.statementTimeoutMs ?? 5_000 },
     { ...options, migrate: true },
   );
   return {

@@ -1,5 +1,6 @@
 // /v1/posts: list, get, create, update, delete.
 import { z } from "zod";
+import { SEARCH_MAX_LENGTH } from "../../domain/constants.ts";
 import { DATE_RANGE_PROBLEM, isStorableDate } from "../../domain/dates.ts";
 import { LIMIT_PARAM, PAGE_PARAM, type QueryParam } from "../query-params.ts";
 import type { RestRoute } from "../route.ts";
@@ -41,7 +42,7 @@ const listQuery: QueryParam[] = [
   {
     name: "query",
     kind: "string",
-    maxLength: 500,
+    maxLength: SEARCH_MAX_LENGTH,
     description:
       "Full-text search over title and content (web-search syntax). Only the 1,000 best matches are considered: pagination.totalItems is then capped at 1,000.",
   },
