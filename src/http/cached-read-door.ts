@@ -31,6 +31,7 @@ import {
 } from "../cache/rest-answers.ts";
 import { regularResultMediaType } from "../graphql/use-graphql-response-media-type.ts";
 import { setCorsHeaders } from "../http/cors.ts";
+import { JsonTooDeepError, nestsDeeperThan } from "../http/json-depth.ts";
 import { answeredAs } from "../http/route-template.ts";
 import { type RateLimitIdentity, setRateLimitHeaders } from "../limits/rate-limit-middleware.ts";
 import type { RateLimitDecision, RateLimiter } from "../limits/rate-limiter.ts";
@@ -178,6 +179,7 @@ const graphqlHit: ShortWay = async (deps, req, res, presented) => {
   let body: unknown;
   try {
     if (!/^\s*[{[]/.test(text)) throw new SyntaxError("The body is not a JSON object or array");
+    if (nestsDeeperThan(text)) throw new JsonTooDeepError();
     body = JSON.parse(text);
   } catch (error) {
     req.unparsableBody = error as Error;

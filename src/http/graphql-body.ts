@@ -7,6 +7,7 @@ import express, { type ErrorRequestHandler, type RequestHandler, type Response }
 import type { GraphQLError } from "graphql";
 import { badRequestError, payloadTooLargeError, unsupportedMediaTypeError } from "../graphql/errors.ts";
 import { UploadTooLargeError } from "../media/upload-errors.ts";
+import { JsonTooDeepError, nestsDeeperThan, refuseDeepJson } from "./json-depth.ts";
 
 /** What Yoga parses a POST body as (its request parsers), besides multipart uploads. */
 const TEXT_BODY_TYPES = [
@@ -16,6 +17,7 @@ const TEXT_BODY_TYPES = [
   "application/x-www-form-urlencoded",
 ];
 const MULTIPART = "multipart/form-data";
+const FORM = "application/x-www-form-urlencoded";
 
 export function graphqlBody(options: {
   limitBytes: number;
@@ -31,6 +33,7 @@ export function graphqlBody(options: {
   const readJson = express.json({
     type: (req) => isJson(mediaType(req.headers["content-type"])),
     limit: options.limitBytes,
+    verify: refuseDeepJson,
   });
   const readText = express.text({
     type: (req) => {
@@ -71,16 +74,44 @@ export function graphqlBody(options: {
   // A JSON body read by the cached-read door that did not parse: refused as express.json() refuses one.
   const readBefore: RequestHandler = (req, _res, next) => {
     if (!req.unparsableBody) return next();
-    next(Object.assign(req.unparsableBody, { type: "entity.parse.failed", status: 400 }));
+    const { unparsableBody } = req;
+    next(
+      unparsableBody instanceof JsonTooDeepError
+        ? unparsableBody
+        : Object.assign(unparsableBody, { type: "entity.parse.failed", status: 400 }),
+    );
   };
-  return [checkType, readBefore, readJson, readText, refuseEmpty];
+  return [checkType, readBefore, readJson, readText, refuseEmpty, refuseDeepParameters];
 }
+
+/**
+ * Variables and extensions sent outside a JSON body (a GET's query string, a form-encoded POST) are
+ * JSON text Yoga parses itself: held to the same nesting bound as JSON bodies.
+ */
+const refuseDeepParameters: RequestHandler = (req, res, next) => {
+  const params =
+    req.method === "GET"
+      ? (req.query as Record<string, unknown>)
+      : typeof req.body === "string" && mediaType(req.headers["content-type"]) === FORM
+        ? Object.fromEntries(new URLSearchParams(req.body))
+        : null;
+  for (const name of ["variables", "extensions"]) {
+    const value = params?.[name];
+    if (typeof value === "string" && nestsDeeperThan(value))
+      return sendGraphQLError(
+        res,
+        badRequestError(new JsonTooDeepError(`The \`${name}\` parameter`).message),
+      );
+  }
+  next();
+};
 
 /** Errors of the body reader above, in GraphQL's shape. */
 export function graphqlBodyErrors(): ErrorRequestHandler {
   return (error, _req, res, next) => {
     const type = (error as { type?: string }).type;
-    if (type === "entity.parse.failed")
+    if (type === "entity.too.deep") sendGraphQLError(res, badRequestError((error as Error).message));
+    else if (type === "entity.parse.failed")
       sendGraphQLError(res, badRequestError("The request body is not valid JSON"));
     else if (type === "entity.too.large")
       sendGraphQLError(res, payloadTooLargeError("The request body exceeds the size limit"));

@@ -34,6 +34,10 @@ export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return;
     if (type === "entity.parse.failed") {
       sendError(res, 400, "Invalid JSON", "The request body is not valid JSON");
+    } else if (type === "entity.too.deep") {
+      sendError(res, 400, "Validation failed", "Invalid request body", {
+        details: [{ field: "body", message: (error as Error).message }],
+      });
     } else if (type === "entity.too.large") {
       sendError(res, 413, "Payload too large", "The request body exceeds the size limit");
     } else if (type === "encoding.unsupported" || type === "charset.unsupported") {

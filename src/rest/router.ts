@@ -14,6 +14,7 @@ import type { Config } from "../config.ts";
 import { echoInput } from "../domain/echo-input.ts";
 import type { InProcessQueries } from "../graphql/in-process-queries.ts";
 import type { ContentYoga } from "../graphql/yoga.ts";
+import { refuseDeepJson } from "../http/json-depth.ts";
 import { sendError, sendUnauthorized } from "../http/json-errors.ts";
 import { refuseNullBytesInBody } from "../http/refuse-null-bytes.ts";
 import { routeTemplateOf } from "../http/route-template.ts";
@@ -50,7 +51,10 @@ export function createRestRouter(deps: RestRouterDeps): Router {
     res.json(openapi);
   });
 
-  const json = [express.json({ limit: deps.config.bodyLimitBytes }), refuseNullBytesInBody()];
+  const json = [
+    express.json({ limit: deps.config.bodyLimitBytes, verify: refuseDeepJson }),
+    refuseNullBytesInBody(),
+  ];
   const methodsByPath = new Map<string, Set<string>>([["/openapi.json", new Set(["get"])]]);
   const mounted = routes.map((route) => ({
     route,

@@ -47,9 +47,7 @@ describe("search text bounds", () => {
 
     const tooLong = await app.request("GET", `/v1/posts?query=${"x".repeat(501)}`, { key: ws.publicKey });
     expect(tooLong.status).toBe(400);
-    expect(tooLong.body.details).toEqual([
-      { field: "query", message: "Must be at most 500 characters" },
-    ]);
+    expect(tooLong.body.details).toEqual([{ field: "query", message: "Must be at most 500 characters" }]);
 
     const manyShortWords = await app.request("GET", `/v1/posts?query=${encodeURIComponent(words(33))}`, {
       key: ws.publicKey,
