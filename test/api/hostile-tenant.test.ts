@@ -1,0 +1,250 @@
+// One public key used as a hostile tenant would use it, against a real server process, while another
+// workspace reads and receives webhooks: the abusive requests of issue 36 — a search of 150,000 words
+// (item 2), the change feed's expansion of a category renamed under hundreds of posts read one entry
+// at a time (item 4), a cursor past a bigint and variables nested 50,000 deep (item 6), twice the
+// subscriptions a key may hold (item 7) — get quick 4xx answers, the other workspace's read and
+// delivery latencies stay within 2× of a quiet service's, and nothing anywhere answers 5xx.
+//
+// The instance runs with CACHE=off (every read of the other workspace reaches the database), a pool of 4
+// connections (what one key tying up connections would exhaust first) and no rate limit to speak of, so
+// the bounds alone must do it. Latencies at a few
+// milliseconds move by whole milliseconds with timer and GC noise on a loaded 2-core machine, so the
+// quiet p99 counts as at least QUIET_FLOOR_MS before it is doubled.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminWorkspace, type Instance, instanceGroup } from "../helpers/server-instances.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
+
+const PHASE_MS = 5_000;
+const QUIET_FLOOR_MS = 25;
+const RENAMED_CATEGORY_POSTS = 300;
+
+const group = instanceGroup("hostile");
+let instance: Instance;
+let receiver: WebhookReceiver;
+let attacker: Awaited<ReturnType<typeof adminWorkspace>>;
+let victim: Awaited<ReturnType<typeof adminWorkspace>>;
+/** A change feed cursor of the attacker's, from just before its category was renamed. */
+let beforeRename: string;
+const statuses: { who: string; status: number; what: string }[] = [];
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  instance = await group.start({
+    CACHE: "off",
+    DATABASE_POOL_SIZE: "4",
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+    WEBHOOK_RETRY_SCHEDULE: "1s",
+    // No rate limit: the bounds alone must protect the honest workspace (and the setup writes freely).
+    RATE_LIMIT_AUTHENTICATED: "1000000",
+  });
+  attacker = await adminWorkspace(instance, "Hostile");
+  victim = await adminWorkspace(instance, "Honest");
+
+  const category = await send(attacker.privateKey, "POST", "/v1/categories", { name: "Bulk", slug: "bulk" });
+  const categoryId = category.category.id as string;
+  // A few writers at once, as an import would.
+  await Promise.all(
+    Array.from({ length: 4 }, async (_, lane) => {
+      for (let i = lane; i < RENAMED_CATEGORY_POSTS; i += 4)
+        await send(attacker.privateKey, "POST", "/v1/posts", {
+          title: `Bulk ${i}`,
+          slug: `bulk-${i}`,
+          content: "<p>x</p>",
+          description: "d",
+          categoryId,
+          status: "published",
+        });
+    }),
+  );
+  beforeRename = await feedEnd(attacker.publicKey);
+  await send(attacker.privateKey, "PATCH", `/v1/categories/${categoryId}`, { name: "Bulk renamed" });
+
+  const news = await send(victim.privateKey, "POST", "/v1/categories", { name: "News", slug: "news" });
+  for (let i = 0; i < 20; i++)
+    await send(victim.privateKey, "POST", "/v1/posts", {
+      title: `Honest ${i}`,
+      slug: `honest-${i}`,
+      content: `<p>Honest post ${i}</p>`,
+      description: "d",
+      categoryId: news.category.id,
+      status: "published",
+    });
+  await send(victim.privateKey, "POST", "/v1/webhooks", { url: receiver.url, events: ["tag.created"] });
+}, 180_000);
+
+afterAll(async () => {
+  await group.stop();
+  await receiver?.close();
+});
+
+describe("a hostile public key beside an honest workspace", () => {
+  it("gets quick 4xx answers; the honest workspace's p99 stays within 2× and nothing answers 5xx", async () => {
+    const quiet = await honestTraffic("quiet", performance.now() + PHASE_MS);
+    const stopAttack = { at: performance.now() + PHASE_MS };
+    const [underAttack, attack] = await Promise.all([
+      honestTraffic("attacked", stopAttack.at),
+      hostileTraffic(stopAttack.at),
+    ]);
+
+    const report = (name: string, samples: number[]) =>
+      `${name}: n=${samples.length} p50=${percentile(samples, 50).toFixed(1)} p99=${percentile(samples, 99).toFixed(1)} ms`;
+    console.log(
+      [
+        report("honest reads, quiet", quiet.reads),
+        report("honest reads, under attack", underAttack.reads),
+        report("honest webhook deliveries, quiet", quiet.deliveries),
+        report("honest webhook deliveries, under attack", underAttack.deliveries),
+        ...Object.entries(attack).map(([name, samples]) => report(`hostile ${name}`, samples)),
+      ].join("\n"),
+    );
+    expect(statuses.filter((s) => s.status >= 500)).toEqual([]);
+    expect(underAttack.reads.length).toBeGreaterThan(20);
+    expect(underAttack.deliveries.length).toBeGreaterThan(3);
+    const bound = (samples: number[]) => 2 * Math.max(percentile(samples, 99), QUIET_FLOOR_MS);
+    expect(percentile(underAttack.reads, 99)).toBeLessThanOrEqual(bound(quiet.reads));
+    expect(percentile(underAttack.deliveries, 99)).toBeLessThanOrEqual(bound(quiet.deliveries));
+    // Every kind of abuse ran, and each was refused or bounded quickly.
+    for (const [name, samples] of Object.entries(attack)) {
+      expect(samples.length, name).toBeGreaterThan(0);
+      expect(percentile(samples, 99), name).toBeLessThan(1_000);
+    }
+  }, 120_000);
+});
+
+/** The honest workspace: two readers of its list, and a tag written every 250 ms whose webhook is timed. */
+async function honestTraffic(phase: string, until: number) {
+  const reads: number[] = [];
+  const deliveries: number[] = [];
+  const reader = async () => {
+    while (performance.now() < until) {
+      const started = performance.now();
+      const res = await fetch(`${instance.url}/v1/posts?limit=10`, {
+        headers: { authorization: victim.publicKey },
+      });
+      await res.arrayBuffer();
+      record("honest", res.status, "GET /v1/posts");
+      reads.push(performance.now() - started);
+    }
+  };
+  const writer = async () => {
+    for (let i = 0; performance.now() < until; i++) {
+      const slug = `${phase}-${i}`;
+      await send(victim.privateKey, "POST", "/v1/tags", { name: slug, slug });
+      const written = performance.now();
+      const all = await receiver.waitFor((got) => got.some((r) => r.json.data.slug === slug), 10_000);
+      const arrival = all.find((r) => r.json.data.slug === slug);
+      if (arrival) deliveries.push(arrival.receivedAt - written);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  };
+  await Promise.all([reader(), reader(), writer()]);
+  return { reads, deliveries };
+}
+
+/** The hostile key's requests, each kind in its own loop until `until`; their latencies by kind. */
+async function hostileTraffic(until: number): Promise<Record<string, number[]>> {
+  const key = attacker.publicKey;
+  const words = Array.from({ length: 150_000 }, (_, i) => `w${i % 997}`).join(" ");
+  const deep = `${"[".repeat(50_000)}${"]".repeat(50_000)}`;
+  const kinds: Record<string, () => Promise<Response>> = {
+    "search of 150,000 words (GraphQL)": () =>
+      graphql(key, {
+        query: "query Q($q: String) { posts(query: $q) { items { id } } }",
+        variables: { q: words },
+      }),
+    "change feed limit=1 inside a 300-post rename": () =>
+      fetch(`${instance.url}/v1/changes?limit=1&since=${beforeRename}`, { headers: { authorization: key } }),
+    "change feed cursor past a bigint": () =>
+      fetch(`${instance.url}/v1/changes?since=9999999999999999999`, { headers: { authorization: key } }),
+    "variables nested 50,000 deep": () =>
+      fetch(`${instance.url}/graphql`, {
+        method: "POST",
+        headers: { authorization: key, "content-type": "application/json" },
+        body: `{"query": "query Q($t: [String!]) { posts(tags: $t) { items { id } } }", "variables": {"t": ${deep}}}`,
+      }),
+  };
+  const latencies: Record<string, number[]> = {};
+  const loops = Object.entries(kinds).map(async ([name, request]) => {
+    latencies[name] = [];
+    while (performance.now() < until) {
+      const started = performance.now();
+      const res = await request();
+      await res.arrayBuffer();
+      record("hostile", res.status, name);
+      latencies[name].push(performance.now() - started);
+      // About 40 abusive requests a second in all: far past what the default rate limit lets one key send.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+  // Twice the subscriptions a key may hold, held open for the whole phase.
+  latencies["subscriptions past the cap"] = [];
+  const streams: AbortController[] = [];
+  // Held, so that no open stream is collected (and closed) before the phase ends.
+  const held: Response[] = [];
+  const subscriptions = (async () => {
+    for (let i = 0; i < 40 && performance.now() < until; i++) {
+      const controller = new AbortController();
+      streams.push(controller);
+      const started = performance.now();
+      const res = await fetch(`${instance.url}/graphql`, {
+        method: "POST",
+        headers: { authorization: key, "content-type": "application/json", accept: "text/event-stream" },
+        body: JSON.stringify({ query: "subscription { contentChanged { type } }" }),
+        signal: controller.signal,
+      });
+      record("hostile", res.status, "subscription");
+      latencies["subscriptions past the cap"]?.push(performance.now() - started);
+      if (res.status === 200) held.push(res);
+      else await res.arrayBuffer();
+    }
+  })();
+  await Promise.all([...loops, subscriptions]);
+  const opened = statuses.filter((s) => s.what === "subscription");
+  expect(opened.filter((s) => s.status === 200).length).toBeLessThanOrEqual(20);
+  expect(opened.filter((s) => s.status === 429).length).toBeGreaterThan(0);
+  for (const stream of streams) stream.abort();
+  return latencies;
+}
+
+function record(who: string, status: number, what: string): void {
+  statuses.push({ who, status, what });
+}
+
+async function send(key: string, method: string, path: string, body: unknown) {
+  const res = await fetch(`${instance.url}${path}`, {
+    method,
+    headers: { authorization: key, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const answer = await res.json();
+  if (res.status >= 300)
+    throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+function graphql(key: string, body: unknown): Promise<Response> {
+  return fetch(`${instance.url}/graphql`, {
+    method: "POST",
+    headers: { authorization: key, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Reads the key's change feed to its end; the cursor there. */
+async function feedEnd(key: string): Promise<string> {
+  let cursor = "";
+  for (;;) {
+    const res = await fetch(`${instance.url}/v1/changes?limit=100${cursor ? `&since=${cursor}` : ""}`, {
+      headers: { authorization: key },
+    });
+    const page = await res.json();
+    cursor = page.nextCursor;
+    if (!page.hasMore) return cursor;
+  }
+}
+
+function percentile(samples: number[], p: number): number {
+  if (samples.length === 0) return 0;
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
