@@ -13,6 +13,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   PreviewTokenError,
+  StorageUnavailableError,
 } from "../domain/errors.ts";
 
 export type ErrorCode =
@@ -30,7 +31,8 @@ export type ErrorCode =
   | "CURSOR_EXPIRED"
   | "PERSISTED_QUERY_NOT_FOUND"
   | "PREVIEW_TOKEN_INVALID"
-  | "PREVIEWS_UNAVAILABLE";
+  | "PREVIEWS_UNAVAILABLE"
+  | "STORAGE_UNAVAILABLE";
 
 const httpStatus: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
@@ -49,6 +51,8 @@ const httpStatus: Record<ErrorCode, number> = {
   // The key is fine (not a 401, which clients read as "fix your API key"); the token grants nothing.
   PREVIEW_TOKEN_INVALID: 403,
   PREVIEWS_UNAVAILABLE: 503,
+  // The service's own dependency failed, not the request: the same request may succeed later.
+  STORAGE_UNAVAILABLE: 503,
 };
 
 function clientError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
@@ -69,7 +73,22 @@ export function fromDomainError(error: DomainError): GraphQLError {
   if (error instanceof PayloadTooLargeError) return clientError("PAYLOAD_TOO_LARGE", error.message);
   if (error instanceof PreviewTokenError)
     return clientError("PREVIEW_TOKEN_INVALID", error.message, { reason: error.problem });
+  if (error instanceof StorageUnavailableError) return storageUnavailableError(error);
   throw new TypeError(`No GraphQL error for ${error.name}`);
+}
+
+/**
+ * The media storage did not answer within its deadline. Yoga sends `extensions.http.headers` as response
+ * headers, so /graphql answers carry Retry-After as REST's do (src/rest/errors.ts reads the seconds).
+ */
+function storageUnavailableError({ message, retryAfterSeconds }: StorageUnavailableError): GraphQLError {
+  return new GraphQLError(message, {
+    extensions: {
+      code: "STORAGE_UNAVAILABLE",
+      http: { status: httpStatus.STORAGE_UNAVAILABLE, headers: { "Retry-After": String(retryAfterSeconds) } },
+      retryAfterSeconds,
+    },
+  });
 }
 
 export function notFoundError(resource: string, identifier: string): GraphQLError {

@@ -1,6 +1,7 @@
 // The JSON bodies of errors the HTTP layer itself answers (before or outside GraphQL). Every error body
 // of the service has `error` and `message`; REST-specific mappings live in src/rest/errors.ts.
 import type { ErrorRequestHandler, Response } from "express";
+import { StorageUnavailableError } from "../domain/errors.ts";
 import type { Logger } from "../logger.ts";
 import type { KeyState } from "./request-caller.ts";
 
@@ -25,7 +26,10 @@ export function sendUnauthorized(res: Response, keyState: KeyState | undefined):
   sendError(res, 401, "Unauthorized", unauthorizedMessage(keyState));
 }
 
-/** Last handler: malformed JSON → 400, oversized body → 413, anything else → 500 with nothing leaked. */
+/**
+ * Last handler: malformed JSON → 400, oversized body → 413, media storage past its deadline (a local file
+ * served at /media/…) → 503 with Retry-After, anything else → 500 with nothing leaked.
+ */
 export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const type = (error as { type?: string }).type;
@@ -36,6 +40,10 @@ export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
       sendError(res, 413, "Payload too large", "The request body exceeds the size limit");
     } else if (type === "encoding.unsupported" || type === "charset.unsupported") {
       sendError(res, 415, "Unsupported encoding", "The request body encoding is not supported");
+    } else if (error instanceof StorageUnavailableError) {
+      // Logged once already, where the deadline passed (src/media/storage-deadlines.ts).
+      res.setHeader("Retry-After", String(error.retryAfterSeconds));
+      sendError(res, 503, "Storage unavailable", error.message);
     } else if (isClientErrorStatus(error)) {
       // Express and its body parsers mark the client's mistakes (e.g. a path segment that is not valid
       // percent-encoding) with a 4xx status; their messages are safe to show but say little.

@@ -5,6 +5,8 @@ import type { FieldProblem } from "../domain/errors.ts";
 export interface RestError {
   status: number;
   body: Record<string, unknown>;
+  /** Response headers the error comes with (Retry-After). */
+  headers?: Record<string, string>;
 }
 
 type AnyGraphQLError = GraphQLError | GraphQLFormattedError;
@@ -54,6 +56,12 @@ export function restErrorFromGraphQL(errors: readonly AnyGraphQLError[]): RestEr
       };
     case "PREVIEWS_UNAVAILABLE":
       return { status: 503, body: { error: "Previews not configured", message } };
+    case "STORAGE_UNAVAILABLE":
+      return {
+        status: 503,
+        body: { error: "Storage unavailable", message },
+        headers: { "Retry-After": String(ext.retryAfterSeconds) },
+      };
     case "QUERY_TOO_COMPLEX":
       return { status: 400, body: { error: "Query too complex", message } };
     default:

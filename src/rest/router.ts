@@ -92,7 +92,7 @@ function routeHandler(route: RestRoute, operation: PreparedOperation, deps: Rest
         return;
       }
       const outcome = await runRoute(route, operation, deps, req, res);
-      res.status(outcome.status).json(outcome.body);
+      sendOutcome(res, outcome);
     } catch (error) {
       next(error);
     }
@@ -137,7 +137,7 @@ async function answerRead(
   }
   const outcome = await runRoute(route, operation, deps, req, res);
   if (outcome.status !== 200) {
-    res.status(outcome.status).json(outcome.body);
+    sendOutcome(res, outcome);
     return;
   }
   head = req.answerHead ? req.answerHead.head : head;
@@ -198,6 +198,12 @@ async function runRoute(
     status: route.status,
     body: route.reshape(result.data as Record<string, unknown>, input) as Record<string, unknown>,
   };
+}
+
+/** An answer computed by runRoute: its status, its headers (an error's Retry-After) and its body. */
+function sendOutcome(res: Response, outcome: RestError): void {
+  if (outcome.headers) res.set(outcome.headers);
+  res.status(outcome.status).json(outcome.body);
 }
 
 function requireKey(route: RestRoute): RequestHandler {
