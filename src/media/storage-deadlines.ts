@@ -28,7 +28,7 @@ export function withDeadlines(
     run: (signal: AbortSignal) => Promise<T>,
   ) =>
     callWithDeadline(timeoutMs, run).catch((error: unknown) => {
-      if (!(error instanceof DeadlinePassed) && !isTransportTimeout(error)) throw error;
+      if (!isTimeout(error)) throw error;
       logger.warn("media storage did not answer in time", { operation, key, timeoutMs });
       throw new StorageUnavailableError(retryAfterSeconds);
     });
@@ -86,7 +86,10 @@ async function callWithDeadline<T>(timeoutMs: number, run: (signal: AbortSignal)
   }
 }
 
-/** The SDK's own connection and socket timeouts (set in s3-storage.ts) may fire just before the deadline. */
-function isTransportTimeout(error: unknown): boolean {
-  return error instanceof Error && (error.name === "TimeoutError" || error.name === "DeadlinePassed");
+/**
+ * The deadline, or the SDK's own connection and socket timeouts (s3-storage.ts), which may fire just
+ * before it; a backend that rethrows the signal's reason rethrows the DeadlinePassed itself.
+ */
+function isTimeout(error: unknown): boolean {
+  return error instanceof DeadlinePassed || (error instanceof Error && error.name === "TimeoutError");
 }
