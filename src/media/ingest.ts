@@ -65,10 +65,11 @@ export async function ingestMedia(options: IngestMediaOptions): Promise<Ingested
   try {
     await storage.put(storageKey, bytes, probe.mimeType);
   } catch (error) {
-    // A put that failed on our side (a timeout, say) may still have completed remotely; removing the key
-    // makes sure a failed upload leaves no object behind. Not awaited: with a hung store the removal
-    // would wait out a deadline of its own before the client hears of the first.
-    void removeWithRetries(storage, storageKey, options.logger);
+    // A put that failed on our side (a timeout, say) may still have completed remotely, or complete
+    // when a hung store wakes up; removing the key until (and once after) the store takes it makes sure
+    // a failed upload leaves no object behind. Not awaited: with a hung store the removal would wait out
+    // a deadline of its own before the client hears of the first.
+    void removeWithRetries(storage, storageKey, options.logger, { repeatOnceRemoved: true });
     throw error;
   }
 

@@ -105,7 +105,7 @@ describe("removeWithRetries", () => {
       .mockResolvedValue(undefined);
     const storage: MediaStorage = { put: async () => {}, delete: remove, urlFor: (key) => key };
 
-    expect(await removeWithRetries(storage, "ws/key.png", logger, [10, 10, 10])).toBe(false);
+    expect(await removeWithRetries(storage, "ws/key.png", logger, { delaysMs: [10, 10, 10] })).toBe(false);
     await vi.waitFor(() => expect(remove).toHaveBeenCalledTimes(3));
     // The timeout was logged by the deadline itself; only the other failure is logged here.
     expect(logger.lines).toEqual([
@@ -116,12 +116,29 @@ describe("removeWithRetries", () => {
     ]);
   });
 
+  it("removes once more after succeeding when asked to (a woken store may complete an abandoned put)", async () => {
+    const remove = vi
+      .fn<MediaStorage["delete"]>()
+      .mockRejectedValueOnce(new StorageUnavailableError(1))
+      .mockResolvedValue(undefined);
+    const storage: MediaStorage = { put: async () => {}, delete: remove, urlFor: (key) => key };
+
+    await removeWithRetries(storage, "ws/key.png", undefined, {
+      delaysMs: [10, 10],
+      repeatOnceRemoved: true,
+    });
+    await vi.waitFor(() => expect(remove).toHaveBeenCalledTimes(3));
+    // Once, not forever: nothing follows the repeated removal.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(remove).toHaveBeenCalledTimes(3);
+  });
+
   it("reports the object as orphaned when the last attempt fails", async () => {
     const logger = recordingLogger();
     const remove = vi.fn<MediaStorage["delete"]>().mockRejectedValue(new StorageUnavailableError(1));
     const storage: MediaStorage = { put: async () => {}, delete: remove, urlFor: (key) => key };
 
-    await removeWithRetries(storage, "ws/key.png", logger, [10]);
+    await removeWithRetries(storage, "ws/key.png", logger, { delaysMs: [10] });
     await vi.waitFor(() => expect(logger.lines).toHaveLength(1));
     expect(remove).toHaveBeenCalledTimes(2);
     expect(logger.lines[0]).toEqual({
