@@ -65,7 +65,8 @@ export class LocalMediaStorage implements SelfServedMediaStorage {
     // Opened first and sized from the open file: the size always belongs to the bytes that are sent, and
     // a disk that hangs does so here, before anything of the answer is written.
     const handle = await open(this.pathFor(key), "r").catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT" || error.code === "ENOTDIR") return null;
+      // EISDIR: some systems refuse to open a directory at all (Linux opens it; stat then says so).
+      if (error.code === "ENOENT" || error.code === "ENOTDIR" || error.code === "EISDIR") return null;
       throw error;
     });
     if (!handle) return null;
