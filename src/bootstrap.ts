@@ -17,7 +17,7 @@ import { createRateLimiter } from "./limits/create-rate-limiter.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
 import { createRedisClient } from "./limits/redis-client.ts";
 import type { Logger } from "./logger.ts";
-import { createMediaStorage } from "./media/create-storage.ts";
+import { openMediaStorage } from "./media/create-storage.ts";
 import type { MediaStorage } from "./media/storage.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { sendWebhook } from "./webhooks/sender.ts";
@@ -42,7 +42,7 @@ export async function openRuntime(
     redisUrl: config.redisUrl,
     log: logger,
   });
-  const mediaStorage = createMediaStorage(config);
+  const mediaStorage = await openMediaStorage(config, logger);
   const sharedAnswers = openSharedAnswers(config);
   return {
     db,

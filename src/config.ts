@@ -130,6 +130,16 @@ const EnvSchema = z.object({
   /** Absolute base URL under which this service is reached; used for media URLs. */
   PUBLIC_URL: optionalUrl,
   MEDIA_STORAGE: z.enum(["local", "s3"]).default("local"),
+  /**
+   * Milliseconds a media storage call (a delete, a read, the start of an upload) may take before it is
+   * abandoned and the request answers 503: a hung store must not hold requests (and their sockets).
+   */
+  MEDIA_STORAGE_TIMEOUT_MS: positiveInt.default(5_000),
+  /**
+   * The slowest transfer an upload may make, in bytes per second: an upload's deadline is
+   * MEDIA_STORAGE_TIMEOUT_MS plus its size at this rate (a 5 MiB file: 5 s more by default).
+   */
+  MEDIA_STORAGE_MIN_BYTES_PER_SECOND: positiveInt.default(1024 * 1024),
   S3_ENDPOINT: optionalUrl,
   S3_REGION: z.string().default("us-east-1"),
   S3_BUCKET: z.string().optional(),
@@ -251,6 +261,10 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
               publicUrl: env.S3_PUBLIC_URL?.replace(/\/$/, ""),
             }
           : { kind: "local" as const, dir: path.join(dataDir, "media") },
+      deadlines: {
+        timeoutMs: env.MEDIA_STORAGE_TIMEOUT_MS,
+        minBytesPerSecond: env.MEDIA_STORAGE_MIN_BYTES_PER_SECOND,
+      },
     },
     graphql: {
       maxDepth: env.GRAPHQL_MAX_DEPTH,

@@ -36,6 +36,7 @@ export async function createMedia(
       bytes: upload.bytes,
       filename: upload.filename,
       maxBytes: deps.maxBytes,
+      logger: deps.logger,
     });
   } catch (error) {
     if (error instanceof UploadTooLargeError) throw new PayloadTooLargeError(error.message);

@@ -10,7 +10,7 @@ export interface FieldProblem {
   message: string;
 }
 
-/** A refusal the client caused and can act on. */
+/** A refusal the client can act on: by changing the request or, for StorageUnavailableError, retrying later. */
 export abstract class DomainError extends Error {}
 
 /** The record a request names does not exist in the caller's workspace. */
@@ -79,5 +79,17 @@ export class PreviewTokenError extends DomainError {
     message: string,
   ) {
     super(message);
+  }
+}
+
+/**
+ * The media storage did not answer within its deadline (MEDIA_STORAGE_TIMEOUT_MS): nothing was stored or
+ * removed as far as the request is concerned, and the same request may succeed after `retryAfterSeconds`.
+ */
+export class StorageUnavailableError extends DomainError {
+  override name = "StorageUnavailableError";
+
+  constructor(readonly retryAfterSeconds: number) {
+    super("The media storage did not answer in time; try again shortly");
   }
 }

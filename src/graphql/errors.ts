@@ -13,6 +13,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   PreviewTokenError,
+  StorageUnavailableError,
 } from "../domain/errors.ts";
 import type { StreamEndReason } from "./live/change-stream.ts";
 
@@ -33,7 +34,8 @@ export type ErrorCode =
   | "PREVIEW_TOKEN_INVALID"
   | "PREVIEWS_UNAVAILABLE"
   | "SUBSCRIPTION_ENDED"
-  | "TIMEOUT";
+  | "TIMEOUT"
+  | "STORAGE_UNAVAILABLE";
 
 const httpStatus: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
@@ -55,6 +57,8 @@ const httpStatus: Record<ErrorCode, number> = {
   // Only ever the last event of a stream already answered 200; the status says "not the client's input".
   SUBSCRIPTION_ENDED: 503,
   TIMEOUT: 503,
+  // The service's own dependency failed, not the request: the same request may succeed later.
+  STORAGE_UNAVAILABLE: 503,
 };
 
 function clientError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
@@ -75,7 +79,22 @@ export function fromDomainError(error: DomainError): GraphQLError {
   if (error instanceof PayloadTooLargeError) return clientError("PAYLOAD_TOO_LARGE", error.message);
   if (error instanceof PreviewTokenError)
     return clientError("PREVIEW_TOKEN_INVALID", error.message, { reason: error.problem });
+  if (error instanceof StorageUnavailableError) return storageUnavailableError(error);
   throw new TypeError(`No GraphQL error for ${error.name}`);
+}
+
+/**
+ * The media storage did not answer within its deadline. Yoga sends `extensions.http.headers` as response
+ * headers, so /graphql answers carry Retry-After as REST's do (src/rest/errors.ts reads the seconds).
+ */
+function storageUnavailableError({ message, retryAfterSeconds }: StorageUnavailableError): GraphQLError {
+  return new GraphQLError(message, {
+    extensions: {
+      code: "STORAGE_UNAVAILABLE",
+      http: { status: httpStatus.STORAGE_UNAVAILABLE, headers: { "Retry-After": String(retryAfterSeconds) } },
+      retryAfterSeconds,
+    },
+  });
 }
 
 export function notFoundError(resource: string, identifier: string): GraphQLError {

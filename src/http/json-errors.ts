@@ -2,6 +2,7 @@
 // of the service has `error` and `message`; REST-specific mappings live in src/rest/errors.ts.
 import type { ErrorRequestHandler, Response } from "express";
 import { isStatementTimeout } from "../db/statement-timeout.ts";
+import { StorageUnavailableError } from "../domain/errors.ts";
 import { RETRY_AFTER_TIMEOUT_SECONDS, timeoutError } from "../graphql/errors.ts";
 import type { Logger } from "../logger.ts";
 import type { KeyState } from "./request-caller.ts";
@@ -27,7 +28,10 @@ export function sendUnauthorized(res: Response, keyState: KeyState | undefined):
   sendError(res, 401, "Unauthorized", unauthorizedMessage(keyState));
 }
 
-/** Last handler: malformed JSON → 400, oversized body → 413, anything else → 500 with nothing leaked. */
+/**
+ * Last handler: malformed JSON → 400, oversized body → 413, media storage past its deadline (a local file
+ * served at /media/…) → 503 with Retry-After, anything else → 500 with nothing leaked.
+ */
 export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const type = (error as { type?: string }).type;
@@ -47,6 +51,10 @@ export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
       logger.warn("a statement reached the database deadline", { method: req.method, path: req.path });
       res.setHeader("Retry-After", String(RETRY_AFTER_TIMEOUT_SECONDS));
       sendError(res, 503, "Service unavailable", timeoutError().message);
+    } else if (error instanceof StorageUnavailableError) {
+      // Logged once already, where the deadline passed (src/media/storage-deadlines.ts).
+      res.setHeader("Retry-After", String(error.retryAfterSeconds));
+      sendError(res, 503, "Storage unavailable", error.message);
     } else if (isClientErrorStatus(error)) {
       // Express and its body parsers mark the client's mistakes (e.g. a path segment that is not valid
       // percent-encoding) with a 4xx status; their messages are safe to show but say little.

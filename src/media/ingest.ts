@@ -8,6 +8,7 @@ import type { MediaType } from "./allowed-types.ts";
 import { detectMediaType } from "./detect-type.ts";
 import { newMediaKey } from "./media-key.ts";
 import { probeAllowedMedia } from "./probe.ts";
+import { type RemovalLogger, removeWithRetries } from "./removal-retries.ts";
 import type { MediaStorage } from "./storage.ts";
 import { UnsupportedMediaTypeError, UploadTooLargeError } from "./upload-errors.ts";
 
@@ -23,6 +24,8 @@ export interface IngestMediaOptions {
    * this is for callers that receive bytes another way (e.g. a GraphQL Upload).
    */
   maxBytes?: number;
+  /** Reports an object that could not be removed after a failed put. */
+  logger?: CleanupLogger;
 }
 
 /** Why an image of an allowed type is refused when its pixels cannot be decoded. */
@@ -42,9 +45,7 @@ export interface IngestedMedia {
 }
 
 /** Something that can report a failed cleanup; the service's Logger fits. */
-export interface CleanupLogger {
-  warn(msg: string, data?: Record<string, unknown>): void;
-}
+export type CleanupLogger = RemovalLogger;
 
 /**
  * Checks, probes and stores an upload. Throws UnsupportedMediaTypeError for a type outside the
@@ -64,9 +65,11 @@ export async function ingestMedia(options: IngestMediaOptions): Promise<Ingested
   try {
     await storage.put(storageKey, bytes, probe.mimeType);
   } catch (error) {
-    // A put that failed on our side (a timeout, say) may still have completed remotely; deleting the key
-    // makes sure a failed upload never leaves an object behind.
-    await storage.delete(storageKey).catch(() => {});
+    // A put that failed on our side (a timeout, say) may still have completed remotely, or complete
+    // when a hung store wakes up; removing the key until (and once after) the store takes it makes sure
+    // a failed upload leaves no object behind. Not awaited: with a hung store the removal would wait out
+    // a deadline of its own before the client hears of the first.
+    void removeWithRetries(storage, storageKey, options.logger, { repeatOnceRemoved: true });
     throw error;
   }
 
@@ -84,22 +87,13 @@ export async function ingestMedia(options: IngestMediaOptions): Promise<Ingested
 
 /**
  * Removes a stored object during a rollback or after its record was deleted. Never throws, so the
- * error that caused the rollback is the one that surfaces; a failed removal is logged instead.
- * Returns whether the object is gone.
+ * error that caused the rollback is the one that surfaces; a failed removal is logged and retried in
+ * the background (removal-retries.ts). Returns whether the object is gone already.
  */
-export async function discardStoredMedia(
+export function discardStoredMedia(
   storage: MediaStorage,
   storageKey: string,
   logger?: CleanupLogger,
 ): Promise<boolean> {
-  try {
-    await storage.delete(storageKey);
-    return true;
-  } catch (error) {
-    logger?.warn("Could not delete a stored media object; it is now orphaned", {
-      storageKey,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    return false;
-  }
+  return removeWithRetries(storage, storageKey, logger);
 }

@@ -1,10 +1,12 @@
 // Media on the local disk, served by the service itself (serve-local-media.ts) under /media/<key>.
 import { randomBytes } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, open, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { isMediaKey } from "./media-key.ts";
-import type { SelfServedMediaStorage, StoredMediaObject } from "./storage.ts";
+import type { SelfServedMediaStorage, StorageCallOptions, StoredMediaObject } from "./storage.ts";
+
+/** Ends the temporary name a file is written under before it is renamed to its key. */
+export const PARTIAL_SUFFIX = ".partial";
 
 /** URL path prefix under which serveLocalMedia serves the local store. */
 export const LOCAL_MEDIA_PATH = "/media";
@@ -26,14 +28,22 @@ export class LocalMediaStorage implements SelfServedMediaStorage {
   }
 
   // The content type is not recorded: keys end in an allow-listed extension, which determines it on serving.
-  async put(key: string, bytes: Uint8Array, _contentType: string): Promise<void> {
+  async put(
+    key: string,
+    bytes: Uint8Array,
+    _contentType: string,
+    { signal }: StorageCallOptions = {},
+  ): Promise<void> {
     const file = this.pathFor(key);
     await mkdir(path.dirname(file), { recursive: true });
     // Write beside the target and rename, so a crash or full disk never leaves a half-written object
-    // under a real key; the temporary name never matches a key, so it is never served.
-    const temporary = `${file}.${randomBytes(6).toString("hex")}.partial`;
+    // under a real key; the temporary name never matches a key, so it is never served, and a process
+    // killed before the rename leaves it to removeInterruptedUploads (interrupted-uploads.ts).
+    const temporary = `${file}.${randomBytes(6).toString("hex")}${PARTIAL_SUFFIX}`;
     try {
-      await writeFile(temporary, bytes, { flag: "wx" });
+      await writeFile(temporary, bytes, { flag: "wx", signal });
+      // A put whose caller stopped waiting (its deadline passed) must not publish the file afterwards.
+      signal?.throwIfAborted();
       await rename(temporary, file);
     } catch (error) {
       await rm(temporary, { force: true }).catch(() => {});
@@ -41,7 +51,8 @@ export class LocalMediaStorage implements SelfServedMediaStorage {
     }
   }
 
-  async delete(key: string): Promise<void> {
+  // A delete is one unlink: nothing to give up half way, so the signal is not consulted.
+  async delete(key: string, _options?: StorageCallOptions): Promise<void> {
     await rm(this.pathFor(key), { force: true });
   }
 
@@ -49,18 +60,39 @@ export class LocalMediaStorage implements SelfServedMediaStorage {
     return `${this.baseUrl}${LOCAL_MEDIA_PATH}/${key}`;
   }
 
-  async read(key: string): Promise<StoredMediaObject | null> {
+  async read(key: string, { signal }: StorageCallOptions = {}): Promise<StoredMediaObject | null> {
     if (!isMediaKey(key)) return null;
-    const file = this.pathFor(key);
-    const stats = await stat(file).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT" || error.code === "ENOTDIR") return null;
+    // Opened first and sized from the open file: the size always belongs to the bytes that are sent, and
+    // a disk that hangs does so here, before anything of the answer is written.
+    const handle = await open(this.pathFor(key), "r").catch((error: NodeJS.ErrnoException) => {
+      // EISDIR: some systems refuse to open a directory at all (Linux opens it; stat then says so).
+      if (error.code === "ENOENT" || error.code === "ENOTDIR" || error.code === "EISDIR") return null;
       throw error;
     });
-    if (!stats?.isFile()) return null;
-    return {
-      size: stats.size,
-      open: (range) => createReadStream(file, range ? { start: range.start, end: range.end } : {}),
-    };
+    if (!handle) return null;
+    try {
+      // An open that returns after the caller's deadline has nobody to hand the file to.
+      signal?.throwIfAborted();
+      const stats = await handle.stat();
+      if (!stats.isFile()) {
+        await handle.close();
+        return null;
+      }
+      let streamed = false;
+      return {
+        size: stats.size,
+        open: (range) => {
+          streamed = true;
+          return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+        },
+        close: async () => {
+          if (!streamed) await handle.close();
+        },
+      };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   }
 
   /** The file for a key; throws for anything that is not a well-formed key inside the root. */

@@ -1,7 +1,7 @@
 // Media in an S3-compatible bucket (AWS S3, MinIO, R2, …), served by the bucket or a CDN in front of it.
 import { createRequire } from "node:module";
 import type { S3Client } from "@aws-sdk/client-s3";
-import type { MediaStorage } from "./storage.ts";
+import type { MediaStorage, StorageCallOptions } from "./storage.ts";
 
 export interface S3MediaStorageOptions {
   bucket: string;
@@ -18,6 +18,11 @@ export interface S3MediaStorageOptions {
    * When unset it is derived from the endpoint and bucket, which only works if the bucket allows public reads.
    */
   publicUrl?: string | undefined;
+  /**
+   * Milliseconds the client may wait to connect, and for the next byte once connected (a store that
+   * went silent mid-request). The whole call's deadline is the caller's signal (storage-deadlines.ts).
+   */
+  timeoutMs?: number | undefined;
   /** A ready client, mainly for tests; the connection options above are then ignored. */
   client?: S3Client;
 }
@@ -40,7 +45,12 @@ export class S3MediaStorage implements MediaStorage {
     this.publicBaseUrl = (options.publicUrl ?? derivedPublicUrl(options)).replace(/\/+$/, "");
   }
 
-  async put(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
+  async put(
+    key: string,
+    bytes: Uint8Array,
+    contentType: string,
+    { signal }: StorageCallOptions = {},
+  ): Promise<void> {
     // A single PutObject is atomic: the object either appears whole or not at all.
     const { PutObjectCommand } = loadSdk();
     await this.client.send(
@@ -52,13 +62,17 @@ export class S3MediaStorage implements MediaStorage {
         ContentType: contentType,
         CacheControl: CACHE_CONTROL,
       }),
+      // Aborting destroys the request (and stops the SDK's retries) the moment the caller gives up.
+      { abortSignal: signal },
     );
   }
 
-  async delete(key: string): Promise<void> {
+  async delete(key: string, { signal }: StorageCallOptions = {}): Promise<void> {
     // S3 answers a delete of a missing key with success, which is the idempotence the interface promises.
     const { DeleteObjectCommand } = loadSdk();
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }), {
+      abortSignal: signal,
+    });
   }
 
   urlFor(key: string): string {
@@ -81,6 +95,13 @@ function createClient(options: S3MediaStorageOptions): S3Client {
     // them only for the operations that require one.
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
+    // Options of the SDK's own NodeHttpHandler (it builds the handler from them, so its package need not
+    // be imported). Without them a store that accepts the connection and never answers holds the
+    // request forever. No requestTimeout: an upload's whole-call deadline grows with its size, which the
+    // caller's signal carries per call.
+    requestHandler: options.timeoutMs
+      ? { connectionTimeout: options.timeoutMs, socketTimeout: options.timeoutMs }
+      : undefined,
   });
 }
 

@@ -7,7 +7,7 @@ import { contentTypeForExtension } from "./allowed-types.ts";
 import { parseByteRange } from "./byte-range.ts";
 import { LOCAL_MEDIA_PATH } from "./local-storage.ts";
 import { isMediaKey, mediaKeyExtension } from "./media-key.ts";
-import type { SelfServedMediaStorage } from "./storage.ts";
+import type { SelfServedMediaStorage, StoredMediaObject } from "./storage.ts";
 
 const IMMUTABLE_HEADERS = {
   // A key is never reused for different bytes (a new upload gets a new random key), so caches may keep it.
@@ -27,44 +27,62 @@ export function serveLocalMedia(storage: Pick<SelfServedMediaStorage, "read">): 
     // dots can never be decoded into a path segment.
     const key = req.path.slice(LOCAL_MEDIA_PATH.length + 1);
     const contentType = isMediaKey(key) ? contentTypeForExtension(mediaKeyExtension(key) ?? "") : undefined;
-    const object = contentType ? await storage.read(key) : null;
+    let object: StoredMediaObject | null = null;
+    try {
+      // A disk that does not answer in time ends here (StorageUnavailableError: 503, json-errors.ts).
+      object = contentType ? await storage.read(key) : null;
+    } catch (error) {
+      next(error);
+      return;
+    }
     if (!contentType || !object) {
       notFound(res);
       return;
     }
-
-    const etag = `"${key.slice(key.indexOf("/") + 1)}-${object.size}"`;
-    res.set(IMMUTABLE_HEADERS);
-    res.setHeader("Content-Type", contentType);
-    res.setHeader("ETag", etag);
-    if (matchesETag(req, etag)) {
-      res.status(304).end();
-      return;
-    }
-
-    const range = parseByteRange(req.headers.range, object.size);
-    if (range === "unsatisfiable") {
-      res.status(416).setHeader("Content-Range", `bytes */${object.size}`);
-      res.end();
-      return;
-    }
-    if (range) {
-      res.status(206).setHeader("Content-Range", `bytes ${range.start}-${range.end}/${object.size}`);
-    }
-    res.setHeader("Content-Length", String(range ? range.end - range.start + 1 : object.size));
-    if (req.method === "HEAD") {
-      res.end();
-      return;
-    }
-
     try {
-      await pipeline(object.open(range ?? undefined), res);
+      await answerWith(object, key, contentType, req, res);
     } catch (error) {
       // Once bytes are on the wire, pipeline has already torn the response down (usually the client left).
       if (!res.headersSent) next(error);
+    } finally {
+      await object.close();
     }
   });
   return router;
+}
+
+/** Answers with `object` (opened): whole, a range of it, only its headers, 304 or 416. */
+async function answerWith(
+  object: StoredMediaObject,
+  key: string,
+  contentType: string,
+  req: Request,
+  res: Response,
+): Promise<void> {
+  const etag = `"${key.slice(key.indexOf("/") + 1)}-${object.size}"`;
+  res.set(IMMUTABLE_HEADERS);
+  res.setHeader("Content-Type", contentType);
+  res.setHeader("ETag", etag);
+  if (matchesETag(req, etag)) {
+    res.status(304).end();
+    return;
+  }
+
+  const range = parseByteRange(req.headers.range, object.size);
+  if (range === "unsatisfiable") {
+    res.status(416).setHeader("Content-Range", `bytes */${object.size}`);
+    res.end();
+    return;
+  }
+  if (range) {
+    res.status(206).setHeader("Content-Range", `bytes ${range.start}-${range.end}/${object.size}`);
+  }
+  res.setHeader("Content-Length", String(range ? range.end - range.start + 1 : object.size));
+  if (req.method === "HEAD") {
+    res.end();
+    return;
+  }
+  await pipeline(object.open(range ?? undefined), res);
 }
 
 function matchesETag(req: Request, etag: string): boolean {

@@ -7,22 +7,30 @@ export interface ByteRange {
   end: number;
 }
 
-/** A stored object as a backend that serves its own files hands it out. */
+/** A stored object as a backend that serves its own files hands it out, already opened. */
 export interface StoredMediaObject {
   size: number;
-  /** Opens the object's bytes, or only `range` of them. */
+  /** Streams the object's bytes, or only `range` of them; the stream then owns the object (and closes it). */
   open(range?: ByteRange): Readable;
+  /** Releases the object when it is not streamed (a HEAD, a 304, a 416); harmless after `open`. */
+  close(): Promise<void>;
+}
+
+/** What every storage call accepts. */
+export interface StorageCallOptions {
+  /** Aborted when the caller stops waiting (the call's deadline): the backend gives up what it can. */
+  signal?: AbortSignal;
 }
 
 export interface MediaStorage {
   /** Stores `bytes` under `key`, all or nothing: a failed put leaves no object behind. */
-  put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  put(key: string, bytes: Uint8Array, contentType: string, options?: StorageCallOptions): Promise<void>;
   /** Removes the object; removing one that does not exist is not an error. */
-  delete(key: string): Promise<void>;
+  delete(key: string, options?: StorageCallOptions): Promise<void>;
   /** The absolute URL the object is publicly reachable at. */
   urlFor(key: string): string;
   /** Present on backends whose objects this service serves itself (the local disk); null when missing. */
-  read?(key: string): Promise<StoredMediaObject | null>;
+  read?(key: string, options?: StorageCallOptions): Promise<StoredMediaObject | null>;
 }
 
 /** A storage whose objects the service serves itself (see serveLocalMedia). */

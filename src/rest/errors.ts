@@ -6,6 +6,7 @@ import { RETRY_AFTER_TIMEOUT_SECONDS } from "../graphql/errors.ts";
 export interface RestError {
   status: number;
   body: Record<string, unknown>;
+  /** Response headers the error comes with (Retry-After). */
   headers?: Record<string, string>;
 }
 
@@ -61,6 +62,12 @@ export function restErrorFromGraphQL(errors: readonly AnyGraphQLError[]): RestEr
         status: 503,
         body: { error: "Service unavailable", message },
         headers: { "Retry-After": String(RETRY_AFTER_TIMEOUT_SECONDS) },
+      };
+    case "STORAGE_UNAVAILABLE":
+      return {
+        status: 503,
+        body: { error: "Storage unavailable", message },
+        headers: { "Retry-After": String(ext.retryAfterSeconds) },
       };
     case "QUERY_TOO_COMPLEX":
       return { status: 400, body: { error: "Query too complex", message } };

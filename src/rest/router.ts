@@ -96,8 +96,7 @@ function routeHandler(route: RestRoute, operation: PreparedOperation, deps: Rest
         return;
       }
       const outcome = await runRoute(route, operation, deps, req, res);
-      if (outcome.headers) res.set(outcome.headers);
-      res.status(outcome.status).json(outcome.body);
+      sendOutcome(res, outcome);
     } catch (error) {
       next(error);
     }
@@ -142,8 +141,7 @@ async function answerRead(
   }
   const outcome = await runRoute(route, operation, deps, req, res);
   if (outcome.status !== 200) {
-    if (outcome.headers) res.set(outcome.headers);
-    res.status(outcome.status).json(outcome.body);
+    sendOutcome(res, outcome);
     return;
   }
   head = req.answerHead ? req.answerHead.head : head;
@@ -204,6 +202,12 @@ async function runRoute(
     status: route.status,
     body: route.reshape(result.data as Record<string, unknown>, input) as Record<string, unknown>,
   };
+}
+
+/** An answer computed by runRoute: its status, its headers (an error's Retry-After) and its body. */
+function sendOutcome(res: Response, outcome: RestError): void {
+  if (outcome.headers) res.set(outcome.headers);
+  res.status(outcome.status).json(outcome.body);
 }
 
 function requireKey(route: RestRoute): RequestHandler {

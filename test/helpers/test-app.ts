@@ -23,7 +23,7 @@ import { answerParserErrorsWithJson } from "../../src/http/client-errors.ts";
 import { createRateLimiter } from "../../src/limits/create-rate-limiter.ts";
 import type { RateLimiter } from "../../src/limits/rate-limiter.ts";
 import { silentLogger } from "../../src/logger.ts";
-import { createMediaStorage } from "../../src/media/create-storage.ts";
+import { openMediaStorage } from "../../src/media/create-storage.ts";
 import type { MediaStorage } from "../../src/media/storage.ts";
 import { createMetrics } from "../../src/metrics.ts";
 import { recordServerError } from "./server-errors.ts";
@@ -99,7 +99,7 @@ export async function startTestApp(
   let server: Server | undefined;
   // Media URLs need an absolute base; tests read files back through the app itself.
   const mediaConfig = { ...config, publicUrl: config.publicUrl ?? "http://media.test" };
-  const mediaStorage = createMediaStorage(mediaConfig);
+  const mediaStorage = await openMediaStorage(mediaConfig, silentLogger);
   const changes = createChangeStream(db, silentLogger, config.subscriptions);
   const sharedAnswers = openSharedAnswers(config);
   const app = buildApp({

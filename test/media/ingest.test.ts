@@ -120,7 +120,7 @@ describe("discardStoredMedia", () => {
     expect(existsSync(file)).toBe(false);
   });
 
-  it("logs instead of throwing when the removal fails, so the original error surfaces", async () => {
+  it("logs instead of throwing when the removal fails, so the original error surfaces; retries", async () => {
     const failing: MediaStorage = {
       put: async () => {},
       delete: async () => {
@@ -130,7 +130,7 @@ describe("discardStoredMedia", () => {
     };
     const warn = vi.fn();
     expect(await discardStoredMedia(failing, "ws/key.png", { warn })).toBe(false);
-    expect(warn).toHaveBeenCalledWith(expect.stringContaining("orphaned"), {
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining("retrying in the background"), {
       storageKey: "ws/key.png",
       error: "bucket unreachable",
     });

@@ -118,6 +118,7 @@ export function mediaRoutes(config: Config): RestRoute[] {
         }
       },
       reshape: (data) => ({ media: toMedia(data.uploadMedia as Record<string, unknown>) }),
+      errors: { 503: "The media storage did not answer in time; Retry-After says when to try again" },
       status: 201,
       response: z.object({ media: MediaShape }),
     },
