@@ -7,11 +7,11 @@
 //  - raw: statements through the app's raw SQL executor (`db.sql`: full-text search, post rows);
 //  - driver: every statement the database driver executes (pg.Client#query, or PGlite query/exec and
 //    the BEGIN/COMMIT of its transactions) — the ground truth, reported as "SQL/req".
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { buildApp } from "../src/app.ts";
+import { buildApp } from "../src/app/build-app.ts";
 import { openRuntime } from "../src/bootstrap.ts";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/logger.ts";
@@ -58,7 +58,7 @@ export async function countStatements(
   });
   const app = buildApp({ config, logger: silentLogger, ...runtime });
   const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    const s = createServer(app.listener).listen(0, "127.0.0.1", () => resolve(s));
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const byScenario: Record<string, StepStatements[]> = {};

@@ -210,7 +210,7 @@ export interface SharedCallers {
 
 /**
  * The API key cache of an instance, cleared at once when any process changes a key: this one's writes
- * clear it through the writer's signal (app.ts), other processes' through the NOTIFY their writes send.
+ * clear it through the writer's signal (app/services.ts), other processes' through the NOTIFY their writes send.
  * A revoked key is refused by every instance as soon as the revocation commits; the cache's short
  * lifetime remains the net for a missed notification.
  */

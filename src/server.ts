@@ -5,8 +5,8 @@
 // The HTTP side (GraphQL schema, REST routes, express: most of the code) is imported while the database
 // opens rather than before: loading it and opening PGlite (or copying the data template into a new
 // data folder) then overlap, which is a good part of a start (README: Performance, "Start-up").
-import type { Server } from "node:http";
-import type { Express } from "express";
+import { createServer, type Server } from "node:http";
+import type { ServiceApp } from "./app/build-app.ts";
 import { createChangeStream, createSharedCallers, openRuntime, startBackgroundWork } from "./bootstrap.ts";
 import { startControlServer } from "./cli/control-server.ts";
 import { controlSocketPath } from "./cli/control-socket.ts";
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { format: config.logFormat });
   const metrics = createMetrics({ processMetrics: true });
-  const loadingApp = import("./app.ts");
+  const loadingApp = import("./app/build-app.ts");
   // Awaited below; a failed import must not go unhandled while the database opens.
   loadingApp.catch(() => {});
   const runtime = await openRuntime(config, logger, { onQuery: () => metrics.countStatement() });
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   };
   let server: Server;
   try {
-    server = await listen(app, config.port, config.host);
+    server = await listen(app.listener, config.port, config.host);
   } catch (error) {
     // A port in use: the start fails (main's catch says why) instead of a process serving nothing.
     await changes.close();
@@ -100,13 +100,15 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => void shutdown("SIGINT"));
 }
 
-/**
- * Express 5's `listen` calls back with the server's error too (a port in use), where Node's own would
- * only ever call back on success: the callback must tell them apart.
- */
-function listen(app: Express, port: number, host: string): Promise<Server> {
+/** Listens on `port`; a failure to (a port in use) rejects instead of an unhandled 'error' event. */
+function listen(listener: ServiceApp["listener"], port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
+    const server = createServer(listener);
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve(server);
+    });
   });
 }
 

@@ -5,7 +5,7 @@
 // a hit would otherwise cost (measured: a bare Express 5 app with three middlewares answers about a
 // seventh of the requests per second of a bare node:http handler). Anything else — another request, an
 // unknown key, a miss, a head that cannot be read, an Accept header only Yoga can negotiate — goes on to
-// the full pipeline (app.ts), which stores what it computes and reuses what was found out here (the
+// the full pipeline (app/routes.ts), which stores what it computes and reuses what was found out here (the
 // caller, the head, the rate-limit decision, a JSON body already read), so nothing is looked up, read
 // or counted twice.
 //

@@ -2,14 +2,14 @@
 // in-process GraphQL executor (no port) for GraphQL tests.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Express } from "express";
 import type { ExecutionResult } from "graphql";
 import { parse } from "graphql";
-import { buildApp } from "../../src/app.ts";
+import { buildApp } from "../../src/app/build-app.ts";
 import { resolveApiKey } from "../../src/auth/resolve-api-key.ts";
 import { createWorkspace } from "../../src/auth/workspaces.ts";
 import { createChangeStream, openSharedAnswers, startBackgroundWork } from "../../src/bootstrap.ts";
@@ -113,7 +113,7 @@ export async function startTestApp(
     sharedAnswers,
   });
   server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    const s = createServer(app.listener).listen(0, "127.0.0.1", () => resolve(s));
   });
   answerParserErrorsWithJson(server);
   server.on("request", (req, res) => {
@@ -137,7 +137,7 @@ export async function startTestApp(
 
   return {
     config: mediaConfig,
-    express: app,
+    express: app.express,
     db,
     url,
     mediaStorage,
