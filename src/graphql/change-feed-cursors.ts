@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { FeedPosition } from "../content/change-feed.ts";
+import { CursorMoment, LogPositionText } from "./cursor-values.ts";
 import { userInputError } from "./errors.ts";
 
 const MAX_CURSOR_LENGTH = 512;
@@ -13,10 +14,10 @@ const Payload = z.tuple([
   z.literal(1),
   z.string().min(1).max(64),
   z.enum(["s", "l"]),
-  z.string().regex(/^\d{1,19}$/),
+  LogPositionText,
   z.number().int().min(0),
   z.string().max(64).nullable(),
-  z.number().int().min(0).max(Date.parse("9999-12-31T23:59:59.999Z")),
+  CursorMoment,
 ]);
 
 export function changeFeedScope(workspaceId: string, keyKind: string, types: readonly string[]): string {
