@@ -17,3 +17,13 @@ export const LogPositionText = z
 
 /** A moment as milliseconds since 1970, from 1970 to the end of year 9999. */
 export const CursorMoment = z.number().int().min(0).max(LATEST_MOMENT);
+
+/**
+ * A record's id as a cursor holds it: the ids the service makes are 25 characters; imported ones may
+ * be longer, never over 64. PostgreSQL refuses NUL in text, so such an id was never issued.
+ */
+export const RecordIdText = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine((id) => !id.includes("\0"), "No NUL");

@@ -23,13 +23,18 @@ class Mirror {
   readonly records = new Map<string, Record<string, unknown>>();
   cursor: string | null = null;
 
-  constructor(private readonly key: string) {}
+  constructor(
+    private readonly key: string,
+    private readonly limit = 7,
+  ) {}
 
-  async sync(limit = 7): Promise<void> {
+  async sync(): Promise<void> {
+    const limit = this.limit;
     for (;;) {
       const since = this.cursor ? `&since=${this.cursor}` : "";
       const res = await app.request("GET", `/v1/changes?limit=${limit}${since}`, { key: this.key });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.changes.length).toBeLessThanOrEqual(limit);
       for (const entry of res.body.changes as Entry[]) {
         if (entry.op === "upsert") this.records.set(`${entry.type}:${entry.id}`, entry.data);
         else this.records.delete(`${entry.type}:${entry.id}`);
@@ -175,9 +180,12 @@ describe("a mirror kept with /v1/changes equals a fresh full listing", () => {
       fc.asyncProperty(fc.array(opArbitrary, { minLength: 4, maxLength: 24 }), async (ops) => {
         run += 1;
         const ws = await app.workspace(`Feed ${run}`);
+        // Small pages too: a page stops inside the records one event implies, and resumes there.
         const mirrors = [
           { mirror: new Mirror(ws.publicKey), key: ws.publicKey, isPrivate: false },
           { mirror: new Mirror(ws.privateKey), key: ws.privateKey, isPrivate: true },
+          { mirror: new Mirror(ws.publicKey, 1), key: ws.publicKey, isPrivate: false },
+          { mirror: new Mirror(ws.privateKey, 2), key: ws.privateKey, isPrivate: true },
         ];
         // A base to write on (two of each kind, posts linked to them, one published, one draft), then
         // the random steps; the mirrors sync every few steps.

@@ -31,14 +31,17 @@ function expectBadCursor(res: { status: number; body: Record<string, unknown> },
 }
 
 describe("cursors holding values the database cannot take answer 400", () => {
-  it("/v1/changes: a position past a bigint, an id with a NUL", async () => {
+  it("/v1/changes: an id with a NUL; a format-1 cursor with a position past a bigint", async () => {
     for (const key of [ws.publicKey, ws.privateKey]) {
-      const issued = decode((await app.request("GET", "/v1/changes", { key })).body.nextCursor);
-      // [version, scope, phase, position, typeIndex, afterId, issuedAt]
-      const pastBigint = [...issued.slice(0, 3), PAST_BIGINT, ...issued.slice(4)];
-      expectBadCursor(await app.request("GET", `/v1/changes?since=${encode(pastBigint)}`, { key }), "since");
-      const withNul = [1, issued[1], "s", "0", 0, "c\0", Date.now()];
+      const scope = decode((await app.request("GET", "/v1/changes", { key })).body.nextCursor)[1];
+      // [version, scope, phase, event id, count, record id, issued at]
+      const withNul = [2, scope, "s", null, 0, "c\0", Date.now()];
       expectBadCursor(await app.request("GET", `/v1/changes?since=${encode(withNul)}`, { key }));
+      const notAnEvent = [2, scope, "l", "evt_x\0", 0, null, Date.now()];
+      expectBadCursor(await app.request("GET", `/v1/changes?since=${encode(notAnEvent)}`, { key }), "since");
+      // Format 1 held the log's global position; it is refused whatever it holds.
+      const formatOne = [1, scope, "l", PAST_BIGINT, 0, null, Date.now()];
+      expectBadCursor(await app.request("GET", `/v1/changes?since=${encode(formatOne)}`, { key }), "since");
     }
   });
 
