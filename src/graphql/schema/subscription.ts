@@ -2,7 +2,8 @@
 // `accept: text/event-stream`). `contentChanged` emits every change of the workspace's content as the
 // change log records it, after commit, from any instance or process (src/graphql/live/change-stream.ts).
 // Visibility is the reads': a public key never sees a draft. A post leaving public view (unpublished or
-// deleted) reaches public subscribers as its event with only its id and slug.
+// deleted) reaches public subscribers as its event with only its id and the slug it was public under,
+// and only if it was public before (live/public-departures.ts): a deleted draft leaves no trace.
 
 import { isLive } from "../../content/post-visibility.ts";
 import { EVENT_TYPES, isEventType } from "../../domain/event-types.ts";
@@ -11,6 +12,7 @@ import { builder } from "../builder.ts";
 import type { GraphQLContext } from "../context.ts";
 import { userInputError } from "../errors.ts";
 import type { ChangeFilter } from "../live/change-stream.ts";
+import { checkPublicDepartures } from "../live/public-departures.ts";
 import { Event } from "./event.ts";
 
 builder.subscriptionType({});
@@ -26,7 +28,10 @@ builder.subscriptionField("contentChanged", (t) =>
     subscribe: (_root, args, ctx) => {
       const stream = ctx.services.changes;
       if (!stream) throw new Error("subscriptions are not wired in this process");
-      return stream.subscribe(ctx.caller.workspaceId, visibleChanges(ctx, args.types ?? null));
+      const events = stream.subscribe(ctx.caller.workspaceId, visibleChanges(ctx, args.types ?? null));
+      return ctx.caller.keyKind === "private"
+        ? events
+        : events.then((e) => checkPublicDepartures(e, ctx.prisma));
     },
     resolve: (event) => event,
   }),
@@ -47,7 +52,8 @@ function visibleChanges(ctx: GraphQLContext, types: readonly string[] | null): C
   };
 }
 
-/** What a public key may see of a post event: published posts whole, departures as id and slug. */
+/** What a public key may see of a post event: published posts whole, departures as id and slug (checked
+ * against the post's history after this filter, live/public-departures.ts). */
 function publicPostEvent(event: EventRow): EventRow | null {
   if (event.type === "post.unpublished" || event.type === "post.deleted")
     return { ...event, data: { id: event.resourceId, slug: event.slug } };
