@@ -26,6 +26,7 @@ import {
 } from "./change-feed.ts";
 import { linkedPostsAfter, previousPostForms, relatedOfPost } from "./change-feed-relations.ts";
 import { currentSnapshot, type FeedResource } from "./event-snapshots.ts";
+import { isLive } from "./post-visibility.ts";
 import {
   type FormBefore,
   liveThrough,
@@ -176,9 +177,10 @@ async function expand(
   const items = new Map<string, Implied>([[`${type}:${own.id}`, own]]);
   if (type === "post") {
     const history = page.histories.get(event.resourceId) ?? { form: "unknown", life: NEVER_PUBLIC };
-    for (const form of [history.form, event.data])
-      for (const related of relatedOfPost(form))
-        items.set(`${related.type}:${related.id}`, { ...related, at, slug: null, own: false });
+    if (countsCanChange(request, history.form, event))
+      for (const form of [history.form, event.data])
+        for (const related of relatedOfPost(form))
+          items.set(`${related.type}:${related.id}`, { ...related, at, slug: null, own: false });
     page.histories.set(event.resourceId, {
       form: event.data as Record<string, unknown>,
       life: liveThrough(history.life, history.form, event.type, at),
@@ -200,6 +202,17 @@ async function expand(
     }
     if (postIds.length < POSTS_PER_READ) return null;
   }
+}
+
+/**
+ * Whether a post event may change what this key reads of the category, tags and authors the post
+ * names (their published-post counts). For a public key not when the post was public neither before
+ * nor after: a draft's edits are none of its business, not even as the timing of an upsert.
+ */
+function countsCanChange(request: FeedRequest, before: FormBefore, event: Event): boolean {
+  if (!request.publicOnly || before === "unknown") return true;
+  const after = event.data as Record<string, unknown>;
+  return (before !== "none" && isLive(before, event.createdAt)) || isLive(after, new Date());
 }
 
 async function render(prisma: PrismaClient, request: FeedRequest, page: Page): Promise<FeedEntry[]> {
