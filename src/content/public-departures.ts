@@ -35,15 +35,10 @@ export const NEVER_PUBLIC: PublicLife = { publicSlug: undefined, unknown: false 
  * it only then, src/content/change-log.ts).
  */
 export function liveThrough(life: PublicLife, before: FormBefore, eventType: string, at: Date): PublicLife {
-  if (before === "unknown")
-    return {
-      ...life,
-      unknown: true,
-      ...(eventType === "post.unpublished" ? { publicSlug: life.publicSlug ?? null } : {}),
-    };
-  if (before !== "none" && isLive(before, at)) return { ...life, publicSlug: slugOf(before) };
-  if (eventType === "post.unpublished") return { ...life, publicSlug: life.publicSlug ?? null };
-  return life;
+  const known = before === "unknown" ? { ...life, unknown: true } : life;
+  if (typeof before === "object" && isLive(before, at)) return { ...known, publicSlug: slugOf(before) };
+  if (eventType === "post.unpublished") return { ...known, publicSlug: known.publicSlug ?? null };
+  return known;
 }
 
 /**
