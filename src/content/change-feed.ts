@@ -44,6 +44,16 @@ export type FeedPosition =
   /** Following the log: after `eventId` (null: from the start), or inside it when `progress` is set. */
   | { phase: "log"; eventId: string | null; progress: EventProgress | null };
 
+/**
+ * A cursor of the earlier format, which held the log's global position: read on from the workspace's
+ * newest event at or before it (listing still, with `snapshot`). Read, never issued any more.
+ */
+export interface GlobalPosition {
+  phase: "position";
+  position: bigint;
+  snapshot: { typeIndex: number; afterId: string | null } | null;
+}
+
 export type FeedEntry =
   | { op: "upsert"; type: FeedResource; id: string; data: Record<string, unknown> }
   | { op: "delete"; type: FeedResource; id: string; slug: string | null; removedAt: Date };
@@ -59,7 +69,7 @@ export interface FeedRequest {
   /** Public keys see published posts only. */
   publicOnly: boolean;
   types: readonly FeedResource[];
-  from: FeedPosition | null;
+  from: FeedPosition | GlobalPosition | null;
   /** Entries per page, at most: a page may stop inside the records one event implies. */
   limit: number;
 }
@@ -71,10 +81,29 @@ export async function readChanges(prisma: PrismaClient, request: FeedRequest): P
     typeIndex: 0,
     afterId: null,
   };
+  if (from.phase === "position")
+    return readChanges(prisma, { ...request, from: await byEvent(prisma, request, from) });
   if (from.phase === "snapshot") return snapshotPage(prisma, request, from);
   const at = await positionOf(prisma, request.workspaceId, from.eventId);
   // An event gone from the log cannot be resumed inside: read its workspace's retained log again.
   return logPage(prisma, request, { ...at, progress: at.found ? from.progress : null });
+}
+
+/** An earlier format's position as the same point named by the workspace's own event. */
+async function byEvent(
+  prisma: PrismaClient,
+  request: FeedRequest,
+  from: GlobalPosition,
+): Promise<FeedPosition> {
+  const newest = await prisma.event.findFirst({
+    where: { workspaceId: request.workspaceId, position: { lte: from.position } },
+    orderBy: { position: "desc" },
+    select: { id: true },
+  });
+  const eventId = newest?.id ?? null;
+  return from.snapshot
+    ? { phase: "snapshot", head: eventId, ...from.snapshot }
+    : { phase: "log", eventId, progress: null };
 }
 
 async function newestEventId(prisma: PrismaClient, workspaceId: string): Promise<string | null> {

@@ -6,12 +6,12 @@
 //
 // A point of the log is an event id of the workspace (change-feed.ts), never the log's global position:
 // every number a cursor holds counts only this workspace's records, so a key learns nothing of other
-// workspaces' writes by reading its cursors. Format 1 held global positions and is no longer read: a
-// client holding one gets 400 and starts again without `since`.
+// workspaces' writes by reading its cursors. Format 1 held global positions: still read (a client
+// keeps its place across the upgrade), never issued.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { FeedPosition } from "../content/change-feed.ts";
-import { CursorMoment, RecordIdText } from "./cursor-values.ts";
+import type { FeedPosition, GlobalPosition } from "../content/change-feed.ts";
+import { CursorMoment, LogPositionText, RecordIdText } from "./cursor-values.ts";
 import { userInputError } from "./errors.ts";
 
 const FORMAT_VERSION = 2;
@@ -44,6 +44,17 @@ const Payload = z.union([
   ]),
 ]);
 
+/** Format 1: the log's global position, listing ("s") or following the log ("l"). */
+const FormatOne = z.tuple([
+  z.literal(1),
+  z.string().min(1).max(64),
+  z.enum(["s", "l"]),
+  LogPositionText,
+  z.number().int().min(0).max(3),
+  RecordIdText.nullable(),
+  CursorMoment,
+]);
+
 export function changeFeedScope(workspaceId: string, keyKind: string, types: readonly string[]): string {
   return createHash("sha256")
     .update(JSON.stringify(["changes", workspaceId, keyKind, [...types].sort()]))
@@ -62,10 +73,13 @@ export function encodeFeedCursor(scope: string, at: FeedPosition, issuedAt: Date
   return Buffer.from(JSON.stringify(payload)).toString("base64url");
 }
 
-export function decodeFeedCursor(cursor: string, scope: string): { at: FeedPosition; issuedAt: Date } {
+export function decodeFeedCursor(
+  cursor: string,
+  scope: string,
+): { at: FeedPosition | GlobalPosition; issuedAt: Date } {
   const payload = cursor.length <= MAX_CURSOR_LENGTH ? parse(cursor) : null;
   // Inside an event needs the event.
-  if (!payload || (payload[2] === "i" && payload[3] === null))
+  if (!payload || (payload[0] === FORMAT_VERSION && payload[2] === "i" && payload[3] === null))
     throw userInputError("Invalid cursor: give back a nextCursor of the change feed, unchanged", [
       { field: "since", message: "Not a cursor of the change feed" },
     ]);
@@ -75,20 +89,28 @@ export function decodeFeedCursor(cursor: string, scope: string): { at: FeedPosit
       "This cursor was issued for another workspace, key kind or set of types; start again without `since`",
       [{ field: "since", message: "Issued for other reads" }],
     );
-  const at: FeedPosition =
-    phase === "s"
-      ? { phase: "snapshot", head: eventId, typeIndex: count, afterId: id }
-      : {
-          phase: "log",
-          eventId,
-          progress: phase === "i" ? { items: count, afterPostId: id } : null,
-        };
+  const at: FeedPosition | GlobalPosition =
+    payload[0] === 1
+      ? {
+          phase: "position",
+          position: BigInt(payload[3]),
+          snapshot: phase === "s" ? { typeIndex: count, afterId: id } : null,
+        }
+      : phase === "s"
+        ? { phase: "snapshot", head: eventId, typeIndex: count, afterId: id }
+        : {
+            phase: "log",
+            eventId,
+            progress: phase === "i" ? { items: count, afterPostId: id } : null,
+          };
   return { at, issuedAt: new Date(issuedAt) };
 }
 
-function parse(cursor: string): z.infer<typeof Payload> | null {
+function parse(cursor: string): z.infer<typeof Payload> | z.infer<typeof FormatOne> | null {
   try {
-    const parsed = Payload.safeParse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
+    const parsed = z
+      .union([Payload, FormatOne])
+      .safeParse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
     return parsed.success ? parsed.data : null;
   } catch {
     return null;

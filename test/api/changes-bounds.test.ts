@@ -256,3 +256,25 @@ describe("a cursor whose event is gone", () => {
     expect(keysOf(seen)).toContain(`upsert:tag:${fresh.id}`);
   });
 });
+
+describe("a cursor of the earlier format (the log's global position)", () => {
+  it("is still read: the reader keeps its place", async () => {
+    const ws = await app.workspace("Feed format one");
+    const f = restFixtures(app, ws.privateKey);
+    await f.category("seen-before");
+    const scope = JSON.parse(
+      Buffer.from((await readToEnd(ws.publicKey, null, 100)).cursor, "base64url").toString("utf8"),
+    )[1];
+    const newest = await app.db.prisma.event.findFirst({
+      where: { workspaceId: ws.id },
+      orderBy: { position: "desc" },
+      select: { position: true },
+    });
+    // What format 1 held: [1, scope, "l", position, 0, null, issued at].
+    const held = [1, scope, "l", String(newest?.position), 0, null, Date.now()];
+    const cursor = Buffer.from(JSON.stringify(held)).toString("base64url");
+    const fresh = await f.category("written-after");
+    const seen = (await readToEnd(ws.publicKey, cursor, 100)).pages.flat();
+    expect(keysOf(seen)).toEqual([`upsert:category:${fresh.id}`]);
+  });
+});
