@@ -23,7 +23,7 @@ import {
   type FeedRequest,
   feedEventTypes,
   visible,
-} from "./change-feed.ts";
+} from "./change-feed-model.ts";
 import { linkedPostsAfter, previousPostForms, relatedOfPost } from "./change-feed-relations.ts";
 import { currentSnapshot, type FeedResource } from "./event-snapshots.ts";
 import { isLive } from "./post-visibility.ts";
