@@ -8,6 +8,7 @@
 // than silently skipping them.
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { CursorMoment, LogPositionText } from "./cursor-values.ts";
 import { userInputError } from "./errors.ts";
 
 export interface LogPosition {
@@ -22,9 +23,8 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const CursorPayload = z.tuple([
   z.literal(FORMAT_VERSION),
   z.string().min(1).max(64),
-  // A BIGSERIAL, as decimal digits (JSON numbers lose precision beyond 2^53).
-  z.string().regex(/^\d{1,19}$/),
-  z.number().int().min(0).max(Date.parse("9999-12-31T23:59:59.999Z")),
+  LogPositionText,
+  CursorMoment,
 ]);
 
 export function eventLogScope(workspaceId: string): string {

@@ -2,15 +2,11 @@
 // page, bound to the endpoint they were issued for. Checked, not signed: a forged one only pages
 // through the caller's own endpoint.
 import { z } from "zod";
+import { CursorMoment } from "./cursor-values.ts";
 import { userInputError } from "./errors.ts";
 
 const MAX_CURSOR_LENGTH = 256;
-const Payload = z.tuple([
-  z.literal(1),
-  z.string().min(1).max(64),
-  z.number().int().min(0),
-  z.string().max(64),
-]);
+const Payload = z.tuple([z.literal(1), z.string().min(1).max(64), CursorMoment, z.string().max(64)]);
 
 export function encodeDeliveryCursor(endpointId: string, at: { createdAt: Date; id: string }): string {
   return Buffer.from(JSON.stringify([1, endpointId, at.createdAt.getTime(), at.id])).toString("base64url");

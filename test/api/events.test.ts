@@ -235,6 +235,53 @@ describe("each write leaves its events, data equal to the REST GET right after i
   });
 });
 
+describe("an event's data is bounded: it never lists the records a change reaches", () => {
+  // Webhook payloads and subscription messages are these events: what bounds `data` bounds them.
+  it("renames and deletes of a category, tag or author name no posts; a delete's posts get an event each", async () => {
+    const space = await app.workspace("Events bounded");
+    const key = space.privateKey;
+    const f = restFixtures(app, key);
+    const category = await f.category("wide");
+    const tag = await f.tag("wide-tag");
+    const author = await f.author("wide-author");
+    const posts: string[] = [];
+    for (let n = 0; n < 25; n++)
+      posts.push(
+        (await f.post({ slug: `wide-${n}`, categoryId: category.id, tags: [tag.id], authors: [author.id] }))
+          .id,
+      );
+    const start = await logEnd(key);
+    await app.request("PATCH", `/v1/categories/${category.id}`, { key, body: { name: "Wide, renamed" } });
+    await app.request("PATCH", `/v1/tags/${tag.id}`, { key, body: { name: "Wide tag, renamed" } });
+    await app.request("PATCH", `/v1/authors/${author.id}`, { key, body: { name: "Wide author, renamed" } });
+    expect((await app.request("DELETE", `/v1/tags/${tag.id}`, { key })).status).toBe(200);
+    const { events } = await eventsAfter(start, key);
+
+    const taxonomy = events.filter((event) => !event.type.startsWith("post."));
+    expect(taxonomy.map((event) => event.type)).toEqual([
+      "category.updated",
+      "tag.updated",
+      "author.updated",
+      "tag.deleted",
+    ]);
+    for (const event of taxonomy) {
+      const text = JSON.stringify(event.data);
+      for (const id of posts) expect(text).not.toContain(id);
+      // The record itself and its count: the same size with 25 posts as with none.
+      expect(text.length).toBeLessThan(1_000);
+    }
+    expect(taxonomy[0]?.data).toMatchObject({ id: category.id, count: { posts: 25 } });
+    // The tag's delete changed every post's read form: one post.updated per post, each its own post.
+    const updates = events.filter((event) => event.type === "post.updated");
+    expect(updates.map((event) => event.resourceId).sort()).toEqual([...posts].sort());
+    for (const event of updates) {
+      expect(event.data).toMatchObject({ id: event.resourceId, tags: [] });
+      for (const id of posts)
+        if (id !== event.resourceId) expect(JSON.stringify(event.data)).not.toContain(id);
+    }
+  });
+});
+
 describe("reading the log", () => {
   it("answers in order, resumes from a cursor without repeats or gaps, and pages by limit", async () => {
     const start = await logEnd();

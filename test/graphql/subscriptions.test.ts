@@ -83,6 +83,63 @@ describe("contentChanged over SSE", () => {
     }
   });
 
+  it("tells a public subscriber only of posts it could have read: nothing of a deleted draft or scheduled post", async () => {
+    const space = await app.workspace("Live departures");
+    const publicLive = await subscribe(app.url, space.publicKey, CHANGES);
+    const privateLive = await subscribe(app.url, space.privateKey, CHANGES);
+    try {
+      const f = restFixtures(app, space.privateKey);
+      const category = await f.category("launches");
+      const draft = await f.post({
+        slug: "secret-unannounced-product",
+        categoryId: category.id,
+        status: "draft",
+      });
+      const scheduled = await f.post({
+        slug: "scheduled-launch",
+        categoryId: category.id,
+        publishedAt: new Date(Date.now() + 86_400_000).toISOString(),
+      });
+      const shown = await f.post({ slug: "was-public", categoryId: category.id });
+      const key = space.privateKey;
+      for (const id of [draft.id, scheduled.id]) await app.request("DELETE", `/v1/posts/${id}`, { key });
+      // Unpublished and renamed in one write: the new slug was never public.
+      await app.request("PATCH", `/v1/posts/${shown.id}`, {
+        key,
+        body: { status: "draft", slug: "now-hidden" },
+      });
+      await app.request("DELETE", `/v1/posts/${shown.id}`, { key });
+      // category, 3 creates, post.published of the public one, 2 deletes, update + unpublish, delete.
+      await privateLive.waitFor((r) => r.length === 10);
+      await publicLive.waitFor((r) =>
+        r.some((c) => (c.data?.contentChanged as Change)?.type === "post.unpublished"),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const seen = changesOf(publicLive.received);
+      const text = JSON.stringify(seen);
+      for (const secret of [
+        draft.id,
+        scheduled.id,
+        "secret-unannounced-product",
+        "scheduled-launch",
+        "now-hidden",
+      ])
+        expect(text).not.toContain(secret);
+      expect(seen.map((c) => c.type)).toEqual([
+        "category.created",
+        "post.created",
+        "post.published",
+        "post.unpublished",
+      ]);
+      expect(seen[3]).toMatchObject({ slug: "was-public", data: { id: shown.id, slug: "was-public" } });
+      // A private subscriber still hears every departure as it happened.
+      expect(changesOf(privateLive.received).filter((c) => c.type === "post.deleted")).toHaveLength(3);
+    } finally {
+      publicLive.close();
+      privateLive.close();
+    }
+  });
+
   it("filters by types and keeps workspaces apart", async () => {
     const other = await app.workspace("Other live");
     const live = await subscribe(

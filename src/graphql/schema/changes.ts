@@ -47,7 +47,8 @@ const ChangeEntry = builder.objectRef<ChangeEntryRow>("ChangeEntry").implement({
     id: t.exposeID("id"),
     slug: t.exposeString("slug", {
       nullable: true,
-      description: "DELETE only: the last known slug, when visible",
+      description:
+        "DELETE only: the last known slug, when visible (public keys: the slug the post was public under)",
     }),
     removedAt: t.field({ type: "DateTime", nullable: true, resolve: (row) => row.removedAt }),
     data: t.field({
@@ -64,7 +65,9 @@ const ChangePage = builder
   .implement({
     fields: (t) => ({
       changes: t.field({ type: [ChangeEntry], resolve: (page) => page.changes }),
-      nextCursor: t.exposeString("nextCursor", { description: "Keep it: the next read starts here" }),
+      nextCursor: t.exposeString("nextCursor", {
+        description: "Keep it: the next read starts here (it may stop inside one change's records)",
+      }),
       hasMore: t.exposeBoolean("hasMore", { description: "Read again from nextCursor at once" }),
     }),
   });
@@ -76,7 +79,10 @@ builder.queryField("changes", (t) =>
       "What changed since `since` (everything visible when omitted), as upserts and tombstones in log order; poll with the returned nextCursor",
     args: {
       since: t.arg.string({ required: false }),
-      first: t.arg.int({ required: false, description: `Changes per page, at most ${MAX_PAGE_SIZE}` }),
+      first: t.arg.int({
+        required: false,
+        description: `Changes per page, at most ${MAX_PAGE_SIZE}, however many records one change reaches`,
+      }),
       types: t.arg.stringList({
         required: false,
         description: "posts, categories, tags, authors (default all)",

@@ -2,7 +2,8 @@
 // `accept: text/event-stream`). `contentChanged` emits every change of the workspace's content as the
 // change log records it, after commit, from any instance or process (src/graphql/live/change-stream.ts).
 // Visibility is the reads': a public key never sees a draft. A post leaving public view (unpublished or
-// deleted) reaches public subscribers as its event with only its id and slug.
+// deleted) reaches public subscribers as its event with only its id and the slug it was public under,
+// and only if it was public before (live/public-departures.ts): a deleted draft leaves no trace.
 //
 // A subscription the service ends (its key revoked, or too many changes left unread) sends one last
 // event, the error naming the reason, then completes. Open subscriptions are capped per key and per
@@ -20,6 +21,7 @@ import {
   type StreamItem,
   TooManySubscriptionsError,
 } from "../live/change-stream.ts";
+import { checkPublicDepartures } from "../live/public-departures.ts";
 import { Event } from "./event.ts";
 
 /** How long a connection that stopped reading keeps its socket after its subscription ended. */
@@ -42,15 +44,20 @@ builder.subscriptionField("contentChanged", (t) =>
       if (!stream) throw new Error("subscriptions are not wired in this process");
       const { workspaceId, keyId } = ctx.caller;
       try {
-        return await stream.subscribe({ workspaceId, keyId }, visibleChanges(ctx, args.types ?? null), {
-          onEndedByService: (reason) => {
-            ctx.services.logger.info("subscription ended by the service", { reason, workspaceId, keyId });
-            // A reader gets the last event and the stream's end at once; a connection that stopped
-            // reading would hold its socket until the OS gave up: it is closed.
-            if (reason === "SUBSCRIBER_TOO_SLOW")
-              ctx.connection?.closeUnlessAnsweredWithin(SLOW_CLIENT_GRACE_MS);
+        const items = await stream.subscribe(
+          { workspaceId, keyId },
+          visibleChanges(ctx, args.types ?? null),
+          {
+            onEndedByService: (reason) => {
+              ctx.services.logger.info("subscription ended by the service", { reason, workspaceId, keyId });
+              // A reader gets the last event and the stream's end at once; a connection that stopped
+              // reading would hold its socket until the OS gave up: it is closed.
+              if (reason === "SUBSCRIBER_TOO_SLOW")
+                ctx.connection?.closeUnlessAnsweredWithin(SLOW_CLIENT_GRACE_MS);
+            },
           },
-        });
+        );
+        return ctx.caller.keyKind === "private" ? items : checkPublicDepartures(items, ctx.prisma);
       } catch (error) {
         if (error instanceof TooManySubscriptionsError)
           throw rateLimitedError(error.message, RETRY_SUBSCRIBE_SECONDS, {
@@ -83,7 +90,8 @@ function visibleChanges(ctx: GraphQLContext, types: readonly string[] | null): C
   };
 }
 
-/** What a public key may see of a post event: published posts whole, departures as id and slug. */
+/** What a public key may see of a post event: published posts whole, departures as id and slug (checked
+ * against the post's history after this filter, live/public-departures.ts). */
 function publicPostEvent(event: EventRow): EventRow | null {
   if (event.type === "post.unpublished" || event.type === "post.deleted")
     return { ...event, data: { id: event.resourceId, slug: event.slug } };

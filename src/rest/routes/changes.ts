@@ -45,7 +45,14 @@ export const changeRoutes: RestRoute[] = [
         maxLength: 512,
         description: "A `nextCursor` of an earlier answer; omitted: everything visible now",
       },
-      { name: "limit", kind: "integer", min: 1, max: 100, default: 50, description: "Changes per answer" },
+      {
+        name: "limit",
+        kind: "integer",
+        min: 1,
+        max: 100,
+        default: 50,
+        description: "Changes per answer, at most, however many records one change reaches",
+      },
       {
         name: "types",
         kind: "list",
