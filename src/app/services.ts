@@ -14,7 +14,7 @@ import { onCommittedChanges } from "../content/writer.ts";
 import type { Database } from "../db/database.ts";
 import { resolvePreviewSecret } from "../first-start.ts";
 import type { AppServices } from "../graphql/context.ts";
-import { createInProcessQueries, type InProcessQueries } from "../graphql/in-process-queries.ts";
+import { createInProcessQueries, type InProcessQueries } from "../graphql/execution/in-process-queries.ts";
 import type { ChangeStream } from "../graphql/live/change-stream.ts";
 import { type ContentYoga, createContentYoga, requestContext } from "../graphql/yoga.ts";
 import { clientAddressKey, type RateLimitIdentity } from "../limits/rate-limit-middleware.ts";

@@ -26,8 +26,8 @@ import { brotliCompressSync, gzipSync, constants as zlibConstants } from "node:z
 import accepts from "accepts";
 import type { Request } from "express";
 import { LRUCache } from "lru-cache";
-import { holdsETag, strongETag } from "../cache/etag.ts";
 import { AnswerSlab, type SlabSlot } from "./answer-slab.ts";
+import { holdsETag, strongETag } from "./etag.ts";
 import { packAnswer, type SharedAnswers, unpackAnswer } from "./shared-answers.ts";
 
 type Encoding = "br" | "gzip";

@@ -10,7 +10,7 @@ import type PrismaTypes from "../generated/pothos-prisma-types.ts";
 import { getDatamodel } from "../generated/pothos-prisma-types.ts";
 import type { GraphQLContext } from "./context.ts";
 import { queryTooComplexError } from "./errors.ts";
-import { complexityChecked } from "./known-complexity.ts";
+import { complexityChecked } from "./execution/known-complexity.ts";
 
 /** Most fields one operation may select (aliases included); not configurable. */
 export const MAX_QUERY_BREADTH = 400;

@@ -7,8 +7,8 @@ import type { FieldProblem } from "../domain/errors.ts";
 import { EVENT_TYPES, isEventType } from "../domain/event-types.ts";
 import type { Event } from "../generated/prisma/client.ts";
 import type { GraphQLContext } from "./context.ts";
+import { decodeEventCursor, encodeEventCursor, eventLogScope } from "./cursors/event-cursors.ts";
 import { cursorExpiredError, forbiddenError, userInputError } from "./errors.ts";
-import { decodeEventCursor, encodeEventCursor, eventLogScope } from "./event-cursors.ts";
 import { MAX_PAGE_SIZE } from "./pagination.ts";
 
 export const DEFAULT_EVENT_PAGE_SIZE = 50;

@@ -15,18 +15,18 @@ import {
   type RequestCaller,
 } from "./context.ts";
 import { payloadTooLargeError } from "./errors.ts";
+import { schema } from "./executable-schema.ts";
 import { renderGraphiQLPage } from "./graphiql-page.ts";
-import { schema } from "./schema/index.ts";
-import { useCompiledOperations } from "./use-compiled-operations.ts";
-import { useContentResponseCache } from "./use-content-response-cache.ts";
-import { useErrorMapping } from "./use-error-mapping.ts";
-import { useGraphQLResponseMediaType } from "./use-graphql-response-media-type.ts";
-import { useNullByteGuard } from "./use-null-byte-guard.ts";
-import { useOperationMetrics } from "./use-operation-metrics.ts";
-import { usePersistedDocuments } from "./use-persisted-documents.ts";
-import { usePreviewNoStore } from "./use-preview-no-store.ts";
-import { useQueryBounds } from "./use-query-bounds.ts";
-import { useResponseSizeLimit } from "./use-response-size-limit.ts";
+import { useCompiledOperations } from "./plugins/use-compiled-operations.ts";
+import { useContentResponseCache } from "./plugins/use-content-response-cache.ts";
+import { useErrorMapping } from "./plugins/use-error-mapping.ts";
+import { useGraphQLResponseMediaType } from "./plugins/use-graphql-response-media-type.ts";
+import { useNullByteGuard } from "./plugins/use-null-byte-guard.ts";
+import { useOperationMetrics } from "./plugins/use-operation-metrics.ts";
+import { usePersistedDocuments } from "./plugins/use-persisted-documents.ts";
+import { usePreviewNoStore } from "./plugins/use-preview-no-store.ts";
+import { useQueryBounds } from "./plugins/use-query-bounds.ts";
+import { useResponseSizeLimit } from "./plugins/use-response-size-limit.ts";
 
 export interface ServerContext {
   req: ExpressRequest & { caller?: RequestCaller | null };

@@ -29,12 +29,12 @@ import {
   type ResponseCache,
   sendJsonAnswer,
 } from "../cache/rest-answers.ts";
-import { regularResultMediaType } from "../graphql/use-graphql-response-media-type.ts";
-import { setCorsHeaders } from "../http/cors.ts";
-import { JsonTooDeepError, nestsDeeperThan } from "../http/json-depth.ts";
-import { answeredAs } from "../http/route-template.ts";
+import { regularResultMediaType } from "../graphql/plugins/use-graphql-response-media-type.ts";
 import { type RateLimitIdentity, setRateLimitHeaders } from "../limits/rate-limit-middleware.ts";
 import type { RateLimitDecision, RateLimiter } from "../limits/rate-limiter.ts";
+import { setCorsHeaders } from "./cors.ts";
+import { JsonTooDeepError, nestsDeeperThan } from "./json-depth.ts";
+import { answeredAs } from "./route-template.ts";
 
 declare module "express-serve-static-core" {
   interface Request {

@@ -6,8 +6,8 @@
 import type { Request, Response } from "express";
 import { type DocumentNode, type ExecutionResult, parse, validate } from "graphql";
 import { queryLimits } from "../graphql/builder.ts";
-import type { CompiledOperation, InProcessQueries } from "../graphql/in-process-queries.ts";
-import { checkKnownComplexity } from "../graphql/known-complexity.ts";
+import type { CompiledOperation, InProcessQueries } from "../graphql/execution/in-process-queries.ts";
+import { checkKnownComplexity } from "../graphql/execution/known-complexity.ts";
 import type { ContentYoga } from "../graphql/yoga.ts";
 
 export interface PreparedOperation {

@@ -12,7 +12,7 @@ import {
 } from "../cache/rest-answers.ts";
 import type { Config } from "../config.ts";
 import { echoInput } from "../domain/echo-input.ts";
-import type { InProcessQueries } from "../graphql/in-process-queries.ts";
+import type { InProcessQueries } from "../graphql/execution/in-process-queries.ts";
 import type { ContentYoga } from "../graphql/yoga.ts";
 import { refuseDeepJson } from "../http/json-depth.ts";
 import { sendError, sendUnauthorized } from "../http/json-errors.ts";

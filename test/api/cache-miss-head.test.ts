@@ -5,7 +5,7 @@
 // statement is the text match, reads the head before it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { logHeadExpression } from "../../src/content/change-log.ts";
-import { ONE_STATEMENT_PAGE_SIZES } from "../../src/graphql/post-rows.ts";
+import { ONE_STATEMENT_PAGE_SIZES } from "../../src/graphql/read-model/post-rows.ts";
 import { restFixtures } from "../helpers/rest-fixtures.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 

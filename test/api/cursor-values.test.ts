@@ -2,7 +2,7 @@
 // database cannot take (a position past a bigint, a date past year 9999, a NUL in an id) is the
 // client's mistake, 400 in the contract's error shape — never a 500 from the database refusing it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventLogScope } from "../../src/graphql/event-cursors.ts";
+import { eventLogScope } from "../../src/graphql/cursors/event-cursors.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 
 let app: TestApp;

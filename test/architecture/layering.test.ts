@@ -77,6 +77,54 @@ function layerOf(file: string): string {
 const files = sourceFiles(SRC);
 const graph = new Map(files.map((file) => [file, importsOf(file)]));
 
+/**
+ * The rooms of src/graphql/ and the rooms each must not import. Files at graphql/'s top level (builder,
+ * context, errors, loaders, yoga, …) are shared by all. `plugins` (the envelop/Yoga plugins) and
+ * `execution` (compiled and in-process execution, cost bounds) are one pipeline and share functions.
+ */
+const GRAPHQL_ROOMS_FORBIDDEN: Record<string, string[]> = {
+  // Resources' types and fields, independent of how they are executed.
+  schema: ["plugins", "execution"],
+  // The hand-written SQL of hot reads: below the schema, knows nothing of the pipeline.
+  "read-model": ["plugins", "execution", "schema", "live"],
+  cursors: ["plugins", "execution", "schema", "live"],
+  live: ["plugins", "execution", "schema", "read-model", "cursors"],
+  plugins: ["schema"],
+  execution: ["schema"],
+};
+
+/** `src/graphql/read-model/post-rows.ts` → "read-model"; a top-level file of graphql/ → null. */
+function graphqlRoomOf(file: string): string | null {
+  const parts = path.relative(path.join(SRC, "graphql"), file).split(path.sep);
+  return parts.length > 1 && !parts[0]?.startsWith("..") ? (parts[0] as string) : null;
+}
+
+describe("rooms of src/graphql/", () => {
+  it("puts every file of a graphql/ folder in a known room, and keeps the top level small", () => {
+    const rooms = new Set(files.filter((f) => layerOf(f) === "graphql").map(graphqlRoomOf));
+    rooms.delete(null);
+    expect([...rooms].sort()).toEqual(Object.keys(GRAPHQL_ROOMS_FORBIDDEN).sort());
+    const topLevel = files.filter((f) => layerOf(f) === "graphql" && graphqlRoomOf(f) === null);
+    expect(topLevel.length).toBeLessThanOrEqual(15);
+  });
+
+  it.each(Object.keys(GRAPHQL_ROOMS_FORBIDDEN))(
+    "graphql/%s/ imports none of the rooms it must not",
+    (room) => {
+      const crossings: string[] = [];
+      for (const [file, targets] of graph) {
+        if (layerOf(file) !== "graphql" || graphqlRoomOf(file) !== room) continue;
+        for (const target of targets) {
+          const targetRoom = layerOf(target) === "graphql" ? graphqlRoomOf(target) : null;
+          if (targetRoom && GRAPHQL_ROOMS_FORBIDDEN[room]?.includes(targetRoom))
+            crossings.push(`${path.relative(SRC, file)} → ${path.relative(SRC, target)}`);
+        }
+      }
+      expect(crossings).toEqual([]);
+    },
+  );
+});
+
 describe("layering of src/", () => {
   it("gives every file of src/ a rule (a new folder must be placed in the layering)", () => {
     const unplaced = files

@@ -2,7 +2,7 @@
 // reads published content only and can write nothing; a key never reaches another workspace's records.
 import { getIntrospectionQuery } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { schema } from "../../src/graphql/schema/index.ts";
+import { schema } from "../../src/graphql/executable-schema.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 import { type GraphQLClient, graphqlClient, graphqlFixtures } from "./support/graphql.ts";
 

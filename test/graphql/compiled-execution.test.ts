@@ -4,7 +4,7 @@
 // and errors alike (messages, locations, paths, codes, HTTP status).
 // The mutation is checked to run uncompiled and to work.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compiledExecutions } from "../../src/graphql/use-compiled-operations.ts";
+import { compiledExecutions } from "../../src/graphql/plugins/use-compiled-operations.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 import { graphqlClient, graphqlFixtures } from "./support/graphql.ts";
 

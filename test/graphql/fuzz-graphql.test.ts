@@ -12,7 +12,7 @@
 // FUZZ_RUNS sets the cases per field.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { schema } from "../../src/graphql/schema/index.ts";
+import { schema } from "../../src/graphql/executable-schema.ts";
 import { fuzzSetup } from "../helpers/fuzz-setup.ts";
 import { RESOURCES, type SeededWorkspace, snapshotWorkspace } from "../helpers/fuzz-workspaces.ts";
 import { fuzzableFields, type GraphQLCase, graphqlCase } from "../helpers/graphql-cases.ts";

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostListFilter, postListWhere } from "../../src/content/post-filters.ts";
 import { postListCondition, postListOrder, SqlParams } from "../../src/content/post-list-sql.ts";
-import { readPostPage } from "../../src/graphql/post-rows.ts";
+import { readPostPage } from "../../src/graphql/read-model/post-rows.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 let app: TestApp;

@@ -4,7 +4,7 @@
 // the answer of a fresh one, variables that change the selection get a plan of their own, and a plan
 // the read model does not cover (one that depends on the request's time) is made afresh every time.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postPlansMade } from "../../src/graphql/post-plans.ts";
+import { postPlansMade } from "../../src/graphql/read-model/post-plans.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 import { graphqlClient, graphqlFixtures } from "./support/graphql.ts";
 

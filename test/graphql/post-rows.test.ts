@@ -12,7 +12,7 @@ import {
   readModelPays,
   readPostPage,
   readPostRows,
-} from "../../src/graphql/post-rows.ts";
+} from "../../src/graphql/read-model/post-rows.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
 let app: TestApp;

@@ -3,7 +3,7 @@
 // document's own and stay the same however often, and whichever document is asked first.
 import { parse } from "graphql";
 import { describe, expect, it } from "vitest";
-import { readsPreview } from "../../src/graphql/use-preview-no-store.ts";
+import { readsPreview } from "../../src/graphql/plugins/use-preview-no-store.ts";
 
 const WITH_TOKEN = parse('{ post(identifier: "a", preview: "tok") { title } }');
 const WITH_VARIABLE = parse('query P($token: String) { post(identifier: "a", preview: $token) { title } }');

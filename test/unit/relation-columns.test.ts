@@ -9,7 +9,7 @@ import {
   parse,
 } from "graphql";
 import { describe, expect, it } from "vitest";
-import { relationColumnsOf } from "../../src/graphql/relation-columns.ts";
+import { relationColumnsOf } from "../../src/graphql/read-model/relation-columns.ts";
 
 /** The resolve info of the document's first root field, as far as relationColumnsOf reads it. */
 function infoOf(source: string): GraphQLResolveInfo {

@@ -2,7 +2,7 @@
 // its count must match JSON.stringify closely, and stop early once the cap is passed.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { jsonSizeUpTo } from "../../src/graphql/use-response-size-limit.ts";
+import { jsonSizeUpTo } from "../../src/graphql/plugins/use-response-size-limit.ts";
 
 /** JSON values whose serialisation the count can know exactly: no escapes, integers, no empty containers. */
 const plainJson = fc.letrec((tie) => ({

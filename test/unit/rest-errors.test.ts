@@ -11,7 +11,7 @@ import {
   validate,
 } from "graphql";
 import { describe, expect, it } from "vitest";
-import { useErrorMapping } from "../../src/graphql/use-error-mapping.ts";
+import { useErrorMapping } from "../../src/graphql/plugins/use-error-mapping.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { restErrorFromGraphQL } from "../../src/rest/errors.ts";
 

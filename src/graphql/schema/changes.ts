@@ -6,7 +6,7 @@ import { retentionCutoff } from "../../content/event-retention.ts";
 import type { FeedResource } from "../../content/event-snapshots.ts";
 import { htmlToMarkdown } from "../../content/markdown.ts";
 import { builder } from "../builder.ts";
-import { changeFeedScope, decodeFeedCursor, encodeFeedCursor } from "../change-feed-cursors.ts";
+import { changeFeedScope, decodeFeedCursor, encodeFeedCursor } from "../cursors/change-feed-cursors.ts";
 import { cursorExpiredError, userInputError } from "../errors.ts";
 import { MAX_PAGE_SIZE } from "../pagination.ts";
 import { ContentFormatEnum } from "./enums.ts";

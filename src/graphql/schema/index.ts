@@ -1,7 +1,5 @@
 // Imports every resource so its types, queries and mutations register with the builder.
 import { builder } from "../builder.ts";
-import { internCompiledPaths } from "../compiled-paths.ts";
-import { answerReadModelRowsDirectly } from "../read-model-fields.ts";
 import "./enums.ts";
 import "./post.ts";
 import "./post-revision.ts";
@@ -18,6 +16,5 @@ import "./webhook-delivery.ts";
 import "./subscription.ts";
 import "./changes.ts";
 
-export const schema = builder.toSchema({ sortSchema: true });
-internCompiledPaths(schema);
-answerReadModelRowsDirectly(schema);
+/** The schema as the resources define it; executable-schema.ts prepares it for running. */
+export const definedSchema = builder.toSchema({ sortSchema: true });

@@ -9,10 +9,10 @@ import { builder } from "../builder.ts";
 import { assertCanReadDrafts, assertCanWrite, writeOrigin } from "../context.ts";
 import { notFoundError } from "../errors.ts";
 import { DEFAULT_PAGE_SIZE, pageArgs, pageListComplexity, pageType } from "../pagination.ts";
-import { postConnection } from "../post-connection.ts";
-import { postPage } from "../post-list.ts";
-import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "../post-selection.ts";
 import { readBack } from "../read-back.ts";
+import { postConnection } from "../read-model/post-connection.ts";
+import { postPage } from "../read-model/post-list.ts";
+import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "../read-model/post-selection.ts";
 import { Author } from "./author.ts";
 import {
   ContentFormatEnum,

@@ -6,7 +6,7 @@ import type { Prisma } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import type { GraphQLContext } from "../context.ts";
 import { type PageArgs, pageWindow } from "../pagination.ts";
-import { orderedPostPage, publishedAtOrder } from "../post-list.ts";
+import { orderedPostPage, publishedAtOrder } from "../read-model/post-list.ts";
 
 export const PostCount = builder.objectRef<{ posts: number }>("PostCount").implement({
   description: "Counts of related records",

@@ -9,10 +9,10 @@ import { DELIVERY_STATUSES, type DeliveryStatus } from "../../domain/webhook-del
 import type { Prisma } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import type { GraphQLContext } from "../context.ts";
+import { decodeEventCursor, encodeEventCursor, eventLogScope } from "../cursors/event-cursors.ts";
+import { decodeDeliveryCursor, encodeDeliveryCursor } from "../cursors/webhook-delivery-cursors.ts";
 import { cursorExpiredError } from "../errors.ts";
-import { decodeEventCursor, encodeEventCursor, eventLogScope } from "../event-cursors.ts";
 import { MAX_PAGE_SIZE } from "../pagination.ts";
-import { decodeDeliveryCursor, encodeDeliveryCursor } from "../webhook-delivery-cursors.ts";
 import { assertWebhookAccess } from "./webhook.ts";
 
 interface AttemptRow {

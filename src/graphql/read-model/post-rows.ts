@@ -9,13 +9,13 @@
 // knows, checked to return Prisma's rows (test/graphql/post-rows.test.ts). Any other plan (e.g.
 // `tags { count { posts } }`) goes through Prisma as before.
 import { isDeepStrictEqual } from "node:util";
-import { logHeadExpression } from "../content/change-log.ts";
-import type { SqlParams } from "../content/post-list-sql.ts";
-import type { SqlExecutor } from "../db/sql-executor.ts";
-import { statementName } from "../db/statement-names.ts";
-import type { Prisma } from "../generated/prisma/client.ts";
-import { type FieldDefinitionSummary, fieldDefinitionsJson } from "./loaders.ts";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./pagination.ts";
+import { logHeadExpression } from "../../content/change-log.ts";
+import type { SqlParams } from "../../content/post-list-sql.ts";
+import type { SqlExecutor } from "../../db/sql-executor.ts";
+import { statementName } from "../../db/statement-names.ts";
+import type { Prisma } from "../../generated/prisma/client.ts";
+import { type FieldDefinitionSummary, fieldDefinitionsJson } from "../loaders.ts";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../pagination.ts";
 import { type PostRowParts, postRowsParts, postRowsSql } from "./post-rows-sql.ts";
 import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "./post-selection.ts";
 import { markReadModelRow } from "./read-model-fields.ts";

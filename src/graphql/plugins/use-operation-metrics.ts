@@ -2,7 +2,7 @@
 // operations alike) by operation name and type, for the service's metrics (src/metrics.ts).
 import { getOperationAST } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import type { GraphQLObservers } from "./context.ts";
+import type { GraphQLObservers } from "../context.ts";
 
 export function useOperationMetrics(observers: GraphQLObservers): Plugin {
   return {

@@ -7,10 +7,10 @@
 // is a pair of values, not a reference to a row, so a forged one reveals nothing: the page after it
 // is still only the caller's own posts under the caller's own filters, and a cursor whose post was
 // deleted (or moved out of the list) since continues right after where that post was.
-import { createHash } from "node:crypto";
 import { z } from "zod";
-import { userInputError } from "./errors.ts";
-import type { PostListArgs } from "./post-list.ts";
+import { userInputError } from "../errors.ts";
+import type { PostListArgs } from "../read-model/post-list.ts";
+import { cursorScope, decodeCursor, encodeCursor } from "./cursor-codec.ts";
 
 /** Where an edge sits in a post list ordered by publishedAt, ties broken by id. */
 export interface PostPosition {
@@ -21,8 +21,6 @@ export interface PostPosition {
 /** Bumped when the format changes, so older cursors are refused as invalid rather than misread. */
 const FORMAT_VERSION = 1;
 /** Longer than any cursor this module makes; anything longer is not read at all. */
-const MAX_CURSOR_LENGTH = 256;
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** Years 1 to 9999: every date the database can hold for a post, and nothing it would refuse. */
 const EARLIEST = Date.parse("0001-01-01T00:00:00.000Z");
@@ -60,12 +58,11 @@ export function postListScope(workspaceId: string, args: PostListArgs): string {
     args.status ?? "published",
     args.order ?? "desc",
   ];
-  return createHash("sha256").update(JSON.stringify(meaning)).digest("base64url").slice(0, 22);
+  return cursorScope(meaning);
 }
 
 export function encodePostCursor(scope: string, position: PostPosition): string {
-  const payload = [FORMAT_VERSION, scope, position.publishedAt.getTime(), position.id];
-  return Buffer.from(JSON.stringify(payload)).toString("base64url");
+  return encodeCursor([FORMAT_VERSION, scope, position.publishedAt.getTime(), position.id]);
 }
 
 /**
@@ -73,7 +70,7 @@ export function encodePostCursor(scope: string, position: PostPosition): string 
  * (BAD_USER_INPUT); the message never repeats the cursor, which may be anything of any size.
  */
 export function decodePostCursor(cursor: string, scope: string): PostPosition {
-  const payload = cursor.length <= MAX_CURSOR_LENGTH && BASE64URL.test(cursor) ? parse(cursor) : null;
+  const payload = decodeCursor(cursor, CursorPayload);
   if (!payload) {
     throw userInputError("Invalid cursor: give back a cursor this connection returned, unchanged");
   }
@@ -82,13 +79,4 @@ export function decodePostCursor(cursor: string, scope: string): PostPosition {
     throw userInputError("This cursor was issued for another query; start again without `after`/`before`");
   }
   return { publishedAt: new Date(publishedAt), id };
-}
-
-function parse(cursor: string): z.infer<typeof CursorPayload> | null {
-  try {
-    const parsed = CursorPayload.safeParse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
 }

@@ -18,8 +18,8 @@
 import type { ExecutionResult } from "graphql";
 import { type DocumentNode, Kind, type OperationDefinitionNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { holdsETag, strongETag } from "../cache/etag.ts";
-import type { GraphQLAnswer, GraphQLAnswers } from "../cache/graphql-answers.ts";
+import { holdsETag, strongETag } from "../../cache/etag.ts";
+import type { GraphQLAnswer, GraphQLAnswers } from "../../cache/graphql-answers.ts";
 import { readsPreview } from "./use-preview-no-store.ts";
 
 /** Root fields whose answers change without a change log event: never cached. */

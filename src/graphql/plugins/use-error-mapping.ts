@@ -4,12 +4,12 @@
 import type { Plugin } from "@envelop/core";
 import { PothosValidationError } from "@pothos/core";
 import { type ExecutionResult, GraphQLError } from "graphql";
-import { isStatementTimeout } from "../db/statement-timeout.ts";
-import { echoInput, shortenMessage } from "../domain/echo-input.ts";
-import { DomainError } from "../domain/errors.ts";
-import type { Logger } from "../logger.ts";
-import { fromDomainError, timeoutError, userInputError } from "./errors.ts";
-import { mapPrismaError } from "./prisma-errors.ts";
+import { isStatementTimeout } from "../../db/statement-timeout.ts";
+import { echoInput, shortenMessage } from "../../domain/echo-input.ts";
+import { DomainError } from "../../domain/errors.ts";
+import type { Logger } from "../../logger.ts";
+import { fromDomainError, timeoutError, userInputError } from "../errors.ts";
+import { mapPrismaError } from "../prisma-errors.ts";
 
 export const INTERNAL_ERROR_MESSAGE = "Unexpected error.";
 const TIMEOUT = timeoutError();

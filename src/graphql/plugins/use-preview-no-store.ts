@@ -4,7 +4,7 @@
 // The REST door does the same for `?preview=` (src/rest/router.ts).
 import { BREAK, type DocumentNode, visit } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { keptPerDocument } from "./per-document.ts";
+import { keptPerDocument } from "../execution/per-document.ts";
 
 /**
  * Whether an operation passes a `preview` argument anywhere (a token, a variable or even null). Kept

@@ -3,10 +3,10 @@
 // fail with a 500. Covers /graphql and the REST routes' in-process executions alike.
 import type { Plugin } from "@envelop/core";
 import { BREAK, type DocumentNode, type GraphQLError, visit } from "graphql";
-import { echoInput } from "../domain/echo-input.ts";
-import { findUnstorableText, NUL_PROBLEM, unstorableTextProblem } from "../domain/null-bytes.ts";
-import { userInputError } from "./errors.ts";
-import { keptPerDocument } from "./per-document.ts";
+import { echoInput } from "../../domain/echo-input.ts";
+import { findUnstorableText, NUL_PROBLEM, unstorableTextProblem } from "../../domain/null-bytes.ts";
+import { userInputError } from "../errors.ts";
+import { keptPerDocument } from "../execution/per-document.ts";
 
 export function useNullByteGuard(): Plugin {
   return {

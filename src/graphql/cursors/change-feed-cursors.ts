@@ -8,11 +8,11 @@
 // every number a cursor holds counts only this workspace's records, so a key learns nothing of other
 // workspaces' writes by reading its cursors. Format 1 held global positions: still read (a client
 // keeps its place across the upgrade), never issued.
-import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { FeedPosition, GlobalPosition } from "../content/change-feed.ts";
+import type { FeedPosition, GlobalPosition } from "../../content/change-feed.ts";
+import { userInputError } from "../errors.ts";
+import { cursorScope, decodeCursor, encodeCursor } from "./cursor-codec.ts";
 import { CursorMoment, LogPositionText, RecordIdText } from "./cursor-values.ts";
-import { userInputError } from "./errors.ts";
 
 const FORMAT_VERSION = 2;
 const MAX_CURSOR_LENGTH = 512;
@@ -56,10 +56,7 @@ const FormatOne = z.tuple([
 ]);
 
 export function changeFeedScope(workspaceId: string, keyKind: string, types: readonly string[]): string {
-  return createHash("sha256")
-    .update(JSON.stringify(["changes", workspaceId, keyKind, [...types].sort()]))
-    .digest("base64url")
-    .slice(0, 22);
+  return cursorScope(["changes", workspaceId, keyKind, [...types].sort()]);
 }
 
 export function encodeFeedCursor(scope: string, at: FeedPosition, issuedAt: Date): string {
@@ -70,14 +67,14 @@ export function encodeFeedCursor(scope: string, at: FeedPosition, issuedAt: Date
       : at.progress
         ? [FORMAT_VERSION, scope, "i", at.eventId, at.progress.items, at.progress.afterPostId, moment]
         : [FORMAT_VERSION, scope, "l", at.eventId, 0, null, moment];
-  return Buffer.from(JSON.stringify(payload)).toString("base64url");
+  return encodeCursor(payload);
 }
 
 export function decodeFeedCursor(
   cursor: string,
   scope: string,
 ): { at: FeedPosition | GlobalPosition; issuedAt: Date } {
-  const payload = cursor.length <= MAX_CURSOR_LENGTH ? parse(cursor) : null;
+  const payload = decodeCursor(cursor, z.union([Payload, FormatOne]), MAX_CURSOR_LENGTH);
   // Inside an event needs the event.
   if (!payload || (payload[0] === FORMAT_VERSION && payload[2] === "i" && payload[3] === null))
     throw userInputError("Invalid cursor: give back a nextCursor of the change feed, unchanged", [
@@ -104,15 +101,4 @@ export function decodeFeedCursor(
             progress: phase === "i" ? { items: count, afterPostId: id } : null,
           };
   return { at, issuedAt: new Date(issuedAt) };
-}
-
-function parse(cursor: string): z.infer<typeof Payload> | z.infer<typeof FormatOne> | null {
-  try {
-    const parsed = z
-      .union([Payload, FormatOne])
-      .safeParse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
 }

@@ -1,6 +1,6 @@
 // The pieces of Post's Prisma selection that the type (schema/post.ts) and the read model
 // (post-rows.ts) must agree on: the always-selected columns and the order of authors and tags.
-import type { Prisma } from "../generated/prisma/client.ts";
+import type { Prisma } from "../../generated/prisma/client.ts";
 
 /** The small columns every Post row carries (the body is selected only when asked for). */
 export const POST_COLUMNS = {

@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import { usePersistedOperations } from "@graphql-yoga/plugin-persisted-operations";
 import type { Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
-import { badRequestError, persistedQueryNotFoundError } from "./errors.ts";
+import { badRequestError, persistedQueryNotFoundError } from "../errors.ts";
 
 export interface PersistedDocumentsOptions {
   /** Bytes of documents kept at most (least recently used go first). */

@@ -21,14 +21,14 @@ import {
 } from "graphql";
 import { type CompiledQuery, compileQuery, isCompiledQuery } from "graphql-jit";
 import { maskError } from "graphql-yoga";
-import { queryLimits } from "./builder.ts";
+import { queryLimits } from "../builder.ts";
+import type { AppServices, GraphQLContext } from "../context.ts";
+import { countCompiledExecution, withFieldNodes } from "../plugins/use-compiled-operations.ts";
+import { errorMapper, INTERNAL_ERROR_MESSAGE } from "../plugins/use-error-mapping.ts";
+import { unstorableTextRefusal } from "../plugins/use-null-byte-guard.ts";
+import { sizeCapped } from "../plugins/use-response-size-limit.ts";
 import { markCompiledContext } from "./compiled-paths.ts";
-import type { AppServices, GraphQLContext } from "./context.ts";
 import { checkKnownComplexity } from "./known-complexity.ts";
-import { countCompiledExecution, withFieldNodes } from "./use-compiled-operations.ts";
-import { errorMapper, INTERNAL_ERROR_MESSAGE } from "./use-error-mapping.ts";
-import { unstorableTextRefusal } from "./use-null-byte-guard.ts";
-import { sizeCapped } from "./use-response-size-limit.ts";
 
 /** A query document compiled once, with what its measurements are labelled by. */
 export interface CompiledOperation {

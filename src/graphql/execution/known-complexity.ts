@@ -14,7 +14,7 @@ import {
   getOperationAST,
   typeFromAST,
 } from "graphql";
-import { queryTooComplexError } from "./errors.ts";
+import { queryTooComplexError } from "../errors.ts";
 
 /** Distinct costs kept per document: a route has a few page sizes in use; past this, no more are kept. */
 const MAX_KEPT_PER_DOCUMENT = 256;

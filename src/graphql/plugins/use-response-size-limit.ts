@@ -5,7 +5,7 @@
 // passed: an oversized answer is never turned into a string.
 import type { Plugin } from "@envelop/core";
 import type { ExecutionResult } from "graphql";
-import { queryTooComplexError } from "./errors.ts";
+import { queryTooComplexError } from "../errors.ts";
 
 export function useResponseSizeLimit(options: { maxBytes: number }): Plugin {
   return {

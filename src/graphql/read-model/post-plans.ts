@@ -13,7 +13,7 @@
 import { queryFromInfo } from "@pothos/plugin-prisma";
 import type { GraphQLResolveInfo, OperationDefinitionNode } from "graphql";
 import { LRUCache } from "lru-cache";
-import type { GraphQLContext } from "./context.ts";
+import type { GraphQLContext } from "../context.ts";
 import { type PlannedPostQuery, readModelCovers } from "./post-rows.ts";
 import { type RelationColumns, relationColumnsOf } from "./relation-columns.ts";
 

@@ -6,15 +6,15 @@
 import { getConnectionPageSize, PothosValidationError, validateConnectionArguments } from "@pothos/core";
 import { queryFromInfo } from "@pothos/plugin-prisma";
 import { type GraphQLResolveInfo, Kind } from "graphql";
-import type { Prisma } from "../generated/prisma/client.ts";
+import type { Prisma } from "../../generated/prisma/client.ts";
+import type { GraphQLContext } from "../context.ts";
 import {
   decodePostCursor,
   encodePostCursor,
   type PostPosition,
   postListScope,
-} from "./connection-cursors.ts";
-import type { GraphQLContext } from "./context.ts";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./pagination.ts";
+} from "../cursors/connection-cursors.ts";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../pagination.ts";
 import { type PostListArgs, postListWhereOf, publishedAtOrder } from "./post-list.ts";
 import type { PlannedPostQuery } from "./post-rows.ts";
 import type { POST_COLUMNS } from "./post-selection.ts";

@@ -6,10 +6,10 @@
 // position only pages through the caller's own events. The moment decides expiry: a cursor older than
 // the retention period may have had events after it deleted, so it answers CURSOR_EXPIRED (410) rather
 // than silently skipping them.
-import { createHash } from "node:crypto";
 import { z } from "zod";
+import { userInputError } from "../errors.ts";
+import { cursorScope, decodeCursor, encodeCursor } from "./cursor-codec.ts";
 import { CursorMoment, LogPositionText } from "./cursor-values.ts";
-import { userInputError } from "./errors.ts";
 
 export interface LogPosition {
   position: bigint;
@@ -17,8 +17,6 @@ export interface LogPosition {
 }
 
 const FORMAT_VERSION = 1;
-const MAX_CURSOR_LENGTH = 256;
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 const CursorPayload = z.tuple([
   z.literal(FORMAT_VERSION),
@@ -28,20 +26,16 @@ const CursorPayload = z.tuple([
 ]);
 
 export function eventLogScope(workspaceId: string): string {
-  return createHash("sha256")
-    .update(JSON.stringify(["events", workspaceId]))
-    .digest("base64url")
-    .slice(0, 22);
+  return cursorScope(["events", workspaceId]);
 }
 
 export function encodeEventCursor(scope: string, at: LogPosition): string {
-  const payload = [FORMAT_VERSION, scope, at.position.toString(), at.createdAt.getTime()];
-  return Buffer.from(JSON.stringify(payload)).toString("base64url");
+  return encodeCursor([FORMAT_VERSION, scope, at.position.toString(), at.createdAt.getTime()]);
 }
 
 /** The position a cursor holds, if it was issued for `scope`; anything else is BAD_USER_INPUT. */
 export function decodeEventCursor(cursor: string, scope: string): LogPosition {
-  const payload = cursor.length <= MAX_CURSOR_LENGTH && BASE64URL.test(cursor) ? parse(cursor) : null;
+  const payload = decodeCursor(cursor, CursorPayload);
   if (!payload) {
     throw userInputError("Invalid cursor: give back a cursor the change log returned, unchanged", [
       { field: "after", message: "Not a cursor of the change log" },
@@ -54,13 +48,4 @@ export function decodeEventCursor(cursor: string, scope: string): LogPosition {
     ]);
   }
   return { position: BigInt(position), createdAt: new Date(createdAt) };
-}
-
-function parse(cursor: string): z.infer<typeof CursorPayload> | null {
-  try {
-    const parsed = CursorPayload.safeParse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
 }

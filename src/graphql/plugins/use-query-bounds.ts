@@ -9,8 +9,8 @@ import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
 import { maxDirectivesPlugin } from "@escape.tech/graphql-armor-max-directives";
 import { maxTokensPlugin } from "@escape.tech/graphql-armor-max-tokens";
 import { GraphQLError, type ValidationContext } from "graphql";
-import { queryTooComplexError } from "./errors.ts";
-import { introspectionCostRule } from "./introspection-cost.ts";
+import { queryTooComplexError } from "../errors.ts";
+import { introspectionCostRule } from "../execution/introspection-cost.ts";
 
 export interface QueryBounds {
   /** Lexical tokens in one document (a name, a brace, a string …). */

@@ -27,7 +27,7 @@ import {
   type SelectionSetNode,
 } from "graphql";
 import { getVariableValues } from "graphql/execution/values.js";
-import { markCompiledContext } from "./compiled-paths.ts";
+import { markCompiledContext } from "../execution/compiled-paths.ts";
 
 /** /graphql query documents executed once already: compiled from their second execution. */
 const seenOnce = new WeakSet<DocumentNode>();

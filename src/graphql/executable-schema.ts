@@ -1,0 +1,10 @@
+// The schema every execution runs (Yoga, REST's compiled queries, tests): the resources' schema
+// (schema/index.ts) with the execution machinery's field-level preparations applied once, so that no
+// schema file depends on how it is executed.
+import { internCompiledPaths } from "./execution/compiled-paths.ts";
+import { answerReadModelRowsDirectly } from "./read-model/read-model-fields.ts";
+import { definedSchema } from "./schema/index.ts";
+
+export const schema = definedSchema;
+internCompiledPaths(schema);
+answerReadModelRowsDirectly(schema);
