@@ -104,7 +104,10 @@ SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
   END
 ORDER BY "eventId" NULLS LAST`;
 
-// Every finished attempt of a dispatcher's batch in one statement: the attempts logged; each delivery's
+// Every finished attempt of a dispatcher's batch in one statement: the attempts logged (only those whose
+// delivery still exists: deleting an endpoint, or its workspace, while an attempt is in flight deletes
+// its deliveries, and that attempt has nothing left to belong to; `present` locks the rows it keeps
+// (KEY SHARE), so a delete committing meanwhile cannot pull one away before the insert); each delivery's
 // outcome applied if it still holds the claimed lease; then per endpoint, from the attempts that
 // counted: a success ends its failing streak, a failure starts one (or continues it), and the endpoint
 // is disabled after a 410 Gone ($3's reason) or when its streak began at or before the cutoff ($2).
@@ -115,9 +118,13 @@ const RECORD_SQL = `WITH input AS (
     "attemptedAt" timestamp(3), "durationMs" int, "statusCode" int, error text, "responseBody" text,
     status text, "nextAttemptAt" timestamp(3), "endpointFailed" boolean, "disableEndpoint" text)
 ),
+present AS (
+  SELECT d.id FROM "WebhookDelivery" d WHERE d.id IN (SELECT "deliveryId" FROM input) FOR KEY SHARE OF d
+),
 logged AS (
   INSERT INTO "WebhookAttempt" (id, "deliveryId", "attemptedAt", "durationMs", "statusCode", error, "responseBody")
   SELECT "attemptId", "deliveryId", "attemptedAt", "durationMs", "statusCode", error, "responseBody" FROM input
+  WHERE "deliveryId" IN (SELECT id FROM present)
 ),
 settled AS (
   UPDATE "WebhookDelivery" d SET status = i.status,
