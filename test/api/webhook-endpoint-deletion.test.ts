@@ -110,7 +110,10 @@ describe("deleting a webhook endpoint while a delivery is in flight", () => {
       await vi.waitFor(
         async () => {
           const list = await send(ws, "GET", `/v1/webhooks/${kept}/deliveries`);
-          expect(list.body.deliveries[0]).toMatchObject({ status: "succeeded" });
+          expect(list.body.deliveries[0]).toMatchObject({
+            status: "succeeded",
+            attempts: [expect.objectContaining({ statusCode: 200, responseBody: "ok" })],
+          });
         },
         { timeout: 5_000, interval: 50 },
       );
