@@ -2,9 +2,11 @@
 // probe at a time, instead of each retrying on its own and holding a slot — and one that fails every
 // attempt for WEBHOOK_DISABLE_AFTER (shrunk to 2 s here) is disabled: `enabled: false` with
 // `disabledAt` and `disabledReason` on GET /v1/webhooks/{id} and the list, a `webhook.disabled` event in
-// the change log that the workspace's other endpoints receive, and PATCH enabled: true resumes it.
+// the change log that the workspace's other endpoints and private subscribers receive (public keys
+// never see it), and PATCH enabled: true resumes it.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { restFixtures } from "../helpers/rest-fixtures.ts";
+import { subscribe } from "../helpers/sse-subscription.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
@@ -42,7 +44,7 @@ function send(ws: TestWorkspace, method: string, path: string, body?: unknown) {
   return app.request(method, path, { key: ws.privateKey, body });
 }
 
-async function subscribe(ws: TestWorkspace, url: string, events: string[]): Promise<string> {
+async function subscribeEndpoint(ws: TestWorkspace, url: string, events: string[]): Promise<string> {
   const res = await send(ws, "POST", "/v1/webhooks", { url, events });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.webhook.id as string;
@@ -54,7 +56,7 @@ describe("a failing endpoint backs off as a whole", () => {
   it("sends it one probe per back-off instead of every delivery's own retries", async () => {
     const ws = await app.workspace("Backing off");
     const failing = await receiver(503);
-    const endpoint = await subscribe(ws, failing.url, ["tag.created"]);
+    const endpoint = await subscribeEndpoint(ws, failing.url, ["tag.created"]);
     const tags = restFixtures(app, ws.privateKey);
     for (let i = 0; i < 8; i += 1) await tags.tag(`burst-${i}`);
     await failing.waitFor((got) => got.length >= 1);
@@ -97,8 +99,8 @@ describe("an endpoint failing for WEBHOOK_DISABLE_AFTER", () => {
     const ws = await app.workspace("Disabled after failing");
     const failing = await receiver(500);
     const watcher = await receiver(200);
-    const endpoint = await subscribe(ws, failing.url, ["tag.created"]);
-    const watching = await subscribe(ws, watcher.url, ["webhook.disabled"]);
+    const endpoint = await subscribeEndpoint(ws, failing.url, ["tag.created"]);
+    const watching = await subscribeEndpoint(ws, watcher.url, ["webhook.disabled"]);
     const tags = restFixtures(app, ws.privateKey);
 
     // Events keep coming; every attempt fails; 2 s after the first failure the endpoint is disabled.
@@ -154,18 +156,35 @@ describe("an endpoint failing for WEBHOOK_DISABLE_AFTER", () => {
     expect(watching).not.toBe(endpoint);
   });
 
-  it("records webhook.disabled for a 410 Gone too", async () => {
+  it("records webhook.disabled for a 410 Gone too; private subscribers see it, public ones never", async () => {
     const ws = await app.workspace("Gone, heard");
     const gone = await receiver(410);
     const watcher = await receiver(200);
-    const endpoint = await subscribe(ws, gone.url, ["tag.created"]);
-    await subscribe(ws, watcher.url, ["webhook.disabled"]);
-    await restFixtures(app, ws.privateKey).tag("gone");
-    const [event] = await watcher.waitFor((r) => r.some((x) => x.json.type === "webhook.disabled"), 5_000);
-    expect(event?.json.data).toMatchObject({
-      id: endpoint,
-      enabled: false,
-      disabledReason: expect.stringMatching(/^The receiver answered 410 Gone/),
-    });
+    const changes = "subscription { contentChanged { type resourceId } }";
+    const publicLive = await subscribe(app.url, ws.publicKey, changes);
+    const privateLive = await subscribe(app.url, ws.privateKey, changes);
+    try {
+      const endpoint = await subscribeEndpoint(ws, gone.url, ["tag.created"]);
+      await subscribeEndpoint(ws, watcher.url, ["webhook.disabled"]);
+      const tags = restFixtures(app, ws.privateKey);
+      await tags.tag("gone");
+      const [event] = await watcher.waitFor((r) => r.some((x) => x.json.type === "webhook.disabled"), 5_000);
+      expect(event?.json.data).toMatchObject({
+        id: endpoint,
+        enabled: false,
+        disabledReason: expect.stringMatching(/^The receiver answered 410 Gone/),
+      });
+      // A later write reaches both streams: everything before it has been through the filter.
+      await tags.tag("after");
+      const typesOf = (live: typeof publicLive) =>
+        live.received.map((r) => (r.data?.contentChanged as { type: string }).type);
+      await privateLive.waitFor((r) => r.length === 3);
+      await publicLive.waitFor((r) => r.length === 2);
+      expect(typesOf(privateLive)).toEqual(["tag.created", "webhook.disabled", "tag.created"]);
+      expect(typesOf(publicLive)).toEqual(["tag.created", "tag.created"]);
+    } finally {
+      publicLive.close();
+      privateLive.close();
+    }
   });
 });
