@@ -46,8 +46,8 @@ const LOGGED_BODY_SQL = `CASE WHEN e.id IS NOT NULL THEN '{"id":' || to_json(e.i
 //
 // Fairness: `busy` counts the deliveries in flight now on every instance (a lease that has not run
 // out). An endpoint takes at most $4 of them ($4: WEBHOOK_ENDPOINT_CONCURRENCY; 1 while it is failing,
-// a probe) and a workspace at most $5 (WEBHOOK_WORKSPACE_CONCURRENCY): `ready` ranks each endpoint's
-// due deliveries on top of its busy ones, `fair` each workspace's that pass. Two instances claiming at
+// a probe) and a workspace at most $5 (WEBHOOK_WORKSPACE_CONCURRENCY): of the deliveries due now
+// (`due_now`), `ready` ranks each endpoint's on top of its busy ones, `fair` each workspace's that pass. Two instances claiming at
 // the same moment may each take a cap's worth (each counts the other's leases only once committed):
 // a bound per instance at worst, and exact whenever claims do not overlap.
 const CLAIM_SQL = `WITH ${fanOutCtes(ENDPOINTS_BEHIND_SQL, "$3")},
@@ -57,22 +57,32 @@ busy AS (
   GROUP BY d."endpointId", d."workspaceId"
 ),
 busy_workspace AS (SELECT "workspaceId", sum(n) AS n FROM busy GROUP BY "workspaceId"),
-ready AS (
-  SELECT d.id, d."workspaceId", d."nextAttemptAt", d."eventId",
-    row_number() OVER (PARTITION BY d."endpointId" ORDER BY d."nextAttemptAt", d."eventId") + COALESCE(b.n, 0) AS load,
-    CASE WHEN w."failingSince" IS NULL THEN $4::int ELSE 1 END AS cap
+due_now AS (
+  SELECT d.id, d."endpointId", d."workspaceId", d."nextAttemptAt", d."eventId",
+    COALESCE(b.n, 0) AS busy, CASE WHEN w."failingSince" IS NULL THEN $4::int ELSE 1 END AS cap,
+    COALESCE(bw.n, 0) AS "workspaceBusy"
   FROM "WebhookDelivery" d
   JOIN "WebhookEndpoint" w ON w.id = d."endpointId"
   LEFT JOIN busy b ON b."endpointId" = d."endpointId"
+  LEFT JOIN busy_workspace bw ON bw."workspaceId" = d."workspaceId"
   WHERE d.status IN ('pending', 'retrying') AND d."nextAttemptAt" <= ${NOW}
     AND (d."leaseUntil" IS NULL OR d."leaseUntil" < ${NOW})
     AND (w.enabled OR d."eventType" = ${TEST})
     AND (w."backoffUntil" IS NULL OR w."backoffUntil" <= ${NOW} OR d."eventType" = ${TEST})
+    -- Only where a slot is free: a backlog behind an endpoint or workspace at its cap (receivers that
+    -- never answer) costs a scan of its rows every round, not keeping and sorting them.
+    AND COALESCE(b.n, 0) < CASE WHEN w."failingSince" IS NULL THEN $4::int ELSE 1 END
+    AND COALESCE(bw.n, 0) < $5::int
+),
+ready AS (
+  SELECT d.id, d."workspaceId", d."nextAttemptAt", d."eventId", d."workspaceBusy",
+    row_number() OVER (PARTITION BY d."endpointId" ORDER BY d."nextAttemptAt", d."eventId") + d.busy AS load, d.cap
+  FROM due_now d
 ),
 fair AS (
   SELECT r.id FROM (
-    SELECT r.id, row_number() OVER (PARTITION BY r."workspaceId" ORDER BY r."nextAttemptAt", r."eventId") + COALESCE(bw.n, 0) AS load
-    FROM ready r LEFT JOIN busy_workspace bw ON bw."workspaceId" = r."workspaceId"
+    SELECT r.id, row_number() OVER (PARTITION BY r."workspaceId" ORDER BY r."nextAttemptAt", r."eventId") + r."workspaceBusy" AS load
+    FROM ready r
     WHERE r.load <= r.cap
   ) r WHERE r.load <= $5::int
 ),
@@ -144,17 +154,31 @@ SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
       WHERE w.id NOT IN (SELECT id FROM behind)
         AND EXISTS (SELECT 1 FROM "Event" e WHERE e."workspaceId" = w."workspaceId" AND e.position > w."fannedOutTo")
     ) THEN now() + interval '100 milliseconds'
-    ELSE (
-      SELECT min(GREATEST(d."nextAttemptAt", COALESCE(d."leaseUntil", d."nextAttemptAt"),
-          CASE WHEN d."eventType" = ${TEST} THEN d."nextAttemptAt" ELSE COALESCE(w."backoffUntil", d."nextAttemptAt") END
-        )) AT TIME ZONE 'UTC'
-      FROM "WebhookDelivery" d JOIN "WebhookEndpoint" w ON w.id = d."endpointId"
-      WHERE d.status IN ('pending', 'retrying') AND (w.enabled OR d."eventType" = ${TEST})
-        AND d.id NOT IN (SELECT id FROM ready)
+    -- Of the deliveries whose moment is still to come; those whose moment has passed were claimed
+    -- now, wait for a slot (below), or were claimed by another instance meanwhile (SKIP LOCKED).
+    ELSE LEAST(
+      (SELECT min(m.at) AT TIME ZONE 'UTC' FROM (
+        SELECT GREATEST(d."nextAttemptAt", COALESCE(d."leaseUntil", d."nextAttemptAt"),
+          CASE WHEN d."eventType" = ${TEST} THEN d."nextAttemptAt" ELSE COALESCE(w."backoffUntil", d."nextAttemptAt") END) AS at
+        FROM "WebhookDelivery" d JOIN "WebhookEndpoint" w ON w.id = d."endpointId"
+        WHERE d.status IN ('pending', 'retrying') AND (w.enabled OR d."eventType" = ${TEST})
+      ) m WHERE m.at > ${NOW}),
+      -- The fresh deliveries are not visible to the query above: those waiting for a back-off's end.
+      (SELECT min("backoffUntil") AT TIME ZONE 'UTC' FROM fresh_load WHERE "backoffUntil" > ${NOW})
     )
   END,
-  EXISTS (SELECT 1 FROM ready WHERE id NOT IN (SELECT id FROM due))
-    OR EXISTS (SELECT 1 FROM fanned WHERE "leaseUntil" IS NULL)
+  -- Waiting for a slot: due now but beyond a cap, or unleased fresh ones; an endpoint or workspace
+  -- at its cap counts as having some (it is cheaper than looking, and only asks for an extra round).
+  EXISTS (SELECT 1 FROM due_now WHERE id NOT IN (SELECT id FROM due))
+    OR EXISTS (
+      SELECT 1 FROM busy b JOIN "WebhookEndpoint" w ON w.id = b."endpointId"
+      WHERE b.n >= CASE WHEN w."failingSince" IS NULL THEN $4::int ELSE 1 END
+    )
+    OR EXISTS (SELECT 1 FROM busy_workspace WHERE n >= $5::int)
+    OR EXISTS (
+      SELECT 1 FROM fresh_load
+      WHERE ("backoffUntil" IS NULL OR "backoffUntil" <= ${NOW}) AND id NOT IN (SELECT id FROM leasable)
+    )
 ORDER BY "eventId" NULLS LAST`;
 
 // Every finished attempt of a dispatcher's batch in one statement: the attempts logged (only those whose
