@@ -10,7 +10,7 @@ import { MAX_REPLAY_EVENTS, TEST_EVENT_TYPE } from "../domain/webhook-deliveries
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { newEventId } from "./change-log.ts";
 import { deliveryIdSql } from "./webhook-delivery-ids.ts";
-import { write } from "./writer.ts";
+import { type WriteClient, write } from "./writer.ts";
 
 const NOW = `(now() AT TIME ZONE 'UTC')`;
 
@@ -21,6 +21,18 @@ async function endpointOf(prisma: PrismaClient, workspaceId: string, endpointId:
   });
   if (!endpoint) throw new NotFoundError("Webhook endpoint", endpointId);
   return endpoint;
+}
+
+/**
+ * A client sending again (a retry, a replay) says its receiver may be back: the endpoint's back-off
+ * (webhook-delivery-store.ts) ends now, so the request goes out at once, as one probe while the
+ * endpoint is still failing; if it fails, the back-off resumes.
+ */
+async function endBackoff(tx: WriteClient, endpointId: string): Promise<void> {
+  await tx.webhookEndpoint.updateMany({
+    where: { id: endpointId, backoffUntil: { not: null } },
+    data: { backoffUntil: null },
+  });
 }
 
 function refuseWhileDisabled(endpoint: { enabled: boolean }, what: string): void {
@@ -50,6 +62,7 @@ export async function retryDelivery(
       where: { id: delivery.id },
       data: { status: "pending", failedAttempts: 0, nextAttemptAt: new Date(), leaseUntil: null },
     });
+    await endBackoff(uow.tx, endpoint.id);
     uow.queuedDeliveries(1);
     return delivery.id;
   });
@@ -103,6 +116,7 @@ export async function replayEvents(
       { replayed: number; lastPosition: string | null; lastCreatedAt: Date | null; hasMore: boolean | null }[]
     >(REPLAY_SQL, workspaceId, afterPosition ?? 0n, endpoint.events, endpoint.id, MAX_REPLAY_EVENTS);
     const replayed = row?.replayed ?? 0;
+    if (replayed > 0) await endBackoff(uow.tx, endpoint.id);
     uow.queuedDeliveries(replayed);
     const last =
       row?.lastPosition && row.lastCreatedAt

@@ -109,6 +109,8 @@ export async function updateWebhookEndpoint(
       "Webhook endpoint",
       id,
     );
+    // Resumed: its deliveries left pending while it was disabled are due now; wake the dispatchers.
+    if (input.enabled === true) uow.queuedDeliveries(1);
     uow.changed({ resource: "webhook", action: "updated", id: found, workspaceId });
     return found;
   });
