@@ -47,9 +47,9 @@ const LOGGED_BODY_SQL = `CASE WHEN e.id IS NOT NULL THEN '{"id":' || to_json(e.i
 // Fairness: `busy` counts the deliveries in flight now on every instance (a lease that has not run
 // out). An endpoint takes at most $4 of them ($4: WEBHOOK_ENDPOINT_CONCURRENCY; 1 while it is failing,
 // a probe) and a workspace at most $5 (WEBHOOK_WORKSPACE_CONCURRENCY): of the deliveries due now
-// (`due_now`), `ready` ranks each endpoint's on top of its busy ones, `fair` each workspace's that pass. Two instances claiming at
-// the same moment may each take a cap's worth (each counts the other's leases only once committed):
-// a bound per instance at worst, and exact whenever claims do not overlap.
+// (`due_now`), `ready` ranks each endpoint's on top of its busy ones, `fair` each workspace's that
+// pass. Two instances claiming at the same moment may each take a cap's worth (each counts the other's
+// leases only once committed): a bound per instance at worst, and exact whenever claims do not overlap.
 const CLAIM_SQL = `WITH ${fanOutCtes(ENDPOINTS_BEHIND_SQL, "$3")},
 busy AS (
   SELECT d."endpointId", d."workspaceId", count(*) AS n FROM "WebhookDelivery" d
