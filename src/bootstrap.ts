@@ -7,8 +7,8 @@ import type { Config } from "./config.ts";
 import { CHANGES_CHANNEL_PREFIX } from "./content/change-log.ts";
 import { scheduleEventPruning } from "./content/event-retention.ts";
 import { PUBLISH_SWEEP_MS, PublishScheduler } from "./content/scheduler.ts";
-import { createDeliveryStore } from "./content/webhook-deliveries.ts";
 import { WEBHOOK_CHANNEL_PREFIX } from "./content/webhook-delivery-ids.ts";
+import { createDeliveryStore } from "./content/webhook-delivery-store.ts";
 import { API_KEYS_CHANNEL_PREFIX, onCommittedChanges } from "./content/writer.ts";
 import { type Database, openDatabase } from "./db/database.ts";
 import type { QueryObserver } from "./db/sql-executor.ts";
@@ -91,10 +91,13 @@ export async function startBackgroundWork(
       },
     };
   const dispatcher = new WebhookDispatcher({
-    store: createDeliveryStore(db.sql),
+    store: createDeliveryStore(db.sql, db.prisma),
     send: sendWebhook,
     policy: { allowPrivate: config.webhooks.allowPrivateTargets },
     timeoutMs: config.webhooks.timeoutMs,
+    disableAfterFailingMs: config.webhooks.disableAfterFailingMs,
+    endpointConcurrency: config.webhooks.endpointConcurrency,
+    workspaceConcurrency: config.webhooks.workspaceConcurrency,
     ...(config.webhooks.retryScheduleMs ? { retryScheduleMs: config.webhooks.retryScheduleMs } : {}),
     onError: report,
   });

@@ -167,6 +167,12 @@ const EnvSchema = z.object({
   WEBHOOK_TIMEOUT_MS: positiveInt.default(10_000),
   /** Whether this instance sends webhooks; any number of instances may, each delivery goes out once. */
   WEBHOOK_DISPATCH: flag.default(true),
+  /** How long an endpoint may fail every attempt before the service disables it (`webhook.disabled`). */
+  WEBHOOK_DISABLE_AFTER: duration.default(24 * 3_600_000),
+  /** Deliveries in flight at once to one endpoint, all instances together (a failing endpoint: 1). */
+  WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt.default(16),
+  /** Deliveries in flight at once for one workspace's endpoints, all instances together. */
+  WEBHOOK_WORKSPACE_CONCURRENCY: positiveInt.default(32),
   /** Changes a subscriber may leave unread before its subscription is ended (src/graphql/live). */
   SUBSCRIPTION_MAX_QUEUED: positiveInt.default(100),
   /** Open subscriptions one API key may hold on one instance; past it a new one answers 429. */
@@ -282,6 +288,9 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       dispatch: env.WEBHOOK_DISPATCH,
+      disableAfterFailingMs: env.WEBHOOK_DISABLE_AFTER,
+      endpointConcurrency: env.WEBHOOK_ENDPOINT_CONCURRENCY,
+      workspaceConcurrency: env.WEBHOOK_WORKSPACE_CONCURRENCY,
     },
     cache: {
       mode: env.CACHE ?? (env.REDIS_URL ? "redis" : "memory"),

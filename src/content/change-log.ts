@@ -5,7 +5,8 @@
 // One change becomes one event, except that a post's status change adds a second one: a post created
 // as published records post.created and post.published, an update that publishes or unpublishes it
 // records post.updated and post.published or post.unpublished. Workspace, API key and webhook endpoint
-// changes are not content and record nothing. All of an operation's events are inserted in one
+// changes are not content and record nothing, except webhook.disabled: the service, not a client,
+// disabled an endpoint, and the workspace hears of it as of any other event. All of an operation's events are inserted in one
 // statement, which gives them consecutive positions in the order the operation named its changes.
 import type { SqlExecutor } from "../db/sql-executor.ts";
 import { statementName } from "../db/statement-names.ts";
@@ -142,6 +143,8 @@ SELECT (SELECT count(*) FROM subscribed)::int AS queued,
   (SELECT count(*) FROM (SELECT pg_notify('${WEBHOOK_CHANNEL_PREFIX}' || current_schema(), '') FROM subscribed LIMIT 1) n)::int AS notified`;
 
 export function eventTypesOf(change: Change): EventType[] {
+  // Only the service disables, and only webhook endpoints.
+  if (change.action === "disabled") return change.resource === "webhook" ? ["webhook.disabled"] : [];
   switch (change.resource) {
     case "workspace":
     case "api_key":

@@ -21,8 +21,11 @@ export interface RevisionActor {
 
 export interface Change {
   resource: ChangedResource;
-  /** `released`: a scheduled post became public (the scheduler, scheduler.ts); records post.published only. */
-  action: "created" | "updated" | "deleted" | "released";
+  /**
+   * `released`: a scheduled post became public (the scheduler, scheduler.ts); records post.published
+   * only. `disabled`: the service disabled a failing webhook endpoint; records webhook.disabled.
+   */
+  action: "created" | "updated" | "deleted" | "released" | "disabled";
   id: string;
   workspaceId: string;
   /**

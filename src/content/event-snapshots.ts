@@ -44,6 +44,8 @@ export async function snapshotOf(tx: Tx, change: Change): Promise<Snapshot> {
       return mediaSnapshot(tx, change);
     case "field":
       return fieldSnapshot(tx, change.id);
+    case "webhook":
+      return webhookSnapshot(tx, change.id);
     default:
       return null;
   }
@@ -201,4 +203,36 @@ function authorRef<T extends { socials: Prisma.JsonValue }>(author: T) {
 function withCount<T extends { _count: { posts: number } }>(row: T) {
   const { _count, ...record } = row;
   return { ...record, count: { posts: _count.posts } };
+}
+
+/** A webhook endpoint as GET /v1/webhooks/{id} answers it (never its secrets): webhook.disabled's data. */
+async function webhookSnapshot(tx: Tx, id: string): Promise<Snapshot> {
+  const row = await tx.webhookEndpoint.findUnique({
+    where: { id },
+    select: {
+      id: true,
+      url: true,
+      description: true,
+      events: true,
+      enabled: true,
+      disabledAt: true,
+      disabledReason: true,
+      previousSecretExpiresAt: true,
+      createdAt: true,
+      updatedAt: true,
+    },
+  });
+  if (!row) return null;
+  const { previousSecretExpiresAt, disabledAt } = row;
+  return {
+    ...row,
+    disabledAt: disabledAt?.toISOString() ?? null,
+    // As the read shows it: only while the previous secret still signs.
+    previousSecretExpiresAt:
+      previousSecretExpiresAt && previousSecretExpiresAt > new Date()
+        ? previousSecretExpiresAt.toISOString()
+        : null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
 }

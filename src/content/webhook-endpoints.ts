@@ -1,6 +1,8 @@
 // Webhook endpoints: where a workspace's events are delivered, and the secret that signs them. Every
 // write goes through the one writer and names its change as a `webhook` (the change log records no
-// event for it: endpoints are configuration, not content). The secret is generated here and returned
+// event for a client's change: endpoints are configuration, not content; it records `webhook.disabled`
+// when the service disables a failing endpoint, so the workspace's other endpoints and subscribers hear
+// of it). The secret is generated here and returned
 // only by create and rotate; reads never select it.
 //
 // Target safety is checked on the URL as given (src/webhooks/target-safety.ts): the scheme, and
@@ -98,16 +100,56 @@ export async function updateWebhookEndpoint(
           events: input.events ? normalizedEvents(input.events) : undefined,
           description: input.description,
           enabled: input.enabled ?? undefined,
-          // A client enabling an endpoint again clears why the service had disabled it.
-          disabledReason: input.enabled === true ? null : undefined,
+          // A client enabling an endpoint again clears why the service had disabled it, and its failing
+          // streak: it starts afresh (else the next failure would disable it again at once).
+          ...(input.enabled === true ? RESUMED : {}),
         },
         select: { id: true },
       }),
       "Webhook endpoint",
       id,
     );
+    // Resumed: its deliveries left pending while it was disabled are due now; wake the dispatchers.
+    if (input.enabled === true) uow.queuedDeliveries(1);
     uow.changed({ resource: "webhook", action: "updated", id: found, workspaceId });
     return found;
+  });
+}
+
+/** A resumed endpoint's health: as a new one's. */
+const RESUMED = {
+  disabledReason: null,
+  disabledAt: null,
+  failingSince: null,
+  failuresInRow: 0,
+  backoffUntil: null,
+} as const;
+
+/**
+ * Disables endpoints the dispatcher found failing (a 410 Gone, or every attempt failing for
+ * WEBHOOK_DISABLE_AFTER), each with its reason, in one write that records `webhook.disabled` for each
+ * one still enabled (an endpoint deleted or disabled meanwhile is left as it is).
+ */
+export async function disableFailingEndpoints(
+  prisma: PrismaClient,
+  endpoints: readonly { id: string; workspaceId: string; reason: string }[],
+): Promise<void> {
+  await write(prisma, async (uow) => {
+    for (const endpoint of endpoints) {
+      // What was written before it is disabled goes where the settings it was written under send it.
+      uow.queuedDeliveries(await fanOutEndpoint(uow.tx, endpoint.id));
+      const disabled = await uow.tx.webhookEndpoint.updateMany({
+        where: { id: endpoint.id, enabled: true },
+        data: { enabled: false, disabledReason: endpoint.reason, disabledAt: new Date() },
+      });
+      if (disabled.count > 0)
+        uow.changed({
+          resource: "webhook",
+          action: "disabled",
+          id: endpoint.id,
+          workspaceId: endpoint.workspaceId,
+        });
+    }
   });
 }
 

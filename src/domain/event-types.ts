@@ -1,5 +1,6 @@
 // The change log's event types: what a client may ask for in `types` and what a webhook endpoint may
-// subscribe to. Workspace and API key changes are not content and record no event.
+// subscribe to. Workspace and API key changes are not content and record no event; of webhook endpoint
+// changes only the service's disabling of a failing one does (private keys only).
 
 export const EVENT_TYPES = [
   "post.created",
@@ -22,6 +23,7 @@ export const EVENT_TYPES = [
   "field.created",
   "field.updated",
   "field.deleted",
+  "webhook.disabled",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

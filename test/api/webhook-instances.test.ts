@@ -1,6 +1,7 @@
 // Webhooks with several real service processes on one PostgreSQL: each event is sent once however many
-// instances dispatch (leased claims), and a process killed with SIGKILL in the middle of sending loses
-// nothing — another instance sends what it held once its lease runs out.
+// instances dispatch (leased claims), the per-endpoint cap holds for them together, and a process
+// killed with SIGKILL in the middle of sending loses nothing — another instance sends what it held once
+// its lease runs out.
 import { afterAll, describe, expect, it } from "vitest";
 import { adminWorkspace, type Instance, instanceGroup } from "../helpers/server-instances.ts";
 import { storageMode } from "../helpers/test-database.ts";
@@ -96,6 +97,38 @@ describe.skipIf(storageMode !== "postgres")("webhooks across instances", () => {
     expect(statuses).toHaveLength(400);
     expect(statuses.every((status) => status === "succeeded")).toBe(true);
   });
+
+  it("two instances keep to an endpoint's cap of deliveries in flight together", async () => {
+    const group = instanceGroup("webhooks-cap");
+    groups.push(group);
+    const env = { ...ENV, WEBHOOK_ENDPOINT_CONCURRENCY: "3" };
+    const a = await group.start(env);
+    const b = await group.start(env);
+    const hook = await startWebhookReceiver();
+    receivers.push(hook);
+    // The receiver holds each request 300 ms and counts how many it holds at once.
+    let open = 0;
+    let mostOpen = 0;
+    hook.respond((_r, res) => {
+      open += 1;
+      mostOpen = Math.max(mostOpen, open);
+      setTimeout(() => {
+        open -= 1;
+        res.end("ok");
+      }, 300);
+    });
+    const ws = await adminWorkspace(a, "Capped");
+    const endpointId = await subscribe(a, ws.privateKey, hook.url);
+    await Promise.all([createTags(a, ws.privateKey, "a", 15), createTags(b, ws.privateKey, "b", 15)]);
+    await hook.waitFor((got) => new Set(got.map((r) => r.json.id)).size === 30, 30_000);
+    const statuses = await settledStatuses(b, ws.privateKey, endpointId, 30);
+    expect(statuses.every((status) => status === "succeeded")).toBe(true);
+    expect(hook.received).toHaveLength(30);
+    // The cap counts both instances' leases; two claims at the same moment may each take a cap's worth
+    // (webhook-delivery-store.ts), never more. Uncapped, each instance would send 16 at once.
+    expect(mostOpen).toBeGreaterThanOrEqual(3);
+    expect(mostOpen).toBeLessThanOrEqual(6);
+  }, 60_000);
 
   it("a process killed with SIGKILL while sending loses nothing: another instance sends after the lease", async () => {
     const group = instanceGroup("webhooks-kill");

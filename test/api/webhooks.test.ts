@@ -62,6 +62,7 @@ describe("POST /v1/webhooks", () => {
         events: ["post.published", "post.deleted"],
         enabled: true,
         disabledReason: null,
+        disabledAt: null,
         previousSecretExpiresAt: null,
         createdAt: isoDate,
         updatedAt: isoDate,

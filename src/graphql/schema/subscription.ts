@@ -85,6 +85,8 @@ function visibleChanges(ctx: GraphQLContext, types: readonly string[] | null): C
   const isPublic = ctx.caller.keyKind !== "private";
   return (event) => {
     if (wanted && !wanted.has(event.type)) return null;
+    // Webhook endpoints are private settings (their URLs included): public keys never see them.
+    if (isPublic && event.type.startsWith("webhook.")) return null;
     if (!isPublic || !event.type.startsWith("post.")) return event;
     return publicPostEvent(event);
   };

@@ -22,6 +22,7 @@ const PUBLIC_COLUMNS = {
   events: true,
   enabled: true,
   disabledReason: true,
+  disabledAt: true,
   previousSecretExpiresAt: true,
   createdAt: true,
   updatedAt: true,
@@ -34,6 +35,7 @@ interface WebhookEndpointRow {
   events: string[];
   enabled: boolean;
   disabledReason: string | null;
+  disabledAt: Date | null;
   previousSecretExpiresAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
@@ -68,6 +70,12 @@ export const WebhookEndpoint = builder.objectRef<WebhookEndpointRow>("WebhookEnd
     disabledReason: t.exposeString("disabledReason", {
       nullable: true,
       description: "Why the service disabled the endpoint; null when enabled or disabled by a client",
+    }),
+    disabledAt: t.expose("disabledAt", {
+      type: "DateTime",
+      nullable: true,
+      description:
+        "When the service disabled the endpoint (a 410 Gone, or every attempt failing for WEBHOOK_DISABLE_AFTER); null when enabled or disabled by a client",
     }),
     previousSecretExpiresAt: t.field({
       type: "DateTime",

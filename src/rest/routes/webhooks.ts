@@ -4,7 +4,8 @@ import { z } from "zod";
 import type { RestRoute } from "../route.ts";
 import { DeleteResultShape } from "../shapes.ts";
 
-const FIELDS = "id url description events enabled disabledReason previousSecretExpiresAt createdAt updatedAt";
+const FIELDS =
+  "id url description events enabled disabledReason disabledAt previousSecretExpiresAt createdAt updatedAt";
 
 const WebhookEndpointShape = z.object({
   id: z.string(),
@@ -13,6 +14,7 @@ const WebhookEndpointShape = z.object({
   events: z.array(z.string()),
   enabled: z.boolean(),
   disabledReason: z.string().nullable(),
+  disabledAt: z.string().nullable(),
   previousSecretExpiresAt: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
