@@ -4,7 +4,7 @@
 import { type CallerResolver, createCallerResolver } from "./auth/caller-cache.ts";
 import { createRedisAnswers, type SharedAnswers } from "./cache/shared-answers.ts";
 import type { Config } from "./config.ts";
-import { CHANGES_CHANNEL_PREFIX } from "./content/change-log.ts";
+import { CHANGES_CHANNEL_PREFIX, logHead } from "./content/change-log.ts";
 import { scheduleEventPruning } from "./content/event-retention.ts";
 import { PUBLISH_SWEEP_MS, PublishScheduler } from "./content/scheduler.ts";
 import { WEBHOOK_CHANNEL_PREFIX } from "./content/webhook-delivery-ids.ts";
@@ -163,12 +163,7 @@ export function createChangeStream(
     logger.error(message, { error: error instanceof Error ? error.message : String(error) });
   const stream = new ChangeStream(
     {
-      head: async () => {
-        const [row] = await db.sql.query<{ head: string }>(
-          `SELECT COALESCE(max(position), 0)::text AS head FROM "Event"`,
-        );
-        return BigInt(row?.head ?? "0");
-      },
+      head: async () => BigInt(await logHead(db.sql)),
       after: (position, limit) =>
         db.prisma.event.findMany({
           where: { position: { gt: position } },

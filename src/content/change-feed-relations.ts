@@ -28,19 +28,21 @@ export async function previousPostForms(
 
 /** The category, tags and authors a post's read form names, in that order. */
 export function relatedOfPost(data: unknown): { type: FeedResource; id: string }[] {
-  if (!data || typeof data !== "object") return [];
-  const post = data as { category?: { id?: unknown } | null; tags?: unknown; authors?: unknown };
-  const related: { type: FeedResource; id: string }[] = [];
-  if (typeof post.category?.id === "string") related.push({ type: "category", id: post.category.id });
-  for (const [type, list] of [
-    ["tag", post.tags],
-    ["author", post.authors],
-  ] as const)
-    if (Array.isArray(list))
-      for (const item of list)
-        if (typeof (item as { id?: unknown })?.id === "string")
-          related.push({ type, id: (item as { id: string }).id });
-  return related;
+  const post = (data ?? {}) as { category?: unknown; tags?: unknown; authors?: unknown };
+  return [
+    ...idsOf("category", [post.category]),
+    ...idsOf("tag", post.tags),
+    ...idsOf("author", post.authors),
+  ];
+}
+
+/** The `id`s of the records a read form embeds (a list of them, or one), as feed records of `type`. */
+function idsOf(type: FeedResource, records: unknown): { type: FeedResource; id: string }[] {
+  if (!Array.isArray(records)) return [];
+  return records
+    .map((record) => (record as { id?: unknown } | null)?.id)
+    .filter((id): id is string => typeof id === "string")
+    .map((id) => ({ type, id }));
 }
 
 /** Up to `limit` posts linked to a category, tag or author now, by id, after `afterId`. */

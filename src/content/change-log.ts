@@ -182,25 +182,30 @@ function slugOf(change: Change, data: Record<string, unknown>): string | null {
 }
 
 /**
- * The head of a workspace's log: the position of its newest event ("0" before any), read with one
- * indexed statement. It moves with every committed content write, whichever process made it, which is
+ * The head of a workspace's log (without one: of the whole log, as the live change stream follows it):
+ * the position of its newest event ("0" before any), read with one indexed statement — the one place
+ * the head is read. It moves with every committed content write, whichever process made it, which is
  * what the response cache keys its answers on (src/cache/rest-answers.ts).
  */
-export async function logHead(sql: SqlExecutor, workspaceId: string): Promise<string> {
+export async function logHead(sql: SqlExecutor, workspaceId?: string): Promise<string> {
   // Prepared once per connection: a cache hit makes no other statement, and parsing and planning it on
   // every read was most of its cost (bench, cached single post: PostgreSQL's CPU per hit 0.03 → 0.01–0.02 ms).
-  const [row] = await sql.query<{ head: string }>(LOG_HEAD_SQL, [workspaceId], {
-    name: statementName(LOG_HEAD_SQL),
+  const text = workspaceId === undefined ? WHOLE_LOG_HEAD_SQL : LOG_HEAD_SQL;
+  const [row] = await sql.query<{ head: string }>(text, workspaceId === undefined ? [] : [workspaceId], {
+    name: statementName(text),
   });
   return row?.head ?? "0";
 }
 
 /**
  * The head as an expression of a larger statement (`workspaceParam`: its placeholder of the workspace
- * id), read in that statement's snapshot: what its other parts show is the content at that head.
+ * id; without one, the whole log's), read in that statement's snapshot: what its other parts show is
+ * the content at that head.
  */
-export function logHeadExpression(workspaceParam: string): string {
-  return `(SELECT COALESCE(max(position), 0)::text FROM "Event" WHERE "workspaceId" = ${workspaceParam})`;
+export function logHeadExpression(workspaceParam?: string): string {
+  const where = workspaceParam === undefined ? "" : ` WHERE "workspaceId" = ${workspaceParam}`;
+  return `(SELECT COALESCE(max(position), 0)::text FROM "Event"${where})`;
 }
 
 const LOG_HEAD_SQL = `SELECT ${logHeadExpression("$1")} AS head`;
+const WHOLE_LOG_HEAD_SQL = `SELECT ${logHeadExpression()} AS head`;

@@ -21,6 +21,7 @@
 // (fanOutEndpoint, called by webhook-endpoints.ts), so an event goes where the endpoint's settings at its
 // commit send it.
 
+import { logHeadExpression } from "./change-log.ts";
 import { deliveryIdSql } from "./webhook-delivery-ids.ts";
 import type { WriteClient } from "./writer.ts";
 
@@ -97,9 +98,10 @@ export async function fanOutEndpoint(tx: WriteClient, endpointId: string): Promi
 
 /** The log's head for a new endpoint's cursor: it is sent the events written after it. */
 export async function fanOutStart(tx: WriteClient, workspaceId: string): Promise<bigint> {
-  const [row] = await tx.$queryRawUnsafe<{ head: bigint }[]>(
-    `SELECT COALESCE(max(position), 0)::bigint AS head FROM "Event" WHERE "workspaceId" = $1`,
+  // Inside the writer's transaction (its snapshot), so through its client rather than logHead's pool.
+  const [row] = await tx.$queryRawUnsafe<{ head: string }[]>(
+    `SELECT ${logHeadExpression("$1")} AS head`,
     workspaceId,
   );
-  return row?.head ?? 0n;
+  return BigInt(row?.head ?? "0");
 }
