@@ -3,6 +3,7 @@
 // validation error naming the field, a path with %00 names nothing (404), and GraphQL variables and
 // string literals holding one are BAD_USER_INPUT (400) — never a 500.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findUnstorableText } from "../../src/domain/null-bytes.ts";
 import { mapPrismaError } from "../../src/graphql/prisma-errors.ts";
 import { restFixtures } from "../helpers/rest-fixtures.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
@@ -96,12 +97,18 @@ describe("JSON bodies", () => {
     expect(res.body).toMatchObject({ error: "Validation failed", details: [{ field: "name" }] });
   });
 
-  it("a deeply nested body is walked without overflowing the stack", async () => {
+  it("a deeply nested body is refused before any walk (400), and the NUL walk itself cannot overflow", async () => {
     const depth = 100_000;
     const body = `${"[".repeat(depth)}"${"\\u0000"}"${"]".repeat(depth)}`;
     const res = await app.request("POST", "/v1/tags", { key: ws.privateKey, body });
     expect(res.status).toBe(400);
-    expect(res.body.details[0].message).toBe(NUL_PROBLEM);
+    expect(res.body.details[0].message).toBe(
+      "The request body nests arrays or objects deeper than 64 levels",
+    );
+    // The walk behind refuseNullBytesInBody, on a value no request can bring any more.
+    let nested: unknown = "\u0000";
+    for (let level = 0; level < depth; level++) nested = [nested];
+    expect(findUnstorableText(nested)?.problem).toBe(NUL_PROBLEM);
   });
 });
 
