@@ -194,7 +194,7 @@ describe("an endpoint failing for WEBHOOK_DISABLE_AFTER", () => {
       // A later write reaches both streams: everything before it has been through the filter.
       await tags.tag("after");
       const typesOf = (live: typeof publicLive) =>
-        live.received.map((r) => (r.data?.contentChanged as { type: string }).type);
+        live.received.map((r) => (r.data?.contentChanged as { type: string } | undefined)?.type);
       await privateLive.waitFor((r) => r.length === 3);
       await publicLive.waitFor((r) => r.length === 2);
       expect(typesOf(privateLive)).toEqual(["tag.created", "webhook.disabled", "tag.created"]);
