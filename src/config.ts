@@ -210,7 +210,7 @@ const EnvSchema = z.object({
   CACHE_TTL: duration.default(3_600_000),
   /**
    * Seconds a shared cache (a CDN) may serve a public-key answer without asking again (`s-maxage`); 0:
-   * it must revalidate every time. Above 0, purge by surrogate key from a webhook (README).
+   * it must revalidate every time. Above 0, purge by surrogate key from a webhook (docs/caching.md).
    */
   CACHE_S_MAXAGE: nonNegativeInt.default(0),
   /** Seconds a shared cache may go on serving a public-key answer while it revalidates it in the background. */

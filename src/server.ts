@@ -4,7 +4,7 @@
 //
 // The HTTP side (GraphQL schema, REST routes, express: most of the code) is imported while the database
 // opens rather than before: loading it and opening PGlite (or copying the data template into a new
-// data folder) then overlap, which is a good part of a start (README: Performance, "Start-up").
+// data folder) then overlap, which is a good part of a start (docs/performance.md, "Start-up").
 import { createServer, type Server } from "node:http";
 import type { ServiceApp } from "./app/build-app.ts";
 import { createChangeStream, createSharedCallers, openRuntime, startBackgroundWork } from "./bootstrap.ts";

@@ -13,9 +13,10 @@ export function createCallerResolver(
   prisma: PrismaClient,
   options: { ttlMs?: number; maxEntries?: number } = {},
 ): CallerResolver {
-  // The README promises that a revoked key stops working everywhere within 5 s. An entry read just
-  // before the revocation lives this long after its lookup began, and the request that still uses it
-  // needs its own time: a whole second of margin keeps the promise (5 s exactly was seen at 5.07 s).
+  // docs/operations.md ("Workspaces and API keys") promises that a revoked key stops working everywhere
+  // within 5 s. An entry read just before the revocation lives this long after its lookup began, and the
+  // request that still uses it needs its own time: a whole second of margin keeps the promise (5 s
+  // exactly was seen at 5.07 s).
   const ttlMs = options.ttlMs ?? 4_000;
   const maxEntries = options.maxEntries ?? 10_000;
   const entries = new Map<string, { caller: Caller | null; expiresAt: number }>();

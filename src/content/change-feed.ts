@@ -22,7 +22,7 @@
 // - a post changed: its category, tags and authors (their published-post counts), as its event shows
 //   them now and as its previous event showed them before (the ones it left). A post whose previous
 //   event is older than the log's retention may leave a count stale in a mirror until that record
-//   changes again (said in the README).
+//   changes again (said in docs/api.md, "Delta sync").
 
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { logPage } from "./change-feed-log.ts";

@@ -39,7 +39,7 @@ const LOGGED_BODY_SQL = `CASE WHEN e.id IS NOT NULL THEN '{"id":' || to_json(e.i
 // (test events go out to disabled endpoints too: a client checks its receiver before enabling) and not
 // backing off (test events excepted, for the same reason). Oldest due first, then in the log's order
 // (event ids sort by time); deliveries are sent concurrently, so receivers must not rely on arrival
-// order (the README says so). SKIP LOCKED lets instances claim side by side without waiting for each
+// order (docs/webhooks.md says so). SKIP LOCKED lets instances claim side by side without waiting for each
 // other. (The deliveries the fan-out inserts are not visible to the rest of the statement: `due`
 // cannot take them a second time.) The same statement returns what sending needs: the endpoint's URL
 // and secrets, and the event from the log (test events carry their own payload).

@@ -148,7 +148,7 @@ export const DISPATCH_DEFAULTS = {
   // their throughput (events arriving 12 ms after the write's answer, p50); every 100 ms with records
   // batched over 20 ms, 11-12% (46 ms); every 200 ms, 6.6% (100 ms, p99 200 ms). A lone write's
   // delivery still goes out at once (wake()). (Those runs had rounds back to back whenever a wake came
-  // during a claim, about 16 a second; now 5, see ask(). Costs since: README, "Receiving webhooks".)
+  // during a claim, about 16 a second; now 5, see ask(). Costs since: docs/webhooks.md, "Receiving webhooks".)
   coalesceMs: 200,
   recordBatchMs: 20,
   // Stripe and Svix disable an endpoint that keeps failing (after a few days); issue 36 asked for a

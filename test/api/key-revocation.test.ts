@@ -1,5 +1,5 @@
-// The README's promise, checked with two real server processes on one PostgreSQL and one Redis: a key
-// revoked through one instance is refused by the other at once (its revocation NOTIFYs every instance,
+// docs/operations.md's promise ("Workspaces and API keys"), checked with two real server processes on
+// one PostgreSQL and one Redis: a key revoked through one instance is refused by the other at once (its revocation NOTIFYs every instance,
 // which drop their cached keys), even when the other had just checked (and cached) it. The embedded database belongs to one process, so this runs in the
 // PostgreSQL mode of the suite.
 import { afterAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 // The house's layering, as a test: each folder of src/ may import only the folders below it, and no
-// import circle exists anywhere in src/. README.md ("Where to look next") lists the same rules in words.
+// import circle exists anywhere in src/. docs/architecture.md ("Layering") lists the same rules in words.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
