@@ -1,5 +1,5 @@
 // One measured start: spawn a start command on the embedded database, time from spawn to the server's
-// `listening` log line, then SIGTERM its whole process group (npm, the shell it runs, node) and wait until all of it
+// `listening` log line and to its first answer (GET /ready, which reads the database), then SIGTERM its whole process group (npm, the shell it runs, node) and wait until all of it
 // has exited, so the next start finds the data folder free.
 import { spawn } from "node:child_process";
 import { PROJECT_ROOT } from "./processes.ts";
@@ -13,8 +13,19 @@ export interface StartCommand {
 /** Variables a start must not inherit: they would point it at another database, port or format. */
 const CONTROLLED = ["DATABASE_URL", "DATABASE_SCHEMA", "REDIS_URL", "DATA_DIR", "PORT", "HOST", "LOG_FORMAT"];
 
-/** Milliseconds from spawn to `listening`; rejects with the output when the start fails or times out. */
-export async function timeStart(start: StartCommand, dataDir: string, timeoutMs = 60_000): Promise<number> {
+export interface StartTimes {
+  /** Milliseconds from spawn to the `listening` log line. */
+  listening: number;
+  /** Milliseconds from spawn to the first answer, a 200 from GET /ready. */
+  firstAnswer: number;
+}
+
+/** A start's times; rejects with the output when the start fails or times out. */
+export async function timeStart(
+  start: StartCommand,
+  dataDir: string,
+  timeoutMs = 60_000,
+): Promise<StartTimes> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CONTROLLED) delete env[name];
   // Port 0: the system picks a free one; only the log line is waited for.
@@ -31,13 +42,14 @@ export async function timeStart(start: StartCommand, dataDir: string, timeoutMs 
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   let output = "";
   try {
-    return await new Promise<number>((resolve, reject) => {
+    const { listening, url } = await new Promise<{ listening: number; url: string }>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no "listening" within ${timeoutMs} ms`)), timeoutMs);
       const onData = (chunk: Buffer) => {
         output += chunk;
-        if (output.includes('"msg":"listening"')) {
+        const line = output.split("\n").find((text) => text.includes('"msg":"listening"'));
+        if (line) {
           clearTimeout(timer);
-          resolve(performance.now() - spawnedAt);
+          resolve({ listening: performance.now() - spawnedAt, url: JSON.parse(line).url });
         }
       };
       child.stdout.on("data", onData);
@@ -47,6 +59,10 @@ export async function timeStart(start: StartCommand, dataDir: string, timeoutMs 
         reject(new Error(`exited with ${code} before listening`));
       });
     });
+    const ready = await fetch(`${url}/ready`);
+    await ready.arrayBuffer();
+    if (ready.status !== 200) throw new Error(`GET /ready answered ${ready.status}`);
+    return { listening, firstAnswer: performance.now() - spawnedAt };
   } catch (error) {
     throw new Error(`${start.label}: ${(error as Error).message}\n${output}`);
   } finally {

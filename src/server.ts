@@ -6,6 +6,7 @@
 // opens rather than before: loading it and opening PGlite (or copying the data template into a new
 // data folder) then overlap, which is a good part of a start (docs/performance.md, "Start-up").
 import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { ServiceApp } from "./app/build-app.ts";
 import { createChangeStream, createSharedCallers, openRuntime, startBackgroundWork } from "./bootstrap.ts";
 import { startControlServer } from "./cli/control-server.ts";
@@ -67,7 +68,9 @@ async function main(): Promise<void> {
     await release(0);
     throw error;
   }
-  logger.info("listening", { url: `http://${config.host}:${config.port}`, database: runtime.db.kind });
+  // The bound port, which PORT=0 leaves to the system.
+  const { port } = server.address() as AddressInfo;
+  logger.info("listening", { url: `http://${config.host}:${port}`, database: runtime.db.kind });
   answerParserErrorsWithJson(server);
 
   // Handlers can outlive their connection (a client that gave up): count requests, not sockets, so
