@@ -9,7 +9,7 @@ import type { Event } from "../generated/prisma/client.ts";
 import type { GraphQLContext } from "./context.ts";
 import { decodeEventCursor, encodeEventCursor, eventLogScope } from "./cursors/event-cursors.ts";
 import { cursorExpiredError, forbiddenError, userInputError } from "./errors.ts";
-import { MAX_PAGE_SIZE } from "./pagination.ts";
+import { type Connection, MAX_PAGE_SIZE } from "./pagination.ts";
 
 export const DEFAULT_EVENT_PAGE_SIZE = 50;
 
@@ -21,16 +21,7 @@ export interface EventLogArgs {
   types?: readonly string[] | null;
 }
 
-export interface EventConnection {
-  edges: { cursor: string; node: Event }[];
-  pageInfo: {
-    startCursor: string | null;
-    endCursor: string | null;
-    hasPreviousPage: boolean;
-    hasNextPage: boolean;
-  };
-  totalCount: () => Promise<number>;
-}
+export type EventConnection = Connection<Event>;
 
 export async function eventConnection(ctx: GraphQLContext, args: EventLogArgs): Promise<EventConnection> {
   if (ctx.caller.keyKind !== "private") {

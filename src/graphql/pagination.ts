@@ -16,6 +16,19 @@ export interface Pagination {
   totalItems: number;
 }
 
+/** A Relay connection as the cursor-paginated fields (postsConnection, events) answer it. */
+export interface Connection<Node> {
+  edges: { cursor: string; node: Node }[];
+  pageInfo: {
+    startCursor: string | null;
+    endCursor: string | null;
+    hasPreviousPage: boolean;
+    hasNextPage: boolean;
+  };
+  /** Counted only when asked for. */
+  totalCount: () => Promise<number>;
+}
+
 export const PaginationRef = builder.objectRef<Pagination>("Pagination").implement({
   description: "Page numbers of a page-based list",
   fields: (t) => ({

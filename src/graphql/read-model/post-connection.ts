@@ -14,7 +14,7 @@ import {
   type PostPosition,
   postListScope,
 } from "../cursors/connection-cursors.ts";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../pagination.ts";
+import { type Connection, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../pagination.ts";
 import { type PostListArgs, postListWhereOf, publishedAtOrder } from "./post-list.ts";
 import type { PlannedPostQuery } from "./post-rows.ts";
 import type { POST_COLUMNS } from "./post-selection.ts";
@@ -29,16 +29,7 @@ export interface ConnectionArgs {
   before?: string | null;
 }
 
-interface PostConnection {
-  edges: { cursor: string; node: PostRow }[];
-  pageInfo: {
-    startCursor: string | null;
-    endCursor: string | null;
-    hasPreviousPage: boolean;
-    hasNextPage: boolean;
-  };
-  totalCount: () => Promise<number>;
-}
+type PostConnection = Connection<PostRow>;
 
 /** One page of the post list after or before a cursor, with the selection of `info` under its edges. */
 export async function postConnection(
