@@ -91,6 +91,25 @@ describe("introspection is priced by the size of its answer", () => {
     expect(res.body.data.__schema.types.length).toBeGreaterThan(20);
   });
 
+  it("answers __type with its name in a variable (graphql-http's audit: the price reads no variables)", async () => {
+    const response = await fetch(`${app.url}/graphql`, {
+      method: "POST",
+      headers: {
+        authorization: ws.publicKey,
+        "content-type": "application/json",
+        accept: "application/json",
+      },
+      body: JSON.stringify({
+        query: "query T($name: String!) { __type(name: $name) { name fields { name } } }",
+        variables: { name: "Post" },
+      }),
+    });
+    const body = await response.json();
+    expect(response.status, JSON.stringify(body).slice(0, 300)).toBe(200);
+    expect(body.data.__type.name).toBe("Post");
+    expect(body.errors).toBeUndefined();
+  });
+
   it("refuses the whole schema walked twenty times (within the alias limit)", async () => {
     const res = await post(aliased(20, SCHEMA_WALK));
     expectRefused(res, "introspection");

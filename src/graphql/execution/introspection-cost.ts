@@ -72,7 +72,7 @@ class IntrospectionCounter {
     for (const field of this.fields(selectionSet)) {
       if (field.name.value === "__schema") this.countSelection(field, SchemaMetaFieldDef, this.schema);
       if (field.name.value === "__type") {
-        const name = getArgumentValues(TypeMetaFieldDef, field, this.variables).name;
+        const name = this.argumentsOf(TypeMetaFieldDef, field).name;
         const type = typeof name === "string" ? this.schema.getType(name) : undefined;
         if (type) this.countSelection(field, TypeMetaFieldDef, type);
       }
@@ -97,11 +97,24 @@ class IntrospectionCounter {
     if (!node.selectionSet) return;
     const field = parentType.getFields()[node.name.value];
     if (!field?.resolve) return;
-    const args = getArgumentValues(field, node, this.variables);
+    const args = this.argumentsOf(field, node);
     // graphql-js' introspection resolvers read only their parent, arguments and (for __Type.name and
     // a few others) nothing from `info`; they never touch the context.
     const value = field.resolve(parent, args, undefined, { schema: this.schema } as never);
     this.countSelection(node, field, value);
+  }
+
+  /**
+   * A field's arguments as far as the document gives them. A required argument given as a variable has
+   * no value yet (graphql-js would throw "was not provided a runtime value"): the field is then priced
+   * as if it had none, as the constructor's comment says, never refused.
+   */
+  private argumentsOf(field: GraphQLField<unknown, unknown>, node: FieldNode): Record<string, unknown> {
+    try {
+      return getArgumentValues(field, node, this.variables);
+    } catch {
+      return {};
+    }
   }
 
   /** The fields of a selection set, fragments spread in place. */
