@@ -55,6 +55,23 @@ describe("GraphQL over HTTP: the answer's media type and status", () => {
     }
   });
 
+  it("a variable that cannot be coerced is a request error: 400 with the new type, 200 for application/json only", async () => {
+    const body = json({
+      query: "query Q($s: String!) { post(identifier: $s) { id } }",
+      variables: { s: null },
+    });
+    for (const [accept, status, type] of [
+      ["application/graphql-response+json", 400, "application/graphql-response+json; charset=utf-8"],
+      ["application/json", 200, "application/json; charset=utf-8"],
+    ] as const) {
+      const res = await send(body, { "content-type": "application/json", accept });
+      expect(res.status, accept).toBe(status);
+      expect(res.type).toBe(type);
+      expect(res.body.data).toBeUndefined();
+      expect(res.body.errors[0].extensions.code).toBe("BAD_USER_INPUT");
+    }
+  });
+
   it("a successful operation is 200 either way", async () => {
     const res = await send(json({ query: "{ tags { items { name } } }" }), {
       "content-type": "application/json",

@@ -83,7 +83,9 @@ export function errorMapper(options: { logger: Logger }): (result: ExecutionResu
 
 /**
  * A variable graphql-js refused, as BAD_USER_INPUT. Its messages quote the variable's value, whole:
- * shortened, so a huge value does not come back (twice).
+ * shortened, so a huge value does not come back (twice). A request error of GraphQL over HTTP: 400 for
+ * clients that accept application/graphql-response+json, 200 with `errors` for those that accept only
+ * application/json (the specification's legacy rule, `spec: true` tells Yoga so).
  */
 function variableInputError(error: GraphQLError): GraphQLError {
   return new GraphQLError(shortenMessage(error.message), {
@@ -91,7 +93,7 @@ function variableInputError(error: GraphQLError): GraphQLError {
     path: error.path,
     extensions: {
       code: "BAD_USER_INPUT",
-      http: { status: 400 },
+      http: { status: 400, spec: true },
       details: [variableProblem(error.message)],
     },
   });
