@@ -7,6 +7,7 @@ import { echoInput } from "../domain/echo-input.ts";
 import { rateLimitedError } from "../graphql/errors.ts";
 import { adminRoutes } from "../http/admin-routes.ts";
 import { openCors } from "../http/cors.ts";
+import { keyFromEventSourceQuery } from "../http/event-source-key.ts";
 import { explorerPages } from "../http/explorer-pages.ts";
 import { graphqlBody, graphqlBodyErrors } from "../http/graphql-body.ts";
 import { graphqlGate } from "../http/graphql-gate.ts";
@@ -80,6 +81,7 @@ export function mountRoutes(deps: AppDeps, wiring: AppWiring, observe: RequestHa
   });
   app.use(
     "/graphql",
+    keyFromEventSourceQuery(),
     ...limited(graphqlLimitedBody),
     graphqlGate(),
     ...graphqlBody({

@@ -84,4 +84,28 @@ describe("in a browser, with no network beyond the service", () => {
     expect(links).toEqual(expect.arrayContaining(["/graphql", "/docs", "/v1/openapi.json"]));
     expect(outside).toEqual([]);
   }, 60_000);
+
+  it("a page's EventSource subscribes with a public key in the URL and receives a change", async () => {
+    const { page, outside, errors } = await openGuardedPage(browser, app.url);
+    await page.goto(`${app.url}/`);
+    const url = `/graphql?query=${encodeURIComponent("subscription { contentChanged { type slug } }")}&key=${ws.publicKey}`;
+    // What a site's script does: EventSource sends no headers, so the public key rides in the URL.
+    await page.evaluate((source) => {
+      const messages: string[] = [];
+      (window as unknown as { messages: string[] }).messages = messages;
+      const events = new EventSource(source);
+      events.addEventListener("next", (event) => messages.push((event as MessageEvent).data));
+      return new Promise<void>((resolve) => events.addEventListener("open", () => resolve()));
+    }, url);
+    await restFixtures(app, ws.privateKey).tag("seen-by-a-browser");
+    await expect
+      .poll(async () => page.evaluate(() => (window as unknown as { messages: string[] }).messages), {
+        timeout: 10_000,
+      })
+      .toEqual([
+        JSON.stringify({ data: { contentChanged: { type: "tag.created", slug: "seen-by-a-browser" } } }),
+      ]);
+    expect(outside).toEqual([]);
+    expect(errors.filter((e) => /Content Security Policy|Refused to/i.test(e))).toEqual([]);
+  }, 60_000);
 });
