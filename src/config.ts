@@ -152,6 +152,11 @@ const EnvSchema = z.object({
   GRAPHQL_MAX_COMPLEXITY: positiveInt.default(5_000),
   /** Largest GraphQL answer (REST answers included, they run GraphQL), in bytes of JSON. */
   GRAPHQL_MAX_RESPONSE_BYTES: positiveInt.default(16 * 1024 * 1024),
+  /**
+   * Who may introspect the schema: `public` (anyone, an introspection-only document needs no key: the
+   * schema is no secret, schema.graphql ships with the code), `key` (any valid key), `off` (nobody).
+   */
+  GRAPHQL_INTROSPECTION: z.enum(["public", "key", "off"]).default("public"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** json (one JSON line per event) or pretty (pino-pretty); unset: pretty for a developer's terminal. */
   LOG_FORMAT: z.enum(["json", "pretty"]).optional(),
@@ -276,6 +281,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       maxDepth: env.GRAPHQL_MAX_DEPTH,
       maxComplexity: env.GRAPHQL_MAX_COMPLEXITY,
       maxResponseBytes: env.GRAPHQL_MAX_RESPONSE_BYTES,
+      introspection: env.GRAPHQL_INTROSPECTION,
     },
     logLevel: env.LOG_LEVEL,
     // Readable lines where a developer watches (development, a terminal); JSON wherever logs are collected.

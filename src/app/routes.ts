@@ -83,12 +83,12 @@ export function mountRoutes(deps: AppDeps, wiring: AppWiring, observe: RequestHa
     "/graphql",
     keyFromEventSourceQuery(),
     ...limited(graphqlLimitedBody),
-    graphqlGate(),
     ...graphqlBody({
       limitBytes: config.bodyLimitBytes,
       mediaMaxBytes: config.media.maxBytes,
       multipartMaxBytes: config.media.maxRequestBytes,
     }),
+    graphqlGate({ introspection: config.graphql.introspection }),
     wiring.yoga as unknown as RequestHandler,
     graphqlBodyErrors(),
   );

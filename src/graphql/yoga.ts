@@ -21,6 +21,7 @@ import { useCompiledOperations } from "./plugins/use-compiled-operations.ts";
 import { useContentResponseCache } from "./plugins/use-content-response-cache.ts";
 import { useErrorMapping } from "./plugins/use-error-mapping.ts";
 import { useGraphQLResponseMediaType } from "./plugins/use-graphql-response-media-type.ts";
+import { useNoIntrospection } from "./plugins/use-no-introspection.ts";
 import { useNullByteGuard } from "./plugins/use-null-byte-guard.ts";
 import { useOperationMetrics } from "./plugins/use-operation-metrics.ts";
 import { usePersistedDocuments } from "./plugins/use-persisted-documents.ts";
@@ -83,6 +84,7 @@ export function createContentYoga(prisma: PrismaClient, services: AppServices): 
         maxDepth: config.graphql.maxDepth,
         maxIntrospectionObjects: config.graphql.maxComplexity,
       }),
+      ...(config.graphql.introspection === "off" ? [useNoIntrospection()] : []),
       useResponseSizeLimit({ maxBytes: config.graphql.maxResponseBytes }),
       useGraphQLResponseMediaType(),
       // Before the error mapping: it gives compiled executions' errors their field nodes first.

@@ -78,10 +78,12 @@ describe("no valid key: UNAUTHENTICATED over HTTP", () => {
     expect(res).toEqual({ status: 401, body: refusal(missing) });
   });
 
-  it("refuses introspection without a key", async () => {
-    const res = await postGraphQL({ query: getIntrospectionQuery() });
+  it("refuses data without a key, also beside introspection (introspection alone: keyless-introspection.test.ts)", async () => {
+    const res = await postGraphQL({
+      query: `${getIntrospectionQuery().replace("query IntrospectionQuery {", "query IntrospectionQuery { tags { items { id } }")}`,
+    });
     expect(res).toEqual({ status: 401, body: refusal(missing) });
-    const typename = await postGraphQL({ query: "{ __typename }" });
+    const typename = await postGraphQL({ query: "{ __typename tags { items { id } } }" });
     expect(typename).toEqual({ status: 401, body: refusal(missing) });
   });
 
@@ -109,9 +111,12 @@ describe("no valid key: UNAUTHENTICATED over HTTP", () => {
   });
 
   it("refuses GET queries without a key", async () => {
-    const response = await fetch(`${app.url}/graphql?query=${encodeURIComponent("{ __typename }")}`, {
-      headers: { accept: "application/json" },
-    });
+    const response = await fetch(
+      `${app.url}/graphql?query=${encodeURIComponent("{ tags { items { id } } }")}`,
+      {
+        headers: { accept: "application/json" },
+      },
+    );
     expect(response.status).toBe(401);
     expect((await response.json()).errors[0].extensions.code).toBe("UNAUTHENTICATED");
   });
