@@ -65,9 +65,12 @@ const errorResponse = (description: string, schema: JsonSchema = { $ref: "#/comp
 function operation(route: RestRoute, workspaceForm: boolean): JsonSchema {
   const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
   const parameters = [
-    ...(workspaceForm ? ["workspace_id"] : [])
-      .concat(pathParams)
-      .map((name) => ({ name, in: "path", required: true, schema: { type: "string" } })),
+    ...(workspaceForm ? ["workspace_id"] : []).concat(pathParams).map((name) => ({
+      name,
+      in: "path",
+      required: true,
+      schema: route.integerPathParams?.includes(name) ? { type: "integer", minimum: 1 } : { type: "string" },
+    })),
     ...(route.query ?? []).map((param) => ({
       name: param.name,
       in: "query",

@@ -20,6 +20,8 @@ export interface RestRoute {
   method: HttpMethod;
   /** OpenAPI-style path below /v1, e.g. `/posts/{identifier}`. */
   path: string;
+  /** Path parameters that are whole numbers (the OpenAPI document types them so); the rest are strings. */
+  integerPathParams?: readonly string[];
   tag: string;
   summary: string;
   /** Writes need a private key; reads any valid key; "private": any method, private keys only. */

@@ -87,6 +87,20 @@ describe("GET /v1/openapi.json", () => {
     }
   });
 
+  it("types a revision's number in the path as an integer (openapi-fetch passes numbers), other path parameters as strings", () => {
+    const pathSchemas = (path: string) =>
+      Object.fromEntries(
+        served.paths[path].get.parameters
+          .filter((p: { in: string }) => p.in === "path")
+          .map((p: { name: string; schema: unknown }) => [p.name, p.schema]),
+      );
+    expect(pathSchemas("/v1/posts/{identifier}/revisions/{number}")).toEqual({
+      identifier: { type: "string" },
+      number: { type: "integer", minimum: 1 },
+    });
+    expect(pathSchemas("/v1/posts/{identifier}")).toEqual({ identifier: { type: "string" } });
+  });
+
   it("documents the workspace path form as usable without a key", () => {
     expect(served.paths["/v1/{workspace_id}/posts"].get.security).toEqual([{}, { apiKey: [] }]);
     expect(served.security).toEqual([{ apiKey: [] }]);

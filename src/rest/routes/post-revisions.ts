@@ -56,6 +56,7 @@ export const postRevisionRoutes: RestRoute[] = [
     name: "getPostRevision",
     method: "get",
     path: "/posts/{identifier}/revisions/{number}",
+    integerPathParams: ["number"],
     tag: "Posts",
     summary: "One revision of a post; with `compare=m`, what changed from revision m to this one",
     access: "private",
