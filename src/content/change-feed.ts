@@ -61,6 +61,11 @@ export async function readChanges(prisma: PrismaClient, request: FeedRequest): P
   return logPage(prisma, request, { ...at, progress: at.found ? from.progress : null });
 }
 
+/** The feed's position at the workspace's head: nothing before now, everything after (`since=latest`). */
+export async function feedHead(prisma: PrismaClient, workspaceId: string): Promise<FeedPosition> {
+  return { phase: "log", eventId: await newestEventId(prisma, workspaceId), progress: null };
+}
+
 /** An earlier format's position as the same point named by the workspace's own event. */
 async function byEvent(
   prisma: PrismaClient,

@@ -7,7 +7,13 @@ import type { FieldProblem } from "../domain/errors.ts";
 import { EVENT_TYPES, isEventType } from "../domain/event-types.ts";
 import type { Event } from "../generated/prisma/client.ts";
 import type { GraphQLContext } from "./context.ts";
-import { decodeEventCursor, encodeEventCursor, eventLogScope } from "./cursors/event-cursors.ts";
+import { LATEST_CURSOR } from "./cursors/cursor-codec.ts";
+import {
+  decodeEventCursor,
+  encodeEventCursor,
+  eventLogScope,
+  type LogPosition,
+} from "./cursors/event-cursors.ts";
 import { cursorExpiredError, forbiddenError, userInputError } from "./errors.ts";
 import { type Connection, MAX_PAGE_SIZE } from "./pagination.ts";
 
@@ -38,7 +44,7 @@ export async function eventConnection(ctx: GraphQLContext, args: EventLogArgs): 
   const workspaceId = ctx.caller.workspaceId;
   const scope = eventLogScope(workspaceId);
   // Checked before anything is read: another workspace's cursor, or one past retention, reads nothing.
-  const after = args.after == null ? null : decodeEventCursor(args.after, scope);
+  const after = args.after == null ? null : await startAfter(ctx, args.after, scope);
   const retentionDays = ctx.services.config.events.retentionDays;
   if (after && after.createdAt < retentionCutoff(retentionDays)) throw cursorExpiredError(retentionDays);
 
@@ -54,12 +60,45 @@ export async function eventConnection(ctx: GraphQLContext, args: EventLogArgs): 
     edges,
     pageInfo: {
       startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+      // An empty page read from `latest` or an event id still says where to resume: a cursor of the log.
+      endCursor:
+        edges.at(-1)?.cursor ?? (after && !isCursor(args.after) ? encodeEventCursor(scope, after) : null),
       hasPreviousPage: after !== null,
       hasNextPage: rows.length > limit,
     },
     totalCount: () => ctx.prisma.event.count({ where }),
   };
+}
+
+/**
+ * Where a page starts: after a cursor of this log, after an event of the workspace named by its id (as
+ * Stripe's `starting_after`), or at the head (`latest`: from now on).
+ */
+async function startAfter(ctx: GraphQLContext, after: string, scope: string): Promise<LogPosition> {
+  const { workspaceId } = ctx.caller;
+  if (after === LATEST_CURSOR) {
+    const newest = await ctx.prisma.event.findFirst({
+      where: { workspaceId },
+      orderBy: { position: "desc" },
+      select: { position: true },
+    });
+    return { position: newest?.position ?? 0n, createdAt: new Date() };
+  }
+  if (isCursor(after)) return decodeEventCursor(after, scope);
+  const event = await ctx.prisma.event.findFirst({
+    where: { id: after, workspaceId },
+    select: { position: true, createdAt: true },
+  });
+  if (!event)
+    throw userInputError("No event of this workspace's log has this id (it may be past the retention)", [
+      { field: "after", message: "Not an event id of this workspace" },
+    ]);
+  return event;
+}
+
+/** Whether `after` is a cursor this log issued (not `latest` or an event id). */
+function isCursor(after: string | null | undefined): boolean {
+  return after != null && after !== LATEST_CURSOR && !after.startsWith("evt_");
 }
 
 /** The `types` filter: known event types only (null or empty: every type). */

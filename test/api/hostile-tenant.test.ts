@@ -8,9 +8,10 @@
 // Eight rounds alternate a quiet second with an attacked one, so that other load on the machine weighs on
 // both alike. The instance runs with CACHE=off (every read of the other workspace reaches the database), a pool of 4
 // connections (what one key tying up connections would exhaust first); the hostile key sends as much as
-// the default rate limit lets one key send. Latencies at a few
-// milliseconds move by whole milliseconds with timer and GC noise on a loaded 2-core machine, so the
-// quiet p99 counts as at least QUIET_FLOOR_MS before it is doubled.
+// the default rate limit lets one key send. The suite runs two files at once on two cores: an honest
+// read of a few milliseconds waits tens of milliseconds whenever the other file's work holds both cores
+// (seen: a quiet p99 of 20–45 ms next to one, 106 ms next to a whole CI run), so the quiet p99 counts as
+// at least QUIET_FLOOR_MS before it is doubled.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminWorkspace, type Instance, instanceGroup } from "../helpers/server-instances.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
@@ -18,7 +19,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-r
 /** Rounds of a quiet window then an attacked one, each this long. */
 const ROUNDS = 8;
 const WINDOW_MS = 1_000;
-const QUIET_FLOOR_MS = 25;
+const QUIET_FLOOR_MS = 50;
 const RENAMED_CATEGORY_POSTS = 300;
 
 const group = instanceGroup("hostile");

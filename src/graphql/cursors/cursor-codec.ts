@@ -6,6 +6,12 @@
 import { createHash } from "node:crypto";
 import type { z } from "zod";
 
+/**
+ * What a reader of the change log or the delta feed gives as its cursor to start at the head: nothing
+ * before now, everything from now on (after a full sync, say).
+ */
+export const LATEST_CURSOR = "latest";
+
 /** Longer than any cursor the service makes; anything longer is not even decoded. */
 const DEFAULT_MAX_LENGTH = 256;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;

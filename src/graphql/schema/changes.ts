@@ -1,12 +1,13 @@
 // The change feed: `changes(since:, first:, types:, format:)` — what this key can see that changed since
 // its cursor, as upserts and tombstones (src/content/change-feed.ts). Public and private keys alike; a
 // public key's feed holds published posts only.
-import { FEED_RESOURCES, readChanges } from "../../content/change-feed.ts";
+import { FEED_RESOURCES, feedHead, readChanges } from "../../content/change-feed.ts";
 import { retentionCutoff } from "../../content/event-retention.ts";
 import type { FeedResource } from "../../content/event-snapshots.ts";
 import { htmlToMarkdown } from "../../content/markdown.ts";
 import { builder } from "../builder.ts";
 import { changeFeedScope, decodeFeedCursor, encodeFeedCursor } from "../cursors/change-feed-cursors.ts";
+import { LATEST_CURSOR } from "../cursors/cursor-codec.ts";
 import { cursorExpiredError, userInputError } from "../errors.ts";
 import { MAX_PAGE_SIZE } from "../pagination.ts";
 import { ContentFormatEnum } from "./enums.ts";
@@ -78,7 +79,10 @@ builder.queryField("changes", (t) =>
     description:
       "What changed since `since` (everything visible when omitted), as upserts and tombstones in log order; poll with the returned nextCursor",
     args: {
-      since: t.arg.string({ required: false }),
+      since: t.arg.string({
+        required: false,
+        description: "A nextCursor of an earlier page, or `latest`: only what changes from now on",
+      }),
       first: t.arg.int({
         required: false,
         description: `Changes per page, at most ${MAX_PAGE_SIZE}, however many records one change reaches`,
@@ -98,7 +102,12 @@ builder.queryField("changes", (t) =>
           { field: "first", message: `1–${MAX_PAGE_SIZE}` },
         ]);
       const scope = changeFeedScope(ctx.caller.workspaceId, ctx.caller.keyKind, types);
-      const since = args.since == null ? null : decodeFeedCursor(args.since, scope);
+      const since =
+        args.since == null
+          ? null
+          : args.since === LATEST_CURSOR
+            ? { at: await feedHead(ctx.prisma, ctx.caller.workspaceId), issuedAt: new Date() }
+            : decodeFeedCursor(args.since, scope);
       const retentionDays = ctx.services.config.events.retentionDays;
       if (since && since.issuedAt < retentionCutoff(retentionDays)) throw cursorExpiredError(retentionDays);
       const page = await readChanges(ctx.prisma, {

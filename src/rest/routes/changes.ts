@@ -43,7 +43,8 @@ export const changeRoutes: RestRoute[] = [
         name: "since",
         kind: "string",
         maxLength: 512,
-        description: "A `nextCursor` of an earlier answer; omitted: everything visible now",
+        description:
+          "A `nextCursor` of an earlier answer, or `latest` (only what changes from now on); omitted: everything visible now",
       },
       {
         name: "limit",

@@ -14,7 +14,13 @@ export const eventRoutes: RestRoute[] = [
       "The change log, oldest first: resume with `after` = the last `nextCursor`; 410 when the cursor is older than the retention",
     access: "private",
     query: [
-      { name: "after", kind: "string", maxLength: 256, description: "A `nextCursor` of an earlier answer" },
+      {
+        name: "after",
+        kind: "string",
+        maxLength: 256,
+        description:
+          "A `nextCursor` of an earlier answer, an event's id (the events after it, as Stripe's `starting_after`), or `latest` (from now on)",
+      },
       { name: "limit", kind: "integer", min: 1, max: 100, default: 50, description: "Events per answer" },
       {
         name: "types",
