@@ -18,7 +18,11 @@ const CLOSE_BRACE = 0x7d;
  * (brackets inside strings do not count). UTF-8 bytes or a string: the characters it looks for are
  * ASCII, which never occur inside a multi-byte sequence.
  */
-export function nestsDeeperThan(text: Uint8Array | string, max = MAX_JSON_DEPTH): boolean {
+export function nestsDeeperThan(text: Buffer | string, max = MAX_JSON_DEPTH): boolean {
+  // Nesting deeper than `max` needs more than `max` opening brackets: counted first with the native
+  // indexOf, that settles almost every body at once (a 750 KB search text: 3 brackets, microseconds,
+  // where the character walk below takes milliseconds).
+  if (!opensMoreThan(text, max)) return false;
   const at = typeof text === "string" ? (i: number) => text.charCodeAt(i) : (i: number) => text[i] as number;
   let depth = 0;
   let inString = false;
@@ -31,6 +35,16 @@ export function nestsDeeperThan(text: Uint8Array | string, max = MAX_JSON_DEPTH)
     else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
       if (++depth > max) return true;
     } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) depth--;
+  }
+  return false;
+}
+
+/** Whether `text` holds more than `max` opening brackets and braces (strings included: an upper bound). */
+function opensMoreThan(text: Buffer | string, max: number): boolean {
+  let count = 0;
+  for (const bracket of ["[", "{"]) {
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1))
+      if (++count > max) return true;
   }
   return false;
 }
