@@ -20,6 +20,12 @@ import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-r
 const ROUNDS = 8;
 const WINDOW_MS = 1_000;
 const QUIET_FLOOR_MS = 50;
+/**
+ * The same for webhook deliveries, whose quiet p99 is one of a few dozen samples (nearly their maximum):
+ * a delivery now and then waits for the dispatcher's next claim round (seen: 120 ms on a quiet service,
+ * 119 ms once under attack beside a CI run where the quiet maximum happened to be 21 ms).
+ */
+const QUIET_DELIVERY_FLOOR_MS = 150;
 const RENAMED_CATEGORY_POSTS = 300;
 
 const group = instanceGroup("hostile");
@@ -124,9 +130,11 @@ describe("a hostile public key beside an honest workspace", () => {
     expect(statuses.filter((s) => s.status >= 500)).toEqual([]);
     expect(underAttack.reads.length).toBeGreaterThan(20);
     expect(underAttack.deliveries.length).toBeGreaterThan(3);
-    const bound = (samples: number[]) => 2 * Math.max(percentile(samples, 99), QUIET_FLOOR_MS);
-    expect(percentile(underAttack.reads, 99)).toBeLessThanOrEqual(bound(quiet.reads));
-    expect(percentile(underAttack.deliveries, 99)).toBeLessThanOrEqual(bound(quiet.deliveries));
+    const bound = (samples: number[], floor: number) => 2 * Math.max(percentile(samples, 99), floor);
+    expect(percentile(underAttack.reads, 99)).toBeLessThanOrEqual(bound(quiet.reads, QUIET_FLOOR_MS));
+    expect(percentile(underAttack.deliveries, 99)).toBeLessThanOrEqual(
+      bound(quiet.deliveries, QUIET_DELIVERY_FLOOR_MS),
+    );
     // Every kind of abuse ran, and each was refused or bounded quickly.
     for (const [name, samples] of Object.entries(attack)) {
       expect(samples.length, name).toBeGreaterThan(0);
