@@ -2,6 +2,7 @@
 // the caller's workspace's events after a cursor, in position order, optionally of some types only.
 // The log is read forward only: a consumer resumes from the last cursor it processed.
 import { validateConnectionArguments } from "@pothos/core";
+import { logHead } from "../content/change-log.ts";
 import { retentionCutoff } from "../content/event-retention.ts";
 import type { FieldProblem } from "../domain/errors.ts";
 import { EVENT_TYPES, isEventType } from "../domain/event-types.ts";
@@ -76,14 +77,8 @@ export async function eventConnection(ctx: GraphQLContext, args: EventLogArgs): 
  */
 async function startAfter(ctx: GraphQLContext, after: string, scope: string): Promise<LogPosition> {
   const { workspaceId } = ctx.caller;
-  if (after === LATEST_CURSOR) {
-    const newest = await ctx.prisma.event.findFirst({
-      where: { workspaceId },
-      orderBy: { position: "desc" },
-      select: { position: true },
-    });
-    return { position: newest?.position ?? 0n, createdAt: new Date() };
-  }
+  if (after === LATEST_CURSOR)
+    return { position: BigInt(await logHead(ctx.services.sql, workspaceId)), createdAt: new Date() };
   if (isCursor(after)) return decodeEventCursor(after, scope);
   const event = await ctx.prisma.event.findFirst({
     where: { id: after, workspaceId },

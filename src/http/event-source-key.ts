@@ -6,6 +6,7 @@
 import type { RequestHandler } from "express";
 import { kindOfKey } from "../auth/api-key-format.ts";
 import { badRequestError } from "../graphql/errors.ts";
+import { sendGraphQLError } from "./graphql-body.ts";
 
 export const EVENT_SOURCE_KEY_PARAM = "key";
 
@@ -14,10 +15,7 @@ export function keyFromEventSourceQuery(): RequestHandler {
     const key = req.query[EVENT_SOURCE_KEY_PARAM];
     if (key === undefined || req.headers.authorization !== undefined) return next();
     const isEventSource = req.method === "GET" && (req.headers.accept ?? "").includes("text/event-stream");
-    const refuse = (message: string) =>
-      res
-        .status(400)
-        .json({ errors: [{ message, extensions: { code: badRequestError(message).extensions.code } }] });
+    const refuse = (message: string) => sendGraphQLError(res, badRequestError(message));
     if (!isEventSource)
       return refuse(
         "A key in the query string is only read for a subscription over EventSource (GET with accept: text/event-stream); send it in the Authorization header",

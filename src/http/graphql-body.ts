@@ -123,7 +123,8 @@ export function graphqlBodyErrors(): ErrorRequestHandler {
   };
 }
 
-function sendGraphQLError(res: Response, error: GraphQLError): void {
+/** A refusal in GraphQL's error shape, with the status the error carries (shared by /graphql's gates). */
+export function sendGraphQLError(res: Response, error: GraphQLError): void {
   const status = (error.extensions.http as { status: number }).status;
   // The same body Yoga writes: `extensions.http` is how the status travels, not part of the answer.
   const { http: _http, ...extensions } = error.extensions;
