@@ -30,6 +30,13 @@ export interface BenchOptions {
   /** Where the JSON result goes; default bench/results/<date>-<mode>.json. */
   out: string | undefined;
   list: boolean;
+  /**
+   * Statistics missing (issue 39): no VACUUM ANALYZE after seeding and autovacuum off for the bench's
+   * tables, as a new database, a restore or a bulk import is until something analyses it.
+   */
+  analyze: boolean;
+  /** Start the services with DATABASE_ANALYZE_INTERVAL_MS=0: they never analyse (with --no-analyze: no statistics at all). */
+  serviceAnalyze: boolean;
 }
 
 const HELP = `Usage: npm run bench -- [flags]
@@ -47,6 +54,8 @@ const HELP = `Usage: npm run bench -- [flags]
   --keep                keep the database schema / data directory afterwards
   --out FILE            write the JSON result here (default bench/results/<date>-<mode>.json)
   --list                print the route ids and exit
+  --no-analyze          no VACUUM ANALYZE after seeding, autovacuum off for the bench tables (statistics missing)
+  --no-service-analyze  the services never analyse either (DATABASE_ANALYZE_INTERVAL_MS=0)
 `;
 
 export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
@@ -75,6 +84,8 @@ function toOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
       keep: { type: "boolean", default: false },
       out: { type: "string" },
       list: { type: "boolean", default: false },
+      "no-analyze": { type: "boolean", default: false },
+      "no-service-analyze": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -102,6 +113,8 @@ function toOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
     keep: values.keep,
     out: values.out,
     list: values.list,
+    analyze: !values["no-analyze"],
+    serviceAnalyze: !values["no-service-analyze"],
   };
 }
 

@@ -21,7 +21,7 @@ import type { PrerenderedAnswer } from "./prerendered-server.ts";
 import { type ChildServer, ownCpuMs, PROJECT_ROOT, postgresCpuMs, startServer } from "./processes.ts";
 import { type BenchReport, formatReport, machineInfo, type RouteReport, writeReport } from "./report.ts";
 import { benchScenarios, renderStep, type Scenario, type ServerKind, type Step } from "./scenarios.ts";
-import { benchSizes, exampleFixtures, seedBenchDatabase } from "./seed.ts";
+import { benchSizes, exampleFixtures, postsAnalysedAt, seedBenchDatabase } from "./seed.ts";
 import { countStatements } from "./statements.ts";
 import { type ProfileSummary, summarizeProfile } from "./summarize-profile.ts";
 
@@ -59,10 +59,16 @@ log(`Database: ${database.location}`);
 let exitCode = 0;
 try {
   log(`Seeding ${settings.posts.toLocaleString("en-US")} posts…`);
-  const seed = await seedBenchDatabase(database.env, benchSizes(settings.posts));
+  const seed = await seedBenchDatabase(database.env, benchSizes(settings.posts), {
+    analyze: options.analyze,
+  });
   log(
-    `  seeded in ${(seed.seedMs / 1000).toFixed(1)} s (+ VACUUM ANALYZE, CHECKPOINT ${(seed.vacuumMs / 1000).toFixed(1)} s)`,
+    `  seeded in ${(seed.seedMs / 1000).toFixed(1)} s (+ ${options.analyze ? "VACUUM ANALYZE, " : ""}CHECKPOINT ${(seed.vacuumMs / 1000).toFixed(1)} s)`,
   );
+  if (!options.analyze)
+    log(
+      `  statistics missing: no ANALYZE after seeding, autovacuum off for these tables; the services ${options.serviceAnalyze ? "analyse stale tables at start (DATABASE_ANALYZE_INTERVAL_MS)" : "never analyse (--no-service-analyze)"}`,
+    );
 
   const keys: Record<Step["key"], string> = {
     public: seed.fixtures.publicKey,
@@ -115,6 +121,7 @@ try {
     LOG_LEVEL: "warn",
     RATE_LIMIT_AUTHENTICATED: "1000000000",
     RATE_LIMIT_UNAUTHENTICATED: "1000000000",
+    ...(options.serviceAnalyze ? {} : { DATABASE_ANALYZE_INTERVAL_MS: "0" }),
   };
   const serverSetups: Record<ServerKind, { script: string; env: Record<string, string> }> = {
     baseline: { script: "bench/baseline-server.ts", env: database.env },
@@ -333,6 +340,12 @@ try {
     profile,
   };
 
+  if (!options.analyze && database.mode === "postgres") {
+    const analysedAt = await postsAnalysedAt(database.env);
+    log(
+      `Statistics: "Post" ${analysedAt ? `analysed at ${analysedAt.toISOString()}` : "never analysed"} during the run`,
+    );
+  }
   log("");
   log(formatReport(report));
   const file = writeReport(report, options, path.join(PROJECT_ROOT, "bench", "results"));

@@ -3,6 +3,7 @@
 import { createWorkspace } from "../src/auth/workspaces.ts";
 import { openRuntime } from "../src/bootstrap.ts";
 import { loadConfig } from "../src/config.ts";
+import type { SqlExecutor } from "../src/db/sql-executor.ts";
 import type { PrismaClient } from "../src/generated/prisma/client.ts";
 import { silentLogger } from "../src/logger.ts";
 import { type SeedSizes, seedWorkspace } from "../src/seed/seed-workspace.ts";
@@ -36,24 +37,53 @@ export function benchSizes(posts: number): SeedSizes {
   return { posts, categories: 50, tags: 200, authors: 20, fields: 5, paragraphs: 8 };
 }
 
-export async function seedBenchDatabase(env: Record<string, string>, sizes: SeedSizes): Promise<SeedReport> {
+export async function seedBenchDatabase(
+  env: Record<string, string>,
+  sizes: SeedSizes,
+  options: { analyze: boolean } = { analyze: true },
+): Promise<SeedReport> {
   const config = loadConfig({ ...env, LOG_LEVEL: "silent" });
   const runtime = await openRuntime(config, silentLogger);
   try {
     const prisma = runtime.db.prisma;
+    // Statistics missing: autovacuum must not analyse the bench tables behind the run's back.
+    if (!options.analyze && runtime.db.kind === "postgres") await disableAutovacuum(runtime.db.sql);
     const { workspace, publicKey, privateKey } = await createWorkspace(prisma, "Bench");
     const seedStarted = performance.now();
     await seedWorkspace(prisma, workspace.id, sizes);
     const seedMs = performance.now() - seedStarted;
     const vacuumStarted = performance.now();
     // As autovacuum would have by now: planner statistics, and a visibility map for index-only scans.
-    await runtime.db.sql.exec("VACUUM ANALYZE");
+    if (options.analyze) await runtime.db.sql.exec("VACUUM ANALYZE");
     // The seed's dirty pages written now: left to the periodic checkpoint (5 minutes after the last, by
     // default), their writing falls into whichever routes are being measured by then.
     await runtime.db.sql.exec("CHECKPOINT");
     const vacuumMs = performance.now() - vacuumStarted;
     const fixtures = await readFixtures(prisma, workspace.id, { publicKey, privateKey });
     return { sizes, seedMs, vacuumMs, fixtures };
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function disableAutovacuum(sql: SqlExecutor): Promise<void> {
+  const tables = await sql.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = current_schema() AND c.relkind = 'r'`,
+  );
+  for (const { name } of tables) await sql.exec(`ALTER TABLE "${name}" SET (autovacuum_enabled = false)`);
+}
+
+/** When the service last analysed `Post` (null: never), for the report of a run without statistics. */
+export async function postsAnalysedAt(env: Record<string, string>): Promise<Date | null> {
+  const config = loadConfig({ ...env, LOG_LEVEL: "silent" });
+  const runtime = await openRuntime(config, silentLogger);
+  try {
+    const [row] = await runtime.db.sql.query<{ at: Date | null }>(
+      `SELECT greatest(last_analyze, last_autoanalyze) AS at FROM pg_stat_user_tables
+        WHERE schemaname = current_schema() AND relname = 'Post'`,
+    );
+    return row?.at ?? null;
   } finally {
     await runtime.close();
   }

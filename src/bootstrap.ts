@@ -11,6 +11,7 @@ import { WEBHOOK_CHANNEL_PREFIX } from "./content/webhook-delivery-ids.ts";
 import { createDeliveryStore } from "./content/webhook-delivery-store.ts";
 import { API_KEYS_CHANNEL_PREFIX, onCommittedChanges } from "./content/writer.ts";
 import { type Database, openDatabase } from "./db/database.ts";
+import { keepPlannerStatistics } from "./db/planner-statistics.ts";
 import type { QueryObserver } from "./db/sql-executor.ts";
 import { ChangeStream, type ChangeStreamLimits } from "./graphql/live/change-stream.ts";
 import { createRateLimiter } from "./limits/create-rate-limiter.ts";
@@ -79,14 +80,19 @@ export async function startBackgroundWork(
   db: Database,
   logger: Logger,
 ): Promise<BackgroundWork> {
-  const stopPruning = scheduleEventPruning(db.prisma, config.events.retentionDays, logger);
+  const stopAnalysing = keepPlannerStatistics(db, config.analyzeIntervalMs, logger);
+  const pruning = scheduleEventPruning(db.prisma, config.events.retentionDays, logger);
+  const stopHousekeeping = async () => {
+    pruning();
+    await stopAnalysing();
+  };
   const report = (message: string, error: unknown) =>
     logger.error(message, { error: error instanceof Error ? error.message : String(error) });
   const publishing = await startPublishScheduler(db, report);
   if (!config.webhooks.dispatch)
     return {
       async stop() {
-        stopPruning();
+        await stopHousekeeping();
         await publishing.stop();
       },
     };
@@ -113,7 +119,7 @@ export async function startBackgroundWork(
   dispatcher.wake();
   return {
     async stop(deadlineMs) {
-      stopPruning();
+      await stopHousekeeping();
       await publishing.stop();
       stopListening();
       await listening.close();

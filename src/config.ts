@@ -108,6 +108,11 @@ const EnvSchema = z.object({
    * connection longer; one past it answers 503. Migrations lift it for themselves.
    */
   DATABASE_STATEMENT_TIMEOUT_MS: nonNegativeInt.default(5_000),
+  /**
+   * How often the service looks for tables whose planner statistics are out of date and analyses them
+   * (src/db/planner-statistics.ts), as autovacuum would; also once at start. 0: never (autovacuum's job).
+   */
+  DATABASE_ANALYZE_INTERVAL_MS: nonNegativeInt.default(60_000),
   /** The most words a full-text search may hold; more answer 400. */
   SEARCH_MAX_TERMS: positiveInt.default(32),
   /** When set, rate-limit counters are shared by all instances through Redis. */
@@ -244,6 +249,8 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
           statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
         }
       : { kind: "embedded" as const, dir: path.join(dataDir, "db") },
+    /** See DATABASE_ANALYZE_INTERVAL_MS. */
+    analyzeIntervalMs: env.DATABASE_ANALYZE_INTERVAL_MS,
     redisUrl: env.REDIS_URL,
     adminToken: env.ADMIN_TOKEN,
     metricsToken: env.METRICS_TOKEN ?? env.ADMIN_TOKEN,

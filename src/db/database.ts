@@ -35,6 +35,12 @@ export interface Database {
    * (notifications.ts). The embedded database has one process: nothing to hear, a no-op.
    */
   listen(channelPrefix: string, onNotify: () => void, onError: (error: unknown) => void): Promise<Listening>;
+  /**
+   * Runs `work` on one connection of its own, without the request deadline (statement_timeout): for
+   * maintenance whose statements must share a session (a session advisory lock) and may rightly take
+   * longer than a request (ANALYZE of a large table). The embedded database has one connection.
+   */
+  session<T>(work: (sql: SqlExecutor) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -72,16 +78,17 @@ export async function openDatabase(
     const sql = pgExecutor(pool);
     // The advisory lock and each migration's transaction must stay on one connection. A migration may
     // rightly take longer than a request (an index on a large table): it lifts the deadline for itself.
-    const migrate = async () => {
+    const session = async <T>(work: (sql: SqlExecutor) => Promise<T>): Promise<T> => {
       const connection = await pool.connect();
       try {
         await connection.query("SET statement_timeout = 0");
-        return await applyPendingMigrations(pgExecutor(connection), { log });
+        return await work(pgExecutor(connection));
       } finally {
         await connection.query("RESET statement_timeout").catch(() => {});
         connection.release();
       }
     };
+    const migrate = () => session((connection) => applyPendingMigrations(connection, { log }));
     try {
       if (config.schema) await sql.exec(`CREATE SCHEMA IF NOT EXISTS "${config.schema}"`);
       if (options.migrate) await migrate();
@@ -101,6 +108,7 @@ export async function openDatabase(
       prisma,
       sql: observedExecutor(sql, options.onQuery),
       migrate,
+      session: (work) => session((connection) => work(observedExecutor(connection, options.onQuery))),
       listen: (channelPrefix, onNotify, onError) =>
         listenOnPostgres({ url: config.url, schema: config.schema }, channelPrefix, onNotify, onError),
       async close() {
@@ -146,6 +154,7 @@ export async function openDatabase(
     prisma,
     sql: observedExecutor(sql, options.onQuery),
     migrate,
+    session: (work) => work(observedExecutor(sql, options.onQuery)),
     listen: async () => NOT_LISTENING,
     async close() {
       await prisma.$disconnect();
