@@ -251,3 +251,40 @@ describe("statements per write request (REST)", () => {
     for (const count of counts) expect(count).toBeLessThanOrEqual(MAX_STATEMENTS);
   });
 });
+
+describe("statements per single post request", () => {
+  it("REST GET /v1/posts/{slug} and /{id}: one statement for the post, its relations and field definitions", async () => {
+    await app.request("GET", "/v1/posts/post-1", { key: ws.publicKey });
+    for (const identifier of [
+      "post-42",
+      (await app.db.prisma.post.findFirstOrThrow({ where: { slug: "post-42" } })).id,
+    ]) {
+      const { result: res, statements } = await measure(() =>
+        app.request("GET", `/v1/posts/${identifier}`, { key: ws.publicKey }),
+      );
+      expect(res.status).toBe(200);
+      expect(res.body.post.slug).toBe("post-42");
+      expect(res.body.post.fields).toEqual({ subtitle: "Subtitle 42", rating: 2 });
+      const ownStatements = statements.filter((sql) => sql !== `SELECT ${logHeadExpression("$1")} AS head`);
+      expect(ownStatements, ownStatements.join("\n---\n")).toHaveLength(1);
+      expect(ownStatements[0]).toContain("page_ids AS");
+    }
+  });
+
+  it("answers as Prisma does for the same post (a selection the read model does not cover goes to Prisma)", async () => {
+    const fields =
+      "id slug title status content publishedAt authors { id name slug socials { platform url } } category { id name slug } tags { id name slug } fields";
+    const covered = await app.graphql(ws.publicKey, `{ post(identifier: "post-7") { ${fields} } }`);
+    const byPrisma = await app.graphql(
+      ws.publicKey,
+      `{ post(identifier: "post-7") { ${fields} viaPrisma: tags { count { posts } } } }`,
+    );
+    expect(covered.errors).toBeUndefined();
+    expect(byPrisma.errors).toBeUndefined();
+    const { viaPrisma, ...rest } = byPrisma.data.post;
+    expect(viaPrisma).toHaveLength(3);
+    expect(covered.data.post).toEqual(rest);
+    const missing = await app.graphql(ws.publicKey, `{ post(identifier: "no-such-post") { ${fields} } }`);
+    expect(missing.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
+  });
+});

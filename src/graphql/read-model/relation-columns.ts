@@ -27,22 +27,30 @@ const SHOWN_RELATION_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
 
 /**
  * "shown" when no field under the `itemsField` posts' relations asks for a column the read form does
- * not show. Fields under `@skip`/`@include` count as asked for (the answer is the same either way).
+ * not show; with `itemsField` null, the field being resolved is the post itself (`post(identifier)`).
+ * Fields under `@skip`/`@include` count as asked for (the answer is the same either way).
  */
-export function relationColumnsOf(info: GraphQLResolveInfo, itemsField = "items"): RelationColumns {
+export function relationColumnsOf(
+  info: GraphQLResolveInfo,
+  itemsField: string | null = "items",
+): RelationColumns {
   let columns: RelationColumns = "shown";
   const { fragments } = info;
-  for (const listField of info.fieldNodes)
-    eachField(listField.selectionSet, fragments, (items) => {
-      if (items.name.value !== itemsField) return;
-      eachField(items.selectionSet, fragments, (postField) => {
-        const shown = SHOWN_RELATION_FIELDS[postField.name.value];
-        if (!shown) return;
-        eachField(postField.selectionSet, fragments, (field) => {
-          if (!shown.has(field.name.value)) columns = "all";
-        });
+  const visitPost = (post: FieldNode) =>
+    eachField(post.selectionSet, fragments, (postField) => {
+      const shown = SHOWN_RELATION_FIELDS[postField.name.value];
+      if (!shown) return;
+      eachField(postField.selectionSet, fragments, (field) => {
+        if (!shown.has(field.name.value)) columns = "all";
       });
     });
+  for (const field of info.fieldNodes) {
+    if (itemsField === null) visitPost(field);
+    else
+      eachField(field.selectionSet, fragments, (items) => {
+        if (items.name.value === itemsField) visitPost(items);
+      });
+  }
   return columns;
 }
 

@@ -13,6 +13,7 @@ import { readBack } from "../read-back.ts";
 import { postConnection } from "../read-model/post-connection.ts";
 import { postPage } from "../read-model/post-list.ts";
 import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "../read-model/post-selection.ts";
+import { readSinglePost, readsSinglePost } from "../read-model/post-single.ts";
 import { Author } from "./author.ts";
 import {
   ContentFormatEnum,
@@ -125,9 +126,15 @@ builder.queryFields((t) => ({
           "A preview token (createPostPreview): shows the post it was made for as it is now, draft or scheduled, to any key; `status` does not apply",
       }),
     },
-    resolve: async (query, _root, args, ctx) => {
+    resolve: async (query, _root, args, ctx, info) => {
       const status = args.status ?? "published";
       if (status !== "published" && args.preview == null) assertCanReadDrafts(ctx);
+      if (args.preview == null && readsSinglePost(query)) {
+        const where = { identifier: args.identifier, status, now: new Date() };
+        const post = await readSinglePost(ctx, info, query, where);
+        if (!post) throw notFoundError("Post", args.identifier);
+        return post;
+      }
       const post = await ctx.prisma.post.findFirst({
         ...query,
         where:
