@@ -69,7 +69,9 @@ const ascendingIntList = (max: number) =>
  * The widths (and heights) a transformed image may be asked for: Next.js's default imageSizes followed
  * by its deviceSizes, so `next/image` and hand-written srcsets land on them, from 16 to 3840 pixels.
  */
-const DEFAULT_TRANSFORM_WIDTHS = [16, 32, 48, 64, 96, 128, 256, 384, 640, 750, 828, 1080, 1200, 1920, 2048, 3840];
+const DEFAULT_TRANSFORM_WIDTHS = [
+  16, 32, 48, 64, 96, 128, 256, 384, 640, 750, 828, 1080, 1200, 1920, 2048, 3840,
+];
 
 /** "1h" → 3600000: one whole number with a unit (ms, s, m, h), above zero. */
 const duration = z

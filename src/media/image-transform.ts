@@ -92,7 +92,9 @@ async function readHeader(source: Uint8Array): Promise<Metadata> {
 function displayedFrameSize(header: Metadata): { width: number; height: number } {
   const frameHeight = header.pageHeight ?? header.height;
   const swapped = (header.orientation ?? 1) >= 5;
-  return swapped ? { width: frameHeight, height: header.width } : { width: header.width, height: frameHeight };
+  return swapped
+    ? { width: frameHeight, height: header.width }
+    : { width: header.width, height: frameHeight };
 }
 
 /** The most pixels one frame of the output can have (never enlarged). */

@@ -3,8 +3,8 @@ import { randomBytes } from "node:crypto";
 import { mkdir, open, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { isMediaKey } from "./media-key.ts";
-import { isVariantKey, isVariantPrefix } from "./variant-key.ts";
 import type { SelfServedMediaStorage, StorageCallOptions, StoredMediaObject } from "./storage.ts";
+import { isVariantKey, isVariantPrefix } from "./variant-key.ts";
 
 /** Ends the temporary name a file is written under before it is renamed to its key. */
 export const PARTIAL_SUFFIX = ".partial";

@@ -2,6 +2,7 @@
 // not there yet — once per instance however many requests ask at the same moment (SingleFlight), inside
 // a bounded number of transform slots (TransformSlots), then stored next to its original for good.
 import type { Logger } from "../logger.ts";
+import { contentTypeForExtension } from "./allowed-types.ts";
 import { bufferedObject, readWhole } from "./buffered-object.ts";
 import { type PixelLimits, transformImage } from "./image-transform.ts";
 import { SingleFlight } from "./single-flight.ts";
@@ -9,7 +10,6 @@ import type { MediaStorage, StoredMediaObject } from "./storage.ts";
 import type { ResolvedTransform } from "./transform-params.ts";
 import { TransformSlots } from "./transform-slots.ts";
 import { EXTENSION_OF_FORMAT, variantKey } from "./variant-key.ts";
-import { contentTypeForExtension } from "./allowed-types.ts";
 
 export interface VariantSettings extends PixelLimits {
   concurrency: number;

@@ -4,8 +4,8 @@
 import { Router } from "express";
 import { UntransformableMediaError } from "../domain/errors.ts";
 import { LOCAL_MEDIA_PATH } from "./local-storage.ts";
-import type { MediaVariants } from "./media-variants.ts";
 import { isMediaKey, mediaKeyExtension } from "./media-key.ts";
+import type { MediaVariants } from "./media-variants.ts";
 import { sendStoredObject, storedObjectETag } from "./send-stored-object.ts";
 import { notFound } from "./serve-local-media.ts";
 import { chooseOutputFormat, sourceFormatOf } from "./transform-format.ts";

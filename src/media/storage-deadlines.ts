@@ -42,7 +42,9 @@ export function withDeadlines(
     // A load reads a whole original or variant (both bounded in size): one timeout, like a delete.
     load: (key) => bounded("load", key, deadlines.timeoutMs, (signal) => storage.load(key, { signal })),
     deleteUnder: (prefix) =>
-      bounded("deleteUnder", prefix, deadlines.timeoutMs, (signal) => storage.deleteUnder(prefix, { signal })),
+      bounded("deleteUnder", prefix, deadlines.timeoutMs, (signal) =>
+        storage.deleteUnder(prefix, { signal }),
+      ),
     urlFor: (key) => storage.urlFor(key),
   };
   if (isSelfServed(storage))

@@ -14,7 +14,9 @@ const SOURCE_FORMAT_OF_EXTENSION: Record<string, OutputFormat> = {
 
 /** The format of the original behind `extension`, or undefined when it is no raster image we transform. */
 export function sourceFormatOf(extension: string): OutputFormat | undefined {
-  return Object.hasOwn(SOURCE_FORMAT_OF_EXTENSION, extension) ? SOURCE_FORMAT_OF_EXTENSION[extension] : undefined;
+  return Object.hasOwn(SOURCE_FORMAT_OF_EXTENSION, extension)
+    ? SOURCE_FORMAT_OF_EXTENSION[extension]
+    : undefined;
 }
 
 /** Formats that can hold an animation: an animated GIF or WebP is only ever written as one of these. */
