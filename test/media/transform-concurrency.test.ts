@@ -20,7 +20,13 @@ describe("transform concurrency bound", () => {
     const ws = await backend.app.workspace();
     // Noise compresses badly, so each AVIF encode of it takes a while.
     const noise = await sharp({
-      create: { width: 1600, height: 1200, channels: 3, noise: { type: "gaussian", mean: 128, sigma: 60 } },
+      create: {
+        width: 1600,
+        height: 1200,
+        channels: 3,
+        background: "#808080",
+        noise: { type: "gaussian", mean: 128, sigma: 60 },
+      },
     })
       .jpeg({ quality: 70 })
       .toBuffer();
