@@ -132,7 +132,7 @@ await withSeededService(
     );
     const sameSizeBytes = (await (await fetch(`${server.url}${sameSize}`)).arrayBuffer()).byteLength;
     log(
-      `\n2. Served from the store, ${connections} connections, ${duration} s each, two turns each (variant ${(variantBytes.length / 1024).toFixed(0)} KiB, same-size original ${(sameSizeBytes / 1024).toFixed(0)} KiB)`,
+      `\n2. Served from the store, ${connections} connections, ${duration} s each, three turns each (variant ${(variantBytes.length / 1024).toFixed(0)} KiB, same-size original ${(sameSizeBytes / 1024).toFixed(0)} KiB)`,
     );
     const contenders = [
       ["original (4000×3000 JPEG)", original],
