@@ -2,7 +2,7 @@
 // (GET /media/<key>?…), whatever the storage backend: a bucket cannot transform.
 import type { Config } from "../config.ts";
 import { LOCAL_MEDIA_PATH } from "./local-storage.ts";
-import { mediaKeyExtension } from "./media-key.ts";
+import { isMediaKey, mediaKeyExtension } from "./media-key.ts";
 import { sourceFormatOf } from "./transform-format.ts";
 import { type ImageTransform, transformQuery } from "./transform-params.ts";
 
@@ -32,4 +32,20 @@ export function srcSet(
   options: Partial<Pick<ImageTransform, "format" | "quality">>,
 ): string {
   return widths.map((width) => `${transformUrl(baseUrl, key, { ...options, width })} ${width}w`).join(", ");
+}
+
+/**
+ * The storage key behind `url` when it is the URL of a file this service stores (`urlFor(key)`), as a
+ * post's cover (a plain URL field) may be; undefined for any other URL.
+ */
+export function storedKeyOfUrl(urlFor: (key: string) => string, url: string): string | undefined {
+  const prefix = urlFor("");
+  if (!url.startsWith(prefix)) return undefined;
+  let key: string;
+  try {
+    key = decodeURIComponent(url.slice(prefix.length));
+  } catch {
+    return undefined;
+  }
+  return isMediaKey(key) ? key : undefined;
 }

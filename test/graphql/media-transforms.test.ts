@@ -3,6 +3,7 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MediaBackend, startMediaBackend, storageKeyOf } from "../helpers/media-backends.ts";
+import { restFixtures } from "../helpers/rest-fixtures.ts";
 import type { TestWorkspace } from "../helpers/test-app.ts";
 import { makePdf } from "../media/helpers/make-files.ts";
 import { makeRotatedJpeg } from "../media/helpers/make-images.ts";
@@ -113,5 +114,39 @@ describe("Media transform URLs in GraphQL", () => {
           "must be one of the configured widths: 16, 32, 48, 64, 96, 128, 256, 384, 640, 750, 828, 1080, 1200, 1920, 2048, 3840",
       },
     ]);
+  });
+
+  it("transforms a post's cover when it is an image this service stores, and leaves other covers alone", async () => {
+    const media = await uploaded(await makeRotatedJpeg(), "cover.jpg");
+    const key = storageKeyOf(backend, media.url);
+    const f = restFixtures(backend.app, ws.privateKey);
+    const category = await f.category("covers");
+    await f.post({ slug: "stored-cover", categoryId: category.id, coverImage: media.url });
+    await f.post({
+      slug: "elsewhere-cover",
+      categoryId: category.id,
+      coverImage: "https://cdn.example.com/a.jpg",
+    });
+    const query = `query ($slug: String!) {
+      post(identifier: $slug) {
+        coverImage
+        small: coverImage(transform: { width: 256, format: AUTO })
+        coverImageSrcSet(widths: [128, 256], format: WEBP)
+      }
+    }`;
+    const stored = await backend.app.graphql(ws.publicKey, query, { slug: "stored-cover" });
+    expect(stored.errors).toBeUndefined();
+    const base = `${backend.app.config.publicUrl}/media/${key}`;
+    expect(stored.data.post).toEqual({
+      coverImage: media.url,
+      small: `${base}?w=256&fm=auto`,
+      coverImageSrcSet: `${base}?w=128&fm=webp 128w, ${base}?w=256&fm=webp 256w`,
+    });
+    const elsewhere = await backend.app.graphql(ws.publicKey, query, { slug: "elsewhere-cover" });
+    expect(elsewhere.data.post).toEqual({
+      coverImage: "https://cdn.example.com/a.jpg",
+      small: "https://cdn.example.com/a.jpg",
+      coverImageSrcSet: null,
+    });
   });
 });

@@ -95,3 +95,19 @@ export function checkedTransform(
   }
   return named;
 }
+
+/** `widths`, each checked against the configured list; throws naming every one at fault. */
+export function checkedWidths(widths: readonly number[], rules: TransformRules): readonly number[] {
+  const problems = widths.flatMap((width, index) =>
+    rules.widths.includes(width)
+      ? []
+      : [
+          {
+            field: `widths.${index}`,
+            message: `must be one of the configured widths: ${rules.widths.join(", ")}`,
+          },
+        ],
+  );
+  if (problems.length) throw new InvalidInputError("Invalid srcSet widths", problems);
+  return widths;
+}

@@ -1,7 +1,6 @@
 // Media: type, queries (list with filters, by id) and mutations (upload, update, delete).
 
 import { createMedia, deleteMedia, updateMedia } from "../../content/media.ts";
-import { InvalidInputError } from "../../domain/errors.ts";
 import { isTransformable, serviceBaseUrl, srcSet, transformUrl } from "../../media/transform-url.ts";
 import { builder } from "../builder.ts";
 import { assertCanWrite } from "../context.ts";
@@ -10,7 +9,7 @@ import { listPage } from "../list-page.ts";
 import { pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { readBack } from "../read-back.ts";
 import { DeleteResult, SortOrderEnum } from "./enums.ts";
-import { checkedTransform, MediaFormatEnum, MediaTransformInput } from "./media-transform.ts";
+import { checkedTransform, checkedWidths, MediaFormatEnum, MediaTransformInput } from "./media-transform.ts";
 
 const MediaTypeEnum = builder.enumType("MediaType", {
   values: {
@@ -55,17 +54,7 @@ export const Media = builder.prismaObject("Media", {
         const widths =
           args.widths ?? rules.widths.filter((width) => media.width === null || width <= media.width);
         const options = checkedTransform({ format: args.format, quality: args.quality }, rules, "srcSet");
-        const unknownWidths = widths.flatMap((width, index) =>
-          rules.widths.includes(width)
-            ? []
-            : [
-                {
-                  field: `widths.${index}`,
-                  message: `must be one of the configured widths: ${rules.widths.join(", ")}`,
-                },
-              ],
-        );
-        if (unknownWidths.length) throw new InvalidInputError("Invalid srcSet widths", unknownWidths);
+        checkedWidths(widths, rules);
         if (!isTransformable(media.storageKey)) return null;
         return srcSet(serviceBaseUrl(config), media.storageKey, widths, options);
       },
