@@ -53,6 +53,26 @@ const durationList = z
   )
   .refine((waits) => waits.every((wait) => wait > 0), "every duration must be above zero");
 
+/** "16,32,640" → [16, 32, 640]: whole numbers above zero, without repeats, in ascending order. */
+const ascendingIntList = (max: number) =>
+  z
+    .string()
+    .regex(/^\s*\d+\s*(,\s*\d+\s*)*$/, 'must be a comma-separated list of whole numbers such as "16,32,64"')
+    .transform((list) => list.split(",").map((item) => Number(item.trim())))
+    .refine((numbers) => numbers.every((n) => n > 0 && n <= max), `every number must be between 1 and ${max}`)
+    .refine(
+      (numbers) => numbers.every((n, i) => i === 0 || n > (numbers[i - 1] ?? 0)),
+      "must be in ascending order, without repeats",
+    );
+
+/**
+ * The widths (and heights) a transformed image may be asked for: Next.js's default imageSizes followed
+ * by its deviceSizes, so `next/image` and hand-written srcsets land on them, from 16 to 3840 pixels.
+ */
+const DEFAULT_TRANSFORM_WIDTHS = [
+  16, 32, 48, 64, 96, 128, 256, 384, 640, 750, 828, 1080, 1200, 1920, 2048, 3840,
+];
+
 /** "1h" → 3600000: one whole number with a unit (ms, s, m, h), above zero. */
 const duration = z
   .string()
@@ -145,6 +165,23 @@ const EnvSchema = z.object({
    * MEDIA_STORAGE_TIMEOUT_MS plus its size at this rate (a 5 MiB file: 5 s more by default).
    */
   MEDIA_STORAGE_MIN_BYTES_PER_SECOND: positiveInt.default(1024 * 1024),
+  /**
+   * Widths and heights (pixels) an image transform may name (`?w=`, `?h=`): each distinct URL is computed
+   * and stored once, so an open range would let anyone fill the store and the CPU with variants.
+   */
+  MEDIA_TRANSFORM_WIDTHS: ascendingIntList(16_384).default(DEFAULT_TRANSFORM_WIDTHS),
+  /** Qualities `?q=` may name (1–100); Next.js 16 allow-lists its qualities the same way. */
+  MEDIA_TRANSFORM_QUALITIES: ascendingIntList(100).default([50, 60, 75, 80, 90, 100]),
+  /** The quality of a transform that names none (next/image's default). */
+  MEDIA_TRANSFORM_DEFAULT_QUALITY: positiveInt.max(100).default(75),
+  /** Pixels (all frames of an animation) a transform decodes at most: the decompression bomb's bound. */
+  MEDIA_TRANSFORM_MAX_INPUT_PIXELS: positiveInt.default(50_000_000),
+  /** Pixels (all frames of an animation) a transform writes at most. */
+  MEDIA_TRANSFORM_MAX_OUTPUT_PIXELS: positiveInt.default(16_777_216),
+  /** Transforms this instance computes at once; the rest wait (see MEDIA_TRANSFORM_QUEUE_WAIT_MS). */
+  MEDIA_TRANSFORM_CONCURRENCY: positiveInt.default(2),
+  /** Milliseconds a transform waits for a free slot before the request answers 503 with Retry-After. */
+  MEDIA_TRANSFORM_QUEUE_WAIT_MS: positiveInt.default(2_000),
   S3_ENDPOINT: optionalUrl,
   S3_REGION: z.string().default("us-east-1"),
   S3_BUCKET: z.string().optional(),
@@ -282,6 +319,15 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       deadlines: {
         timeoutMs: env.MEDIA_STORAGE_TIMEOUT_MS,
         minBytesPerSecond: env.MEDIA_STORAGE_MIN_BYTES_PER_SECOND,
+      },
+      transforms: {
+        widths: env.MEDIA_TRANSFORM_WIDTHS,
+        qualities: env.MEDIA_TRANSFORM_QUALITIES,
+        defaultQuality: env.MEDIA_TRANSFORM_DEFAULT_QUALITY,
+        maxInputPixels: env.MEDIA_TRANSFORM_MAX_INPUT_PIXELS,
+        maxOutputPixels: env.MEDIA_TRANSFORM_MAX_OUTPUT_PIXELS,
+        concurrency: env.MEDIA_TRANSFORM_CONCURRENCY,
+        queueWaitMs: env.MEDIA_TRANSFORM_QUEUE_WAIT_MS,
       },
     },
     graphql: {

@@ -20,7 +20,9 @@ import { resolveRequestCaller } from "../http/request-caller.ts";
 import { requestLog } from "../http/request-log.ts";
 import { statusRoutes } from "../http/status-routes.ts";
 import { rateLimit } from "../limits/rate-limit-middleware.ts";
+import { MediaVariants } from "../media/media-variants.ts";
 import { serveLocalMedia } from "../media/serve-local-media.ts";
+import { serveMediaTransforms } from "../media/serve-media-transforms.ts";
 import { isSelfServed } from "../media/storage.ts";
 import { createRestRouter } from "../rest/router.ts";
 import type { AppDeps, AppWiring } from "./services.ts";
@@ -62,6 +64,9 @@ export function mountRoutes(deps: AppDeps, wiring: AppWiring, observe: RequestHa
   app.use(statusRoutes(db.sql, deps.isShuttingDown ?? (() => false)));
   app.use(metricsRoute(wiring.metrics, config.metricsToken));
   app.use(explorerPages());
+  // Transforms first: a media URL with transform parameters is a variant, whatever the storage backend.
+  const variants = new MediaVariants(deps.mediaStorage, config.media.transforms, logger);
+  app.use(serveMediaTransforms(variants, config.media.transforms));
   if (isSelfServed(deps.mediaStorage)) app.use(serveLocalMedia(deps.mediaStorage));
   app.use("/admin", refuseNullBytesInUrl());
   if (config.adminToken)

@@ -5,6 +5,7 @@ import type { MediaUpdate, MediaUpload } from "../domain/inputs.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import { discardStoredMedia, ingestMedia } from "../media/ingest.ts";
+import { removeVariantsWithRetries } from "../media/removal-retries.ts";
 import type { MediaStorage } from "../media/storage.ts";
 import { UnsupportedMediaTypeError, UploadTooLargeError } from "../media/upload-errors.ts";
 import { orNotFound } from "./or-not-found.ts";
@@ -102,7 +103,11 @@ export async function deleteMedia(
     uow.changed({ resource: "media", action: "deleted", id, workspaceId });
     return existing.storageKey;
   });
-  // After COMMIT: a file is never discarded for a record that still exists.
-  await discardStoredMedia(deps.storage, storageKey, deps.logger);
+  // After COMMIT: a file is never discarded for a record that still exists. Its variants (resized
+  // copies, media-variants.ts) go with it.
+  await Promise.all([
+    discardStoredMedia(deps.storage, storageKey, deps.logger),
+    removeVariantsWithRetries(deps.storage, storageKey, deps.logger),
+  ]);
   return id;
 }

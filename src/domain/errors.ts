@@ -93,3 +93,35 @@ export class StorageUnavailableError extends DomainError {
     super("The media storage did not answer in time; try again shortly");
   }
 }
+
+/**
+ * Why a media file cannot be transformed as asked: `not-an-image` (a PDF, a video, an SVG: SVG is never
+ * rasterised), `too-many-pixels` (the input or the output is over its pixel limit: a decompression bomb
+ * ends here), `undecodable` (truncated or corrupt), `animation` (an animated file asked for a format that
+ * cannot animate, or an animated PNG, which the decoder would flatten to its first frame).
+ */
+export type TransformRefusal = "not-an-image" | "too-many-pixels" | "undecodable" | "animation";
+
+/** The file exists and the parameters are well-formed, but this file cannot be given that transform. */
+export class UntransformableMediaError extends DomainError {
+  override name = "UntransformableMediaError";
+
+  constructor(
+    readonly reason: TransformRefusal,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Every transform slot of this instance (MEDIA_TRANSFORM_CONCURRENCY) stayed busy for as long as a request
+ * may wait (MEDIA_TRANSFORM_QUEUE_WAIT_MS): the same request may succeed after `retryAfterSeconds`.
+ */
+export class TransformsBusyError extends DomainError {
+  override name = "TransformsBusyError";
+
+  constructor(readonly retryAfterSeconds: number) {
+    super("Too many images are being transformed at once; try again shortly");
+  }
+}

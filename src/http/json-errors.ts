@@ -2,7 +2,12 @@
 // of the service has `error` and `message`; REST-specific mappings live in src/rest/errors.ts.
 import type { ErrorRequestHandler, Response } from "express";
 import { isStatementTimeout } from "../db/statement-timeout.ts";
-import { StorageUnavailableError } from "../domain/errors.ts";
+import {
+  InvalidInputError,
+  StorageUnavailableError,
+  TransformsBusyError,
+  UntransformableMediaError,
+} from "../domain/errors.ts";
 import { RETRY_AFTER_TIMEOUT_SECONDS, timeoutError } from "../graphql/errors.ts";
 import type { Logger } from "../logger.ts";
 import type { KeyState } from "./request-caller.ts";
@@ -30,7 +35,8 @@ export function sendUnauthorized(res: Response, keyState: KeyState | undefined):
 
 /**
  * Last handler: malformed JSON → 400, oversized body → 413, media storage past its deadline (a local file
- * served at /media/…) → 503 with Retry-After, anything else → 500 with nothing leaked.
+ * served at /media/…) → 503 with Retry-After, an image transform's refusals (400, 422, and 503 with
+ * Retry-After when every transform slot stays busy), anything else → 500 with nothing leaked.
  */
 export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
@@ -55,6 +61,14 @@ export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
       // Logged once already, where the deadline passed (src/media/storage-deadlines.ts).
       res.setHeader("Retry-After", String(error.retryAfterSeconds));
       sendError(res, 503, "Storage unavailable", error.message);
+    } else if (error instanceof InvalidInputError) {
+      // Parameters of an image transform (GET /media/<key>?w=…) that the rules refuse.
+      sendError(res, 400, "Validation failed", error.message, { details: error.details });
+    } else if (error instanceof UntransformableMediaError) {
+      sendError(res, 422, "Cannot transform this file", error.message, { reason: error.reason });
+    } else if (error instanceof TransformsBusyError) {
+      res.setHeader("Retry-After", String(error.retryAfterSeconds));
+      sendError(res, 503, "Service unavailable", error.message);
     } else if (isClientErrorStatus(error)) {
       // Express and its body parsers mark the client's mistakes (e.g. a path segment that is not valid
       // percent-encoding) with a 4xx status; their messages are safe to show but say little.

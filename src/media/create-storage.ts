@@ -6,6 +6,7 @@ import { LocalMediaStorage } from "./local-storage.ts";
 import { S3MediaStorage } from "./s3-storage.ts";
 import type { MediaStorage } from "./storage.ts";
 import { withDeadlines } from "./storage-deadlines.ts";
+import { serviceBaseUrl } from "./transform-url.ts";
 
 /** The parts of the configuration storage depends on (a full Config fits). */
 export type MediaStorageConfig = Pick<Config, "media" | "publicUrl" | "port">;
@@ -39,10 +40,5 @@ export function createStorageBackend(config: MediaStorageConfig): MediaStorage {
       timeoutMs: config.media.deadlines.timeoutMs,
     });
   }
-  return new LocalMediaStorage({
-    dir: storage.dir,
-    // Without PUBLIC_URL, URLs point at the service on this machine: right for development, while a
-    // deployment behind a proxy or domain must set PUBLIC_URL for the URLs to be reachable.
-    publicBaseUrl: config.publicUrl ?? `http://localhost:${config.port}`,
-  });
+  return new LocalMediaStorage({ dir: storage.dir, publicBaseUrl: serviceBaseUrl(config) });
 }

@@ -4,6 +4,7 @@ import { mkdir, open, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { isMediaKey } from "./media-key.ts";
 import type { SelfServedMediaStorage, StorageCallOptions, StoredMediaObject } from "./storage.ts";
+import { isVariantKey, isVariantPrefix } from "./variant-key.ts";
 
 /** Ends the temporary name a file is written under before it is renamed to its key. */
 export const PARTIAL_SUFFIX = ".partial";
@@ -56,12 +57,22 @@ export class LocalMediaStorage implements SelfServedMediaStorage {
     await rm(this.pathFor(key), { force: true });
   }
 
+  // The variants of an original are files in one folder beside it (variant-key.ts).
+  async deleteUnder(prefix: string, _options?: StorageCallOptions): Promise<void> {
+    if (!isVariantPrefix(prefix)) throw new TypeError(`Not a variant prefix: ${prefix}`);
+    await rm(this.inRoot(prefix.slice(0, -1)), { recursive: true, force: true });
+  }
+
+  load(key: string, options?: StorageCallOptions): Promise<StoredMediaObject | null> {
+    return this.read(key, options);
+  }
+
   urlFor(key: string): string {
     return `${this.baseUrl}${LOCAL_MEDIA_PATH}/${key}`;
   }
 
   async read(key: string, { signal }: StorageCallOptions = {}): Promise<StoredMediaObject | null> {
-    if (!isMediaKey(key)) return null;
+    if (!isStoredKey(key)) return null;
     // Opened first and sized from the open file: the size always belongs to the bytes that are sent, and
     // a disk that hangs does so here, before anything of the answer is written.
     const handle = await open(this.pathFor(key), "r").catch((error: NodeJS.ErrnoException) => {
@@ -97,11 +108,20 @@ export class LocalMediaStorage implements SelfServedMediaStorage {
 
   /** The file for a key; throws for anything that is not a well-formed key inside the root. */
   private pathFor(key: string): string {
-    if (!isMediaKey(key)) throw new TypeError(`Not a media key: ${key}`);
+    if (!isStoredKey(key)) throw new TypeError(`Not a media key: ${key}`);
+    return this.inRoot(key);
+  }
+
+  private inRoot(key: string): string {
     const file = path.resolve(this.root, ...key.split("/"));
     // isMediaKey already rules out "..", this keeps the guarantee should the key format ever loosen.
     if (!file.startsWith(this.root + path.sep))
       throw new TypeError(`Media key escapes the storage root: ${key}`);
     return file;
   }
+}
+
+/** An original's key or one of its variants' (both safe as relative paths). */
+function isStoredKey(key: string): boolean {
+  return isMediaKey(key) || isVariantKey(key);
 }

@@ -1,7 +1,9 @@
 // Removing an object that must go (the object of a failed upload, of a deleted record) when the store
 // does not answer: the removal is tried again in the background until the store takes it.
 import { StorageUnavailableError } from "../domain/errors.ts";
+import { isMediaKey } from "./media-key.ts";
 import type { MediaStorage } from "./storage.ts";
+import { variantPrefix } from "./variant-key.ts";
 
 /** Something that can report a failed removal; the service's Logger fits. */
 export interface RemovalLogger {
@@ -22,6 +24,8 @@ export interface RemovalOptions {
    * abandoned: a hung store that wakes up may still complete that put after answering the removal.
    */
   repeatOnceRemoved?: boolean;
+  /** What one attempt does; removing the object at `key` by default (see removeVariantsWithRetries). */
+  remove?: (storage: MediaStorage, key: string) => Promise<void>;
 }
 
 /**
@@ -33,12 +37,16 @@ export async function removeWithRetries(
   storage: MediaStorage,
   key: string,
   logger?: RemovalLogger,
-  { delaysMs = REMOVAL_RETRY_DELAYS_MS, repeatOnceRemoved = false }: RemovalOptions = {},
+  {
+    delaysMs = REMOVAL_RETRY_DELAYS_MS,
+    repeatOnceRemoved = false,
+    remove = (store, object) => store.delete(object),
+  }: RemovalOptions = {},
 ): Promise<boolean> {
   const later = (delay: number, next: () => Promise<unknown>) => setTimeout(() => void next(), delay).unref();
   const attempt = async (retry: number, repeating: boolean): Promise<boolean> => {
     try {
-      await storage.delete(key);
+      await remove(storage, key);
       if (repeatOnceRemoved && !repeating) {
         const delay = delaysMs[retry] ?? delaysMs.at(-1) ?? 0;
         later(delay, () => attempt(retry + 1, true));
@@ -59,4 +67,22 @@ export async function removeWithRetries(
     }
   };
   return attempt(0, false);
+}
+
+/**
+ * Removes every stored variant of the original at `key` (variant-key.ts), retried as removeWithRetries
+ * retries one object: a deleted media item must not leave its resized copies readable in the store.
+ */
+export function removeVariantsWithRetries(
+  storage: MediaStorage,
+  key: string,
+  logger?: RemovalLogger,
+  options: Omit<RemovalOptions, "remove"> = {},
+): Promise<boolean> {
+  // A key of another shape (a record made by hand or an older release) cannot have variants.
+  if (!isMediaKey(key)) return Promise.resolve(true);
+  return removeWithRetries(storage, variantPrefix(key), logger, {
+    ...options,
+    remove: (store, prefix) => store.deleteUnder(prefix),
+  });
 }

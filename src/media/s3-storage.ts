@@ -1,7 +1,8 @@
 // Media in an S3-compatible bucket (AWS S3, MinIO, R2, …), served by the bucket or a CDN in front of it.
 import { createRequire } from "node:module";
 import type { S3Client } from "@aws-sdk/client-s3";
-import type { MediaStorage, StorageCallOptions } from "./storage.ts";
+import { bufferedObject } from "./buffered-object.ts";
+import type { MediaStorage, StorageCallOptions, StoredMediaObject } from "./storage.ts";
 
 export interface S3MediaStorageOptions {
   bucket: string;
@@ -73,6 +74,41 @@ export class S3MediaStorage implements MediaStorage {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }), {
       abortSignal: signal,
     });
+  }
+
+  /**
+   * Reads the whole object into memory: what is loaded is an original of at most MEDIA_MAX_BYTES (to
+   * transform it) or a variant (to send it), both small, and a buffer answers ranges without a second
+   * request to the store.
+   */
+  async load(key: string, { signal }: StorageCallOptions = {}): Promise<StoredMediaObject | null> {
+    const { GetObjectCommand, NoSuchKey } = loadSdk();
+    try {
+      const answer = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), {
+        abortSignal: signal,
+      });
+      const body = answer.Body;
+      if (!body) return null;
+      return bufferedObject(Buffer.from(await body.transformToByteArray()));
+    } catch (error) {
+      if (error instanceof NoSuchKey || (error as { name?: string }).name === "NoSuchKey") return null;
+      throw error;
+    }
+  }
+
+  /** Lists the prefix page by page and deletes each object (one request each: no multi-object delete,
+   * which needs a checksum header several S3-compatible stores handle differently). */
+  async deleteUnder(prefix: string, { signal }: StorageCallOptions = {}): Promise<void> {
+    const { ListObjectsV2Command } = loadSdk();
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+        { abortSignal: signal },
+      );
+      for (const object of page.Contents ?? []) if (object.Key) await this.delete(object.Key, { signal });
+      token = page.NextContinuationToken;
+    } while (token);
   }
 
   urlFor(key: string): string {

@@ -39,6 +39,12 @@ export function withDeadlines(
         storage.put(key, bytes, contentType, { signal }),
       ),
     delete: (key) => bounded("delete", key, deadlines.timeoutMs, (signal) => storage.delete(key, { signal })),
+    // A load reads a whole original or variant (both bounded in size): one timeout, like a delete.
+    load: (key) => bounded("load", key, deadlines.timeoutMs, (signal) => storage.load(key, { signal })),
+    deleteUnder: (prefix) =>
+      bounded("deleteUnder", prefix, deadlines.timeoutMs, (signal) =>
+        storage.deleteUnder(prefix, { signal }),
+      ),
     urlFor: (key) => storage.urlFor(key),
   };
   if (isSelfServed(storage))

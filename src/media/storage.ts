@@ -27,6 +27,13 @@ export interface MediaStorage {
   put(key: string, bytes: Uint8Array, contentType: string, options?: StorageCallOptions): Promise<void>;
   /** Removes the object; removing one that does not exist is not an error. */
   delete(key: string, options?: StorageCallOptions): Promise<void>;
+  /**
+   * Opens the object for the service itself to read or send (a transform's original, a stored variant);
+   * null when there is none. Unlike `read`, every backend has it.
+   */
+  load(key: string, options?: StorageCallOptions): Promise<StoredMediaObject | null>;
+  /** Removes every object whose key starts with `prefix` (an original's variants); none is not an error. */
+  deleteUnder(prefix: string, options?: StorageCallOptions): Promise<void>;
   /** The absolute URL the object is publicly reachable at. */
   urlFor(key: string): string;
   /** Present on backends whose objects this service serves itself (the local disk); null when missing. */

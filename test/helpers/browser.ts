@@ -29,8 +29,13 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-export async function openGuardedPage(browser: Browser, serviceUrl: string): Promise<GuardedPage> {
-  const context = await browser.newContext();
+export async function openGuardedPage(
+  browser: Browser,
+  serviceUrl: string,
+  /** The page's screen: `deviceScaleFactor` (device pixel ratio) and `viewport`, Playwright's defaults otherwise. */
+  screen: { deviceScaleFactor?: number; viewport?: { width: number; height: number } } = {},
+): Promise<GuardedPage> {
+  const context = await browser.newContext(screen);
   const page = await context.newPage();
   const outside: string[] = [];
   const errors: string[] = [];

@@ -41,12 +41,16 @@ const BUCKET = "media";
 // s3rver accepts any signature made with its fixed development credentials.
 const CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
 
-export async function startMediaBackend(kind: MediaBackendKind): Promise<MediaBackend> {
-  return kind === "s3" ? startS3Backend() : startLocalBackend();
+/** `env`: settings of the app under test beside the storage's own (MEDIA_TRANSFORM_CONCURRENCY, …). */
+export async function startMediaBackend(
+  kind: MediaBackendKind,
+  env: Record<string, string> = {},
+): Promise<MediaBackend> {
+  return kind === "s3" ? startS3Backend(env) : startLocalBackend(env);
 }
 
-async function startLocalBackend(): Promise<MediaBackend> {
-  const app = await startTestApp();
+async function startLocalBackend(env: Record<string, string>): Promise<MediaBackend> {
+  const app = await startTestApp({ env });
   const storage = app.config.media.storage;
   if (storage.kind !== "local") throw new Error("expected local media storage");
   const publicBase = `${app.config.publicUrl}/media`;
@@ -73,7 +77,7 @@ async function startLocalBackend(): Promise<MediaBackend> {
   };
 }
 
-async function startS3Backend(): Promise<MediaBackend> {
+async function startS3Backend(env: Record<string, string>): Promise<MediaBackend> {
   const directory = await mkdtemp(path.join(tmpdir(), "s3rver-"));
   const S3rver = createRequire(import.meta.url)("s3rver") as S3rverConstructor;
   const s3rver = new S3rver({
@@ -94,6 +98,7 @@ async function startS3Backend(): Promise<MediaBackend> {
       S3_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
       S3_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
       S3_PUBLIC_URL: publicBase,
+      ...env,
     },
   });
   const client = new S3Client({

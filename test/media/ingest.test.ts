@@ -102,6 +102,8 @@ describe("ingestMedia", () => {
       put: vi.fn().mockRejectedValue(failure),
       delete: vi.fn().mockResolvedValue(undefined),
       urlFor: (key) => key,
+      load: async () => null,
+      deleteUnder: async () => {},
     };
     await expect(ingestMedia({ storage: failing, workspaceId: "ws", bytes: makePdf() })).rejects.toBe(
       failure,
@@ -127,6 +129,8 @@ describe("discardStoredMedia", () => {
         throw new Error("bucket unreachable");
       },
       urlFor: (key) => key,
+      load: async () => null,
+      deleteUnder: async () => {},
     };
     const warn = vi.fn();
     expect(await discardStoredMedia(failing, "ws/key.png", { warn })).toBe(false);

@@ -74,6 +74,8 @@ describe("withDeadlines", () => {
       },
       delete: async () => {},
       urlFor: (key) => key,
+      load: async () => null,
+      deleteUnder: async () => {},
     };
     const storage = withDeadlines(failing, { timeoutMs: TIMEOUT_MS, minBytesPerSecond: 1024 }, logger);
     await expect(storage.put("ws/key.png", new Uint8Array(1), "image/png")).rejects.toBe(failure);
@@ -103,7 +105,13 @@ describe("removeWithRetries", () => {
       .mockRejectedValueOnce(new StorageUnavailableError(1))
       .mockRejectedValueOnce(new Error("connection reset"))
       .mockResolvedValue(undefined);
-    const storage: MediaStorage = { put: async () => {}, delete: remove, urlFor: (key) => key };
+    const storage: MediaStorage = {
+      put: async () => {},
+      delete: remove,
+      urlFor: (key) => key,
+      load: async () => null,
+      deleteUnder: async () => {},
+    };
 
     expect(await removeWithRetries(storage, "ws/key.png", logger, { delaysMs: [10, 10, 10] })).toBe(false);
     await vi.waitFor(() => expect(remove).toHaveBeenCalledTimes(3));
@@ -121,7 +129,13 @@ describe("removeWithRetries", () => {
       .fn<MediaStorage["delete"]>()
       .mockRejectedValueOnce(new StorageUnavailableError(1))
       .mockResolvedValue(undefined);
-    const storage: MediaStorage = { put: async () => {}, delete: remove, urlFor: (key) => key };
+    const storage: MediaStorage = {
+      put: async () => {},
+      delete: remove,
+      urlFor: (key) => key,
+      load: async () => null,
+      deleteUnder: async () => {},
+    };
 
     await removeWithRetries(storage, "ws/key.png", undefined, {
       delaysMs: [10, 10],
@@ -136,7 +150,13 @@ describe("removeWithRetries", () => {
   it("reports the object as orphaned when the last attempt fails", async () => {
     const logger = recordingLogger();
     const remove = vi.fn<MediaStorage["delete"]>().mockRejectedValue(new StorageUnavailableError(1));
-    const storage: MediaStorage = { put: async () => {}, delete: remove, urlFor: (key) => key };
+    const storage: MediaStorage = {
+      put: async () => {},
+      delete: remove,
+      urlFor: (key) => key,
+      load: async () => null,
+      deleteUnder: async () => {},
+    };
 
     await removeWithRetries(storage, "ws/key.png", logger, { delaysMs: [10] });
     await vi.waitFor(() => expect(logger.lines).toHaveLength(1));

@@ -1,6 +1,7 @@
 // Media: type, queries (list with filters, by id) and mutations (upload, update, delete).
 
 import { createMedia, deleteMedia, updateMedia } from "../../content/media.ts";
+import { isTransformable, serviceBaseUrl, srcSet, transformUrl } from "../../media/transform-url.ts";
 import { builder } from "../builder.ts";
 import { assertCanWrite } from "../context.ts";
 import { notFoundError } from "../errors.ts";
@@ -8,6 +9,7 @@ import { listPage } from "../list-page.ts";
 import { pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { readBack } from "../read-back.ts";
 import { DeleteResult, SortOrderEnum } from "./enums.ts";
+import { checkedTransform, checkedWidths, MediaFormatEnum, MediaTransformInput } from "./media-transform.ts";
 
 const MediaTypeEnum = builder.enumType("MediaType", {
   values: {
@@ -24,9 +26,38 @@ export const Media = builder.prismaObject("Media", {
     id: t.exposeID("id"),
     name: t.exposeString("name"),
     url: t.string({
-      description: "Absolute URL of the file",
+      description:
+        "Absolute URL of the file; with `transform`, of the image resized or converted (files that are not JPEG, PNG, GIF, WebP or AVIF images keep their URL)",
       select: { storageKey: true },
-      resolve: (media, _args, ctx) => ctx.services.mediaStorage.urlFor(media.storageKey),
+      args: { transform: t.arg({ type: MediaTransformInput, required: false }) },
+      resolve: (media, args, ctx) => {
+        const { config, mediaStorage } = ctx.services;
+        if (!args.transform) return mediaStorage.urlFor(media.storageKey);
+        const transform = checkedTransform(args.transform, config.media.transforms, "transform");
+        if (!isTransformable(media.storageKey)) return mediaStorage.urlFor(media.storageKey);
+        return transformUrl(serviceBaseUrl(config), media.storageKey, transform);
+      },
+    }),
+    srcSet: t.string({
+      nullable: true,
+      description:
+        "A `srcset` attribute of transformed copies, one per width (by default every configured width up to the image's own); null for files that are not transformable images",
+      select: { storageKey: true, width: true },
+      args: {
+        widths: t.arg.intList({ required: false }),
+        format: t.arg({ type: MediaFormatEnum, required: false }),
+        quality: t.arg.int({ required: false }),
+      },
+      resolve: (media, args, ctx) => {
+        const { config } = ctx.services;
+        const rules = config.media.transforms;
+        const widths =
+          args.widths ?? rules.widths.filter((width) => media.width === null || width <= media.width);
+        const options = checkedTransform({ format: args.format, quality: args.quality }, rules, "srcSet");
+        checkedWidths(widths, rules);
+        if (!isTransformable(media.storageKey)) return null;
+        return srcSet(serviceBaseUrl(config), media.storageKey, widths, options);
+      },
     }),
     alt: t.exposeString("alt", { nullable: true }),
     size: t.exposeInt("size", { description: "Bytes" }),

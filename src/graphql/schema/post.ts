@@ -5,6 +5,13 @@ import { byIdentifier } from "../../content/post-filters.ts";
 import { isScheduled, statusWhere } from "../../content/post-visibility.ts";
 import { createPost, deletePost, updatePost } from "../../content/posts.ts";
 import type { Tag as TagRow } from "../../generated/prisma/client.ts";
+import {
+  isTransformable,
+  serviceBaseUrl,
+  srcSet,
+  storedKeyOfUrl,
+  transformUrl,
+} from "../../media/transform-url.ts";
 import { builder } from "../builder.ts";
 import { assertCanReadDrafts, assertCanWrite, writeOrigin } from "../context.ts";
 import { notFoundError } from "../errors.ts";
@@ -23,6 +30,7 @@ import {
   SortOrderEnum,
 } from "./enums.ts";
 import { PostFieldEntry } from "./field.ts";
+import { checkedTransform, checkedWidths, MediaFormatEnum, MediaTransformInput } from "./media-transform.ts";
 import { CreatePostInput, UpdatePostInput } from "./post-inputs.ts";
 import { previewGrantedPostId } from "./post-preview.ts";
 import { Tag } from "./tag.ts";
@@ -38,7 +46,44 @@ export const Post = builder.prismaObject("Post", {
     title: t.string({ resolve: (post) => post.title }),
     status: t.field({ type: PostStatusEnum, resolve: (post) => post.status }),
     featured: t.boolean({ resolve: (post) => post.featured }),
-    coverImage: t.string({ nullable: true, resolve: (post) => post.coverImage }),
+    coverImage: t.string({
+      nullable: true,
+      description:
+        "The cover's URL; with `transform`, of the image resized or converted when the cover is an image this service stores (any other URL is returned as it is)",
+      args: { transform: t.arg({ type: MediaTransformInput, required: false }) },
+      resolve: (post, args, ctx) => {
+        if (!args.transform || !post.coverImage) return post.coverImage;
+        const { config, mediaStorage } = ctx.services;
+        const transform = checkedTransform(args.transform, config.media.transforms, "transform");
+        const key = storedKeyOfUrl((stored) => mediaStorage.urlFor(stored), post.coverImage);
+        if (!key || !isTransformable(key)) return post.coverImage;
+        return transformUrl(serviceBaseUrl(config), key, transform);
+      },
+    }),
+    coverImageSrcSet: t.string({
+      nullable: true,
+      description:
+        "A `srcset` attribute of the cover, one candidate per width; null unless the cover is an image this service stores",
+      args: {
+        widths: t.arg.intList({ required: true }),
+        format: t.arg({ type: MediaFormatEnum, required: false }),
+        quality: t.arg.int({ required: false }),
+      },
+      resolve: (post, args, ctx) => {
+        const { config, mediaStorage } = ctx.services;
+        const rules = config.media.transforms;
+        const options = checkedTransform(
+          { format: args.format, quality: args.quality },
+          rules,
+          "coverImageSrcSet",
+        );
+        const widths = checkedWidths(args.widths, rules);
+        const key =
+          post.coverImage && storedKeyOfUrl((stored) => mediaStorage.urlFor(stored), post.coverImage);
+        if (!key || !isTransformable(key)) return null;
+        return srcSet(serviceBaseUrl(config), key, widths, options);
+      },
+    }),
     description: t.string({ resolve: (post) => post.description }),
     attribution: t.string({ nullable: true, resolve: (post) => post.attribution }),
     publishedAt: t.field({ type: "DateTime", resolve: (post) => post.publishedAt }),

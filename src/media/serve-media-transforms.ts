@@ -1,0 +1,63 @@
+// GET /media/<key>?w=…&h=…&fit=…&fm=…&q=…: a transformed image, for every storage backend (an S3 bucket
+// cannot transform, so these URLs always point at the service). A URL without transform parameters is
+// left to the routes after this one (serveLocalMedia for the local disk).
+import { Router } from "express";
+import { UntransformableMediaError } from "../domain/errors.ts";
+import { LOCAL_MEDIA_PATH } from "./local-storage.ts";
+import { isMediaKey, mediaKeyExtension } from "./media-key.ts";
+import type { MediaVariants } from "./media-variants.ts";
+import { sendStoredObject, storedObjectETag } from "./send-stored-object.ts";
+import { notFound } from "./serve-local-media.ts";
+import { chooseOutputFormat, sourceFormatOf } from "./transform-format.ts";
+import { hasTransformParameters, parseTransform, type TransformRules } from "./transform-params.ts";
+
+export function serveMediaTransforms(variants: MediaVariants, rules: TransformRules): Router {
+  const router = Router();
+  router.get(`${LOCAL_MEDIA_PATH}/*key`, async (req, res, next) => {
+    const queryStart = req.originalUrl.indexOf("?");
+    const search = new URLSearchParams(queryStart === -1 ? "" : req.originalUrl.slice(queryStart + 1));
+    if (!hasTransformParameters(search)) {
+      next();
+      return;
+    }
+    // As in serveLocalMedia: the raw path must have the key's shape, so it never names anything else.
+    const key = req.path.slice(LOCAL_MEDIA_PATH.length + 1);
+    if (!isMediaKey(key)) {
+      notFound(res);
+      return;
+    }
+    try {
+      const transform = parseTransform(search, rules);
+      const source = sourceFormatOf(mediaKeyExtension(key) ?? "");
+      if (!source) {
+        if (!(await variants.hasOriginal(key))) return notFound(res);
+        // Videos, audio, documents — and SVG, were it ever stored: it is served as it is, never rasterised.
+        throw new UntransformableMediaError(
+          "not-an-image",
+          "Only JPEG, PNG, GIF, WebP and AVIF images can be transformed; use the file's URL without parameters",
+        );
+      }
+      const format = chooseOutputFormat(transform.format, source, req.headers.accept);
+      const variant = await variants.open(key, { ...transform, format });
+      if (!variant) return notFound(res);
+      try {
+        await sendStoredObject(
+          variant.object,
+          {
+            etag: storedObjectETag(variant.key, variant.object.size),
+            contentType: variant.contentType,
+            vary: transform.format === "auto" ? "Accept" : undefined,
+          },
+          req,
+          res,
+        );
+      } finally {
+        await variant.object.close();
+      }
+    } catch (error) {
+      // Once bytes are on the wire, pipeline has already torn the response down (usually the client left).
+      if (!res.headersSent) next(error);
+    }
+  });
+  return router;
+}
