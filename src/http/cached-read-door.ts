@@ -203,12 +203,11 @@ const graphqlHit: ShortWay = async (deps, req, res, presented) => {
   const key = deps.graphql.keyOf({
     workspaceId: caller.workspaceId,
     keyKind: caller.keyKind,
-    head,
     query: params.query,
     operationName: params.operationName as string | null | undefined,
     variables: params.variables,
   });
-  const hit = deps.graphql.peek(key);
+  const hit = deps.graphql.peek(key, head);
   if (!hit) return false;
   const decision = await admitted(deps, req);
   if (!decision) return false;

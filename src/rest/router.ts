@@ -2,6 +2,7 @@
 // in-process GraphQL execution and the reshaping into the documented bodies.
 import express, { type Request, type RequestHandler, type Response, Router } from "express";
 import type { z } from "zod";
+import { restAnswerDependencies } from "../cache/answer-dependencies.ts";
 import {
   type AnswerAudience,
   answerKey,
@@ -146,8 +147,11 @@ async function answerRead(
   }
   head = req.answerHead ? req.answerHead.head : head;
   const computed = jsonAnswer(outcome.body, caller.workspaceId, route.tag.toLowerCase());
+  const dependencies = restAnswerDependencies(route.name, caller.keyKind, computed.ids);
   const answer =
-    cache && head !== null ? cache.put(key, head, routeTemplateOf(req, res), computed) : computed;
+    cache && head !== null
+      ? cache.put(key, head, routeTemplateOf(req, res), computed, dependencies)
+      : computed;
   sendJsonAnswer(req, res, answer, cacheControl[audience], cache ? "MISS" : undefined);
 }
 
