@@ -329,8 +329,11 @@ export function answerKey(req: IncomingMessage, workspaceId: string, keyKind: st
  */
 export type AnswerAudience = "public" | "private" | "nobody";
 
-/** The Cache-Control of each audience's answers. */
-export type CacheControlPolicy = Record<AnswerAudience, string>;
+/** Which CDN tag header answers carry (CACHE_TAG_HEADER). */
+export type TagHeaderForm = "surrogate-key" | "cache-tag" | "both" | "none";
+
+/** How answers are labelled for caches downstream: the Cache-Control of each audience, and the CDN tag header. */
+export type CacheControlPolicy = Record<AnswerAudience, string> & { tagHeader: TagHeaderForm };
 
 /**
  * Public answers: revalidated on every use (`no-cache`: the ETag makes that a 304), unless shared caches
@@ -341,6 +344,7 @@ export type CacheControlPolicy = Record<AnswerAudience, string>;
 export function cacheControlPolicy(settings: {
   sharedMaxAgeSeconds: number;
   staleWhileRevalidateSeconds: number;
+  tagHeader?: TagHeaderForm;
 }): CacheControlPolicy {
   const { sharedMaxAgeSeconds, staleWhileRevalidateSeconds } = settings;
   const shared = [
@@ -351,6 +355,7 @@ export function cacheControlPolicy(settings: {
     public: shared.length ? ["public", "max-age=0", ...shared].join(", ") : "public, no-cache",
     private: "private, no-cache",
     nobody: "private, no-store",
+    tagHeader: settings.tagHeader ?? "surrogate-key",
   };
 }
 
@@ -364,6 +369,7 @@ export function sendJsonAnswer(
   res: ServerResponse,
   answer: SendableAnswer,
   cacheControl: string,
+  tagHeader: TagHeaderForm,
   cacheStatus?: "HIT" | "MISS",
 ): void {
   const encoding = answer.body.length >= COMPRESS_FROM_BYTES ? preferredEncoding(req) : null;
@@ -372,8 +378,9 @@ export function sendJsonAnswer(
   res.setHeader("ETag", etag);
   res.setHeader("Cache-Control", cacheControl);
   res.setHeader("Vary", "Authorization, Accept-Encoding");
-  res.setHeader("Surrogate-Key", answer.tags);
-  res.setHeader("Cache-Tag", answer.tags.replaceAll(" ", ","));
+  if (tagHeader === "surrogate-key" || tagHeader === "both") res.setHeader("Surrogate-Key", answer.tags);
+  if (tagHeader === "cache-tag" || tagHeader === "both")
+    res.setHeader("Cache-Tag", answer.tags.replaceAll(" ", ","));
   if (cacheStatus) res.setHeader("X-Cache", cacheStatus);
   if (holdsETag(req.headers["if-none-match"], answer.etag)) {
     res.statusCode = 304;

@@ -159,6 +159,7 @@ const restHit: ShortWay = async (deps, req, res, presented) => {
       res,
       hit,
       deps.cacheControl[caller.keyKind === "private" ? "private" : "public"],
+      deps.cacheControl.tagHeader,
       "HIT",
     );
   });

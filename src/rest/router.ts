@@ -136,7 +136,7 @@ async function answerRead(
     head = await headOf(cache, req, caller.workspaceId);
     const hit = head !== null ? await cache.lookup(key, head) : undefined;
     if (hit) {
-      sendJsonAnswer(req, res, hit, cacheControl[audience], "HIT");
+      sendJsonAnswer(req, res, hit, cacheControl[audience], cacheControl.tagHeader, "HIT");
       return;
     }
   }
@@ -152,7 +152,14 @@ async function answerRead(
     cache && head !== null
       ? cache.put(key, head, routeTemplateOf(req, res), computed, dependencies)
       : computed;
-  sendJsonAnswer(req, res, answer, cacheControl[audience], cache ? "MISS" : undefined);
+  sendJsonAnswer(
+    req,
+    res,
+    answer,
+    cacheControl[audience],
+    cacheControl.tagHeader,
+    cache ? "MISS" : undefined,
+  );
 }
 
 function headOf(cache: ResponseCache, req: Request, workspaceId: string): Promise<string | null> {
