@@ -99,6 +99,23 @@ async function scenarios(
   return outcomes;
 }
 
+/** Reads every single post and list page of the mix once, CONNECTIONS at a time. */
+async function readEveryPath(baseUrl: string, slugs: readonly string[], publicKey: string): Promise<void> {
+  const paths = [
+    ...slugs.map((slug) => `/v1/posts/${slug}`),
+    ...Array.from({ length: LIST_PAGES }, (_, index) => `/v1/posts?page=${index + 1}`),
+  ];
+  let next = 0;
+  const worker = async () => {
+    while (next < paths.length) {
+      const path = paths[next++];
+      const res = await fetch(`${baseUrl}${path}`, { headers: { authorization: publicKey } });
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+}
+
 /** Every published post's slug, newest first. */
 async function publishedSlugs(baseUrl: string, publicKey: string): Promise<string[]> {
   const slugs: string[] = [];

@@ -64,7 +64,7 @@ export function createGraphQLAnswers(options: {
   const { shared, changes } = options;
   const fresh = (answer: GraphQLAnswer, head: string) =>
     answer.head === head ||
-    (changes !== undefined && changes.isFresh(answer.workspaceId, Number(answer.head), answer.dependencies));
+    changes?.isFresh(answer.workspaceId, Number(answer.head), answer.dependencies) === true;
   const counted = (hit: GraphQLAnswer | undefined) => {
     options.onLookup?.(hit !== undefined);
     return hit;

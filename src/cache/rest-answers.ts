@@ -132,7 +132,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   /** Unchanged since it was computed, as far as every event up to the request's head goes. */
   const fresh = (stored: Omit<StoredAnswer, "body" | "encoded">, head: string) =>
     stored.head === head ||
-    (changes !== undefined && changes.isFresh(stored.workspaceId, stored.position, stored.dependencies));
+    changes?.isFresh(stored.workspaceId, stored.position, stored.dependencies) === true;
   let hits = 0;
   let misses = 0;
   /** A slot's bytes, written again when the writer is more than half round past them (a hot answer stays). */
