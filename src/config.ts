@@ -262,6 +262,12 @@ const EnvSchema = z.object({
   CACHE_S_MAXAGE: nonNegativeInt.default(0),
   /** Seconds a shared cache may go on serving a public-key answer while it revalidates it in the background. */
   CACHE_STALE_WHILE_REVALIDATE: nonNegativeInt.default(0),
+  /**
+   * Which CDN tag header `/v1` answers carry: `Surrogate-Key` (Fastly, and what most CDNs read),
+   * `Cache-Tag` (Cloudflare), both, or none. One form by default: on a list of posts each is about a
+   * kilobyte (an id per record).
+   */
+  CACHE_TAG_HEADER: z.enum(["surrogate-key", "cache-tag", "both", "none"]).default("surrogate-key"),
 });
 
 export type Config = ReturnType<typeof toConfig>;
@@ -357,6 +363,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       ttlMs: env.CACHE_TTL,
       sharedMaxAgeSeconds: env.CACHE_S_MAXAGE,
       staleWhileRevalidateSeconds: env.CACHE_STALE_WHILE_REVALIDATE,
+      tagHeader: env.CACHE_TAG_HEADER,
     },
     search: { maxTerms: env.SEARCH_MAX_TERMS },
     subscriptions: {

@@ -3,11 +3,13 @@
 // routes.ts mounts them; build-app.ts composes the two with the cached-read door.
 import type express from "express";
 import { type CallerResolver, createCallerResolver } from "../auth/caller-cache.ts";
+import { createChangeIndex } from "../cache/change-index.ts";
 import { createGraphQLAnswers, type GraphQLAnswers } from "../cache/graphql-answers.ts";
 import { cacheControlPolicy, createResponseCache, type ResponseCache } from "../cache/rest-answers.ts";
 import type { SharedAnswers } from "../cache/shared-answers.ts";
 import type { Config } from "../config.ts";
 import { createLogHeadReader } from "../content/log-head-reader.ts";
+import { loggedChangesBetween } from "../content/log-tail.ts";
 import { createTrackedLogHead } from "../content/tracked-log-head.ts";
 import { webhookQueueState } from "../content/webhook-deliveries.ts";
 import { onCommittedChanges } from "../content/writer.ts";
@@ -67,12 +69,23 @@ export function wireServices(deps: AppDeps): AppWiring {
   // One statement answers every request that arrived before it started (log-head-reader.ts). On a
   // database only this process writes (embedded), the head is kept until a write moves it.
   const readHead = createLogHeadReader(db.sql);
-  const contentHead =
+  const headRead =
     db.kind === "postgres"
       ? readHead
       : createTrackedLogHead(readHead, (listener) =>
           onCommittedChanges(db.prisma, (changes) => listener(changes.map((change) => change.workspaceId))),
         );
+  // What changed since each cached answer was computed (change-index.ts): the caches are handed a head
+  // only once the index knows every event up to it, so a lookup can tell which answers a write left.
+  const changes = createChangeIndex({
+    readChanges: (workspaceId, after, upTo, limit) =>
+      loggedChangesBetween(db.sql, workspaceId, after, upTo, limit),
+  });
+  const contentHead = async (workspaceId: string) => {
+    const head = await headRead(workspaceId);
+    await changes.coverUpTo(workspaceId, head);
+    return head;
+  };
   const metrics = deps.metrics ?? createMetrics();
   metrics.watchWebhookQueue(() => webhookQueueState(db.sql));
   // Both doors' answer stores (CACHE=memory or redis), shared with the cached-read door.
@@ -84,6 +97,7 @@ export function wireServices(deps: AppDeps): AppWiring {
         ttlMs: config.cache.ttlMs,
         onLookup: (hit) => metrics.observeCacheLookup("graphql", hit),
         shared,
+        changes,
       })
     : undefined;
   if (graphqlAnswers) metrics.watchCacheBytes("graphql", () => graphqlAnswers.bytes());
@@ -112,6 +126,7 @@ export function wireServices(deps: AppDeps): AppWiring {
         ttlMs: config.cache.ttlMs,
         onLookup: (hit) => metrics.observeCacheLookup("rest", hit),
         shared,
+        changes,
       })
     : undefined;
   if (restCache) metrics.watchCacheBytes("rest", () => restCache.stats().bytes);

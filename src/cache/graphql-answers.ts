@@ -1,10 +1,14 @@
 // The GraphQL door's stored answers (the rule that keeps them fresh: src/graphql/use-content-response-
 // cache.ts). Kept apart from the Yoga plugin so that the cached-read door (src/http/cached-read-door.ts)
 // can answer a POST /graphql hit from the same store, under the same key, before Express and Yoga run.
+// Each answer keeps the head it was computed at and what it depends on (answer-dependencies.ts); it is
+// served only while the change index (change-index.ts) says none of that changed since — in memory and
+// when another instance reads it back from the shared store.
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
+import type { ChangeIndex } from "./change-index.ts";
 import { strongETag } from "./etag.ts";
-import type { SharedAnswers } from "./shared-answers.ts";
+import { packAnswer, type SharedAnswers, unpackAnswer } from "./shared-answers.ts";
 
 export interface GraphQLAnswer {
   /** The result's data as executed (Yoga serves a hit through its result processor). */
@@ -13,13 +17,16 @@ export interface GraphQLAnswer {
   text: string;
   bytes: number;
   etag: string;
+  /** Where it was computed: the workspace, its head then, and the keys whose changes make it stale. */
+  workspaceId: string;
+  head: string;
+  dependencies: readonly string[];
 }
 
-/** What the answer depends on: who asks (workspace, key kind), the head, and the operation as sent. */
+/** What the answer is of: who asks (workspace, key kind) and the operation as sent. */
 export interface GraphQLAnswerKey {
   workspaceId: string;
   keyKind: string;
-  head: string;
   query: string;
   operationName: string | null | undefined;
   variables: unknown;
@@ -27,10 +34,13 @@ export interface GraphQLAnswerKey {
 
 export interface GraphQLAnswers {
   keyOf(parts: GraphQLAnswerKey): string;
-  /** A counted lookup (hit or miss, for the metrics): this instance's memory, then the shared store. */
-  lookup(key: string): Promise<GraphQLAnswer | undefined>;
+  /**
+   * A counted lookup (hit or miss, for the metrics) of an answer fresh at `head` (read for this request,
+   * known to the change index): this instance's memory, then the shared store.
+   */
+  lookup(key: string, head: string): Promise<GraphQLAnswer | undefined>;
   /** This instance's memory only, uncounted: the cached-read door looks first, and counts only what it serves. */
-  peek(key: string): GraphQLAnswer | undefined;
+  peek(key: string, head: string): GraphQLAnswer | undefined;
   countHit(): void;
   set(key: string, answer: GraphQLAnswer): void;
   bytes(): number;
@@ -43,13 +53,18 @@ export function createGraphQLAnswers(options: {
   onLookup?: (hit: boolean) => void;
   /** The second tier shared by every instance (CACHE=redis): the answer's text under its key. */
   shared?: SharedAnswers;
+  /** What changed since an answer was computed; without it an answer is served under its own head only. */
+  changes?: ChangeIndex;
 }): GraphQLAnswers {
   const answers = new LRUCache<string, GraphQLAnswer>({
     maxSize: options.maxBytes,
     ttl: options.ttlMs,
     sizeCalculation: (entry, key) => entry.bytes + key.length,
   });
-  const { shared } = options;
+  const { shared, changes } = options;
+  const fresh = (answer: GraphQLAnswer, head: string) =>
+    answer.head === head ||
+    changes?.isFresh(answer.workspaceId, Number(answer.head), answer.dependencies) === true;
   const counted = (hit: GraphQLAnswer | undefined) => {
     options.onLookup?.(hit !== undefined);
     return hit;
@@ -61,38 +76,62 @@ export function createGraphQLAnswers(options: {
           JSON.stringify([
             parts.workspaceId,
             parts.keyKind,
-            parts.head,
             parts.query,
             parts.operationName ?? null,
             parts.variables ?? null,
           ]),
         )
         .digest("base64url"),
-    async lookup(key) {
+    async lookup(key, head) {
       const hit = answers.get(key);
-      if (hit || !shared) return counted(hit);
+      if (hit && fresh(hit, head)) return counted(hit);
+      if (!shared) return counted(undefined);
       const stored = fromShared(await shared.get(`graphql:${key}`));
-      if (stored) answers.set(key, stored);
+      if (!stored || !fresh(stored, head)) return counted(undefined);
+      answers.set(key, stored);
       return counted(stored);
     },
-    peek: (key) => answers.get(key),
+    peek(key, head) {
+      const hit = answers.get(key);
+      return hit && fresh(hit, head) ? hit : undefined;
+    },
     countHit: () => options.onLookup?.(true),
     set(key, answer) {
       answers.set(key, answer);
-      shared?.set(`graphql:${key}`, Buffer.from(answer.text));
+      const { workspaceId, head } = answer;
+      shared?.set(
+        `graphql:${key}`,
+        packAnswer(
+          { workspaceId, head, dependencies: answer.dependencies.join(" ") },
+          Buffer.from(answer.text),
+        ),
+      );
     },
     bytes: () => answers.calculatedSize,
   };
 }
 
-/** An answer from its stored text (`{"data":…}`), or undefined when the bytes are not one. */
+/** An answer from its stored header and text (`{"data":…}`), or undefined when the bytes are not one. */
 function fromShared(value: Buffer | null): GraphQLAnswer | undefined {
-  if (!value) return undefined;
+  const unpacked = value && unpackAnswer(value);
+  if (!unpacked) return undefined;
+  const { workspaceId, head, dependencies } = unpacked.header;
+  if (typeof workspaceId !== "string" || typeof head !== "string" || typeof dependencies !== "string")
+    return undefined;
+  if (!Number.isSafeInteger(Number(head))) return undefined;
   try {
-    const text = value.toString("utf8");
+    const text = unpacked.body.toString("utf8");
     const parsed = JSON.parse(text) as { data?: unknown } | null;
     if (typeof parsed !== "object" || parsed === null || !("data" in parsed)) return undefined;
-    return { data: parsed.data, text, bytes: value.length, etag: strongETag(value) };
+    return {
+      data: parsed.data,
+      text,
+      bytes: unpacked.body.length,
+      etag: strongETag(unpacked.body),
+      workspaceId,
+      head,
+      dependencies: dependencies.split(" ").filter(Boolean),
+    };
   } catch {
     return undefined;
   }

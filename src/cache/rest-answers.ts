@@ -3,17 +3,21 @@
 // Never stale, by construction: an answer is stored with the head of its workspace's change log (the
 // position of the newest event) as read *before* the answer was computed — or, for the post list, in
 // the snapshot of the answer's first statement (`headInAnswer`: a miss that nothing could answer for
-// any head then costs no statement of its own) — and served only while the head is still that. Every
-// content write appends an event in its own transaction (the one writer), so a write that has
-// returned has moved the head, on every instance, whoever made it (API, CLI, scheduler): the next
-// read sees a new head and computes afresh. Entries are never invalidated, only outgrown (their
-// bytes live in one slab written round, src/cache/answer-slab.ts; the index of keys is an LRU by
-// bytes). An answer computed from state newer than the head it was stored with is harmless: the next
-// read reads the newer head and misses. Only routes that depend on nothing but the
-// workspace's content opt in (`cached` in the route table); the key holds the workspace, the key kind
-// (public and private answers never mix) and the whole URL (path and query: filters, pages, format).
-// With CACHE=redis, answers are also kept in Redis under the key and the head, for every instance
-// (src/cache/shared-answers.ts): a lookup this instance's memory misses asks there before computing.
+// any head then costs no statement of its own) — and with what it depends on (answer-dependencies.ts).
+// Every content write appends an event in its own transaction (the one writer), so a write that has
+// returned has moved the head, on every instance, whoever made it (API, CLI, scheduler). A lookup
+// reads the head first, and the caches' change index (change-index.ts) knows every event up to it
+// before the lookup runs: the answer is served only if none of its dependencies changed after the
+// position it was computed at — a draft save leaves every public answer, an edit of one post leaves
+// the other posts' answers. Entries are never invalidated, only outgrown (their bytes live in one
+// slab written round, src/cache/answer-slab.ts; the index of keys is an LRU by bytes). An answer
+// computed from state newer than the head it was stored with is harmless: it only counts as older than
+// it is. Only routes that depend on nothing but the workspace's content opt in (`cached` in the route
+// table); the key holds the workspace, the key kind (public and private answers never mix) and the
+// whole URL (path and query: filters, pages, format). With CACHE=redis, answers are also kept in Redis
+// under the key, with their position and dependencies, for every instance (src/cache/shared-answers.ts):
+// a lookup this instance's memory misses asks there before computing, and checks what it finds
+// against its own change index.
 //
 // Every 200 answer of a GET carries a strong ETag (a hash of its bytes); a request whose If-None-Match
 // holds it gets 304 without a body. That check is ours, not Express's freshness test, which gives up on
@@ -26,7 +30,9 @@ import { brotliCompressSync, gzipSync, constants as zlibConstants } from "node:z
 import accepts from "accepts";
 import type { Request } from "express";
 import { LRUCache } from "lru-cache";
+import { ANY_CONTENT } from "./answer-dependencies.ts";
 import { AnswerSlab, type SlabSlot } from "./answer-slab.ts";
+import type { ChangeIndex } from "./change-index.ts";
 import { holdsETag, strongETag } from "./etag.ts";
 import { packAnswer, type SharedAnswers, unpackAnswer } from "./shared-answers.ts";
 
@@ -38,12 +44,18 @@ export interface JsonAnswer {
   etag: string;
   /** Surrogate keys: the workspace, the resource kind, every record id the answer holds. */
   tags: string;
+  workspaceId: string;
+  /** Every record id the body holds; null when there were more than the tagging bound. */
+  ids: readonly string[] | null;
   /** The body compressed: made on first demand, and kept with a stored answer. */
   encoded(encoding: Encoding): Buffer;
 }
 
+/** What sending an answer needs: its bytes, validators, tags and encodings. */
+export type SendableAnswer = Omit<JsonAnswer, "workspaceId" | "ids">;
+
 /** A stored answer as served: its bytes copied out of the slab, with where and when it was computed. */
-export interface CachedAnswer extends JsonAnswer {
+export interface CachedAnswer extends SendableAnswer {
   head: string;
   /** The route template that computed it (`/v1/posts/:identifier`): the metrics label of its hits. */
   route: string;
@@ -52,6 +64,10 @@ export interface CachedAnswer extends JsonAnswer {
 /** What the cache keeps per answer: the derived headers and where its bytes are in the slab. */
 interface StoredAnswer {
   head: string;
+  /** The head as a number, and the dependency keys whose changes after it make the answer stale. */
+  position: number;
+  dependencies: readonly string[];
+  workspaceId: string;
   route: string;
   etag: string;
   tags: string;
@@ -63,9 +79,9 @@ interface StoredAnswer {
 const REWRITE_FROM_AGE = 0.5;
 
 export interface ResponseCache {
-  /** The workspace's change log head now: what a stored answer must match to be served. */
+  /** The workspace's change log head now, once the change index knows every event up to it. */
   head(workspaceId: string): Promise<string>;
-  /** A counted lookup: this instance's memory, then the shared store (CACHE=redis). */
+  /** A counted lookup of an answer fresh at `head` (read for this request): this instance's memory, then the shared store. */
   lookup(key: string, head: string): Promise<CachedAnswer | undefined>;
   /** This instance's memory only, uncounted: the cached-read door looks first, and counts only what it serves. */
   peek(key: string, head: string): CachedAnswer | undefined;
@@ -77,8 +93,17 @@ export interface ResponseCache {
    */
   missesForAnyHead(key: string): boolean;
   countHit(): void;
-  /** Stores the answer; what it returns keeps the compressed forms it makes for the computing request. */
-  put(key: string, head: string, route: string, answer: JsonAnswer): CachedAnswer;
+  /**
+   * Stores the answer computed at `head`, stale once any of `dependencies` changes (default: anything
+   * in the workspace); what it returns keeps the compressed forms it makes for the computing request.
+   */
+  put(
+    key: string,
+    head: string,
+    route: string,
+    answer: JsonAnswer,
+    dependencies?: readonly string[],
+  ): CachedAnswer;
   stats(): { hits: number; misses: number; entries: number; bytes: number };
 }
 
@@ -92,6 +117,8 @@ export interface ResponseCacheOptions {
   onLookup?: (hit: boolean) => void;
   /** The second tier shared by every instance (CACHE=redis). */
   shared?: SharedAnswers;
+  /** What changed since an answer was computed; without it an answer is served under its own head only. */
+  changes?: ChangeIndex;
 }
 
 export function createResponseCache(options: ResponseCacheOptions): ResponseCache {
@@ -101,7 +128,11 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     ttl: options.ttlMs,
     sizeCalculation: (answer, key) => answer.body.length + key.length + 64,
   });
-  const { shared } = options;
+  const { shared, changes } = options;
+  /** Unchanged since it was computed, as far as every event up to the request's head goes. */
+  const fresh = (stored: Omit<StoredAnswer, "body" | "encoded">, head: string) =>
+    stored.head === head ||
+    changes?.isFresh(stored.workspaceId, stored.position, stored.dependencies) === true;
   let hits = 0;
   let misses = 0;
   /** A slot's bytes, written again when the writer is more than half round past them (a hot answer stays). */
@@ -158,7 +189,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   };
   const peek = (key: string, head: string): CachedAnswer | undefined => {
     const stored = intact(key);
-    if (!stored || stored.head !== head) return undefined;
+    if (!stored || !fresh(stored, head)) return undefined;
     const body = readSlot(stored.body, (moved) => {
       stored.body = moved;
     });
@@ -186,39 +217,64 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     async lookup(key, head) {
       const found = peek(key, head);
       if (found || !shared) return counted(found);
-      const unpacked = fromShared(await shared.get(sharedKey(key, head)));
-      if (!unpacked) return counted(undefined);
-      const header = { ...unpacked.header, head };
+      const unpacked = fromShared(await shared.get(sharedKey(key)));
+      if (!unpacked || !fresh(unpacked.header, head)) return counted(undefined);
+      const header = unpacked.header;
       const stored = store(key, header, unpacked.body);
       return counted(stored ? served(stored, unpacked.body) : unkept(header, unpacked.body));
     },
     peek,
     holds: (key) => intact(key) !== undefined,
     countHit,
-    put(key, head, route, answer) {
-      const { etag, tags } = answer;
-      const stored = store(key, { etag, tags, head, route }, answer.body);
-      shared?.set(sharedKey(key, head), packAnswer({ etag, tags, route }, answer.body));
+    put(key, head, route, answer, dependencies = [ANY_CONTENT]) {
+      const { etag, tags, workspaceId } = answer;
+      const header = { etag, tags, head, route, workspaceId, dependencies, position: Number(head) };
+      const stored = store(key, header, answer.body);
+      shared?.set(
+        sharedKey(key),
+        packAnswer(
+          { etag, tags, route, workspaceId, head, dependencies: dependencies.join(" ") },
+          answer.body,
+        ),
+      );
       return stored ? served(stored, answer.body) : { ...answer, head, route };
     },
     stats: () => ({ hits, misses, entries: entries.size, bytes: entries.calculatedSize }),
   };
 }
 
-/** The shared store's key of an answer: the memory key and the head it holds for, hashed to a fixed length. */
-function sharedKey(key: string, head: string): string {
-  return `rest:${createHash("sha256").update(key).update("\n").update(head).digest("base64url")}`;
+/**
+ * The shared store's key of an answer: the memory key, hashed to a fixed length. One entry per key
+ * (the newest computed): its position and dependencies travel with it, and each instance checks them
+ * against its own change index.
+ */
+function sharedKey(key: string): string {
+  return `rest:${createHash("sha256").update(key).digest("base64url")}`;
 }
 
 /** An answer read back from the shared store, or undefined when the bytes are not one. */
 function fromShared(
   value: Buffer | null,
-): { header: { etag: string; tags: string; route: string }; body: Buffer } | undefined {
+): { header: Omit<StoredAnswer, "body" | "encoded">; body: Buffer } | undefined {
   const unpacked = value && unpackAnswer(value);
   if (!unpacked) return undefined;
-  const { etag, tags, route } = unpacked.header;
-  if (typeof etag !== "string" || typeof tags !== "string" || typeof route !== "string") return undefined;
-  return { header: { etag, tags, route }, body: unpacked.body };
+  const { etag, tags, route, workspaceId, head, dependencies } = unpacked.header;
+  const strings = [etag, tags, route, workspaceId, head, dependencies];
+  if (!strings.every((value) => typeof value === "string")) return undefined;
+  const position = Number(head);
+  if (!Number.isSafeInteger(position)) return undefined;
+  return {
+    header: {
+      etag: etag as string,
+      tags: tags as string,
+      route: route as string,
+      workspaceId: workspaceId as string,
+      head: head as string,
+      position,
+      dependencies: (dependencies as string).split(" ").filter(Boolean),
+    },
+    body: unpacked.body,
+  };
 }
 
 /** Bodies below this go out as they are: compressing them saves less than it costs. */
@@ -231,12 +287,15 @@ export function jsonAnswer(value: unknown, workspaceId: string, kind: string): J
   const body = Buffer.from(JSON.stringify(value));
   const ids = new Set<string>();
   collectIds(value, ids);
-  const tags = [`ws-${workspaceId}`, kind, ...(ids.size <= MAX_TAGGED_IDS ? ids : [])].join(" ");
+  const tagged = ids.size <= MAX_TAGGED_IDS ? [...ids] : null;
+  const tags = [`ws-${workspaceId}`, kind, ...(tagged ?? [])].join(" ");
   const encoded: Partial<Record<Encoding, Buffer>> = {};
   return {
     body,
     etag: strongETag(body),
     tags,
+    workspaceId,
+    ids: tagged,
     encoded: (encoding) => (encoded[encoding] ??= encode(body, encoding)),
   };
 }
@@ -270,8 +329,11 @@ export function answerKey(req: IncomingMessage, workspaceId: string, keyKind: st
  */
 export type AnswerAudience = "public" | "private" | "nobody";
 
-/** The Cache-Control of each audience's answers. */
-export type CacheControlPolicy = Record<AnswerAudience, string>;
+/** Which CDN tag header answers carry (CACHE_TAG_HEADER). */
+export type TagHeaderForm = "surrogate-key" | "cache-tag" | "both" | "none";
+
+/** How answers are labelled for caches downstream: the Cache-Control of each audience, and the CDN tag header. */
+export type CacheControlPolicy = Record<AnswerAudience, string> & { tagHeader: TagHeaderForm };
 
 /**
  * Public answers: revalidated on every use (`no-cache`: the ETag makes that a 304), unless shared caches
@@ -282,6 +344,7 @@ export type CacheControlPolicy = Record<AnswerAudience, string>;
 export function cacheControlPolicy(settings: {
   sharedMaxAgeSeconds: number;
   staleWhileRevalidateSeconds: number;
+  tagHeader?: TagHeaderForm;
 }): CacheControlPolicy {
   const { sharedMaxAgeSeconds, staleWhileRevalidateSeconds } = settings;
   const shared = [
@@ -292,6 +355,7 @@ export function cacheControlPolicy(settings: {
     public: shared.length ? ["public", "max-age=0", ...shared].join(", ") : "public, no-cache",
     private: "private, no-cache",
     nobody: "private, no-store",
+    tagHeader: settings.tagHeader ?? "surrogate-key",
   };
 }
 
@@ -303,8 +367,9 @@ export function cacheControlPolicy(settings: {
 export function sendJsonAnswer(
   req: IncomingMessage,
   res: ServerResponse,
-  answer: JsonAnswer,
+  answer: SendableAnswer,
   cacheControl: string,
+  tagHeader: TagHeaderForm,
   cacheStatus?: "HIT" | "MISS",
 ): void {
   const encoding = answer.body.length >= COMPRESS_FROM_BYTES ? preferredEncoding(req) : null;
@@ -313,8 +378,9 @@ export function sendJsonAnswer(
   res.setHeader("ETag", etag);
   res.setHeader("Cache-Control", cacheControl);
   res.setHeader("Vary", "Authorization, Accept-Encoding");
-  res.setHeader("Surrogate-Key", answer.tags);
-  res.setHeader("Cache-Tag", answer.tags.replaceAll(" ", ","));
+  if (tagHeader === "surrogate-key" || tagHeader === "both") res.setHeader("Surrogate-Key", answer.tags);
+  if (tagHeader === "cache-tag" || tagHeader === "both")
+    res.setHeader("Cache-Tag", answer.tags.replaceAll(" ", ","));
   if (cacheStatus) res.setHeader("X-Cache", cacheStatus);
   if (holdsETag(req.headers["if-none-match"], answer.etag)) {
     res.statusCode = 304;

@@ -159,6 +159,7 @@ const restHit: ShortWay = async (deps, req, res, presented) => {
       res,
       hit,
       deps.cacheControl[caller.keyKind === "private" ? "private" : "public"],
+      deps.cacheControl.tagHeader,
       "HIT",
     );
   });
@@ -203,12 +204,11 @@ const graphqlHit: ShortWay = async (deps, req, res, presented) => {
   const key = deps.graphql.keyOf({
     workspaceId: caller.workspaceId,
     keyKind: caller.keyKind,
-    head,
     query: params.query,
     operationName: params.operationName as string | null | undefined,
     variables: params.variables,
   });
-  const hit = deps.graphql.peek(key);
+  const hit = deps.graphql.peek(key, head);
   if (!hit) return false;
   const decision = await admitted(deps, req);
   if (!decision) return false;

@@ -2,6 +2,7 @@
 // in-process GraphQL execution and the reshaping into the documented bodies.
 import express, { type Request, type RequestHandler, type Response, Router } from "express";
 import type { z } from "zod";
+import { restAnswerDependencies } from "../cache/answer-dependencies.ts";
 import {
   type AnswerAudience,
   answerKey,
@@ -135,7 +136,7 @@ async function answerRead(
     head = await headOf(cache, req, caller.workspaceId);
     const hit = head !== null ? await cache.lookup(key, head) : undefined;
     if (hit) {
-      sendJsonAnswer(req, res, hit, cacheControl[audience], "HIT");
+      sendJsonAnswer(req, res, hit, cacheControl[audience], cacheControl.tagHeader, "HIT");
       return;
     }
   }
@@ -146,9 +147,19 @@ async function answerRead(
   }
   head = req.answerHead ? req.answerHead.head : head;
   const computed = jsonAnswer(outcome.body, caller.workspaceId, route.tag.toLowerCase());
+  const dependencies = restAnswerDependencies(route.name, caller.keyKind, computed.ids);
   const answer =
-    cache && head !== null ? cache.put(key, head, routeTemplateOf(req, res), computed) : computed;
-  sendJsonAnswer(req, res, answer, cacheControl[audience], cache ? "MISS" : undefined);
+    cache && head !== null
+      ? cache.put(key, head, routeTemplateOf(req, res), computed, dependencies)
+      : computed;
+  sendJsonAnswer(
+    req,
+    res,
+    answer,
+    cacheControl[audience],
+    cacheControl.tagHeader,
+    cache ? "MISS" : undefined,
+  );
 }
 
 function headOf(cache: ResponseCache, req: Request, workspaceId: string): Promise<string | null> {

@@ -38,4 +38,11 @@ describe("CACHE", () => {
     expect(loadConfig({ ...base, CACHE_TTL: "10m" }).cache.ttlMs).toBe(600_000);
     expect(() => loadConfig({ ...base, CACHE_TTL: "soon" })).toThrow(/CACHE_TTL/);
   });
+
+  it("sends one CDN tag header, Surrogate-Key, unless CACHE_TAG_HEADER says otherwise", () => {
+    expect(loadConfig(base).cache.tagHeader).toBe("surrogate-key");
+    for (const form of ["cache-tag", "both", "none"] as const)
+      expect(loadConfig({ ...base, CACHE_TAG_HEADER: form }).cache.tagHeader).toBe(form);
+    expect(() => loadConfig({ ...base, CACHE_TAG_HEADER: "all" })).toThrow(/CACHE_TAG_HEADER/);
+  });
 });

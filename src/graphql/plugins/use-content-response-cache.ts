@@ -1,7 +1,10 @@
 // The GraphQL door's response cache, on the same never-stale rule as the REST door's
-// (src/cache/rest-answers.ts): an answer is stored under a key that holds the head of the workspace's
-// change log, read before the answer is computed, so a committed write — on any instance — makes every
-// earlier answer unreachable; nothing is ever invalidated, only outgrown (LRU by bytes).
+// (src/cache/rest-answers.ts): an answer is stored with the head of the workspace's change log, read
+// before the answer is computed, and with what it depends on (a document may embed anything: the whole
+// content its key kind sees, src/cache/answer-dependencies.ts); it is served only while nothing it
+// depends on has changed since, as far as every event up to the request's own head goes — so a draft
+// save leaves public answers, and any other committed write, on any instance, makes them misses.
+// Nothing is ever invalidated, only outgrown (LRU by bytes).
 //
 // The key also holds the key kind (public and private answers never mix), the document, the operation
 // name and the variables. Only queries are stored, only without errors, and only when no root field
@@ -18,6 +21,7 @@
 import type { ExecutionResult } from "graphql";
 import { type DocumentNode, Kind, type OperationDefinitionNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
+import { graphqlAnswerDependencies } from "../../cache/answer-dependencies.ts";
 import { holdsETag, strongETag } from "../../cache/etag.ts";
 import type { GraphQLAnswer, GraphQLAnswers } from "../../cache/graphql-answers.ts";
 import { readsPreview } from "./use-preview-no-store.ts";
@@ -54,8 +58,8 @@ function servedAsStored(entry: GraphQLAnswer): ExecutionResult {
 
 export function useContentResponseCache(options: ContentResponseCacheOptions): Plugin {
   const { answers } = options;
-  /** The key of the request being executed, until its result is stored. */
-  const keyByRequest = new WeakMap<Request, string>();
+  /** The key of the request being executed and the head read for it, until its result is stored. */
+  const keyByRequest = new WeakMap<Request, { key: string; head: string; workspaceId: string }>();
   /** The answer a request was served from or stored as, and its caller's key kind: its validators. */
   const answerByRequest = new WeakMap<Request, { entry: GraphQLAnswer; keyKind: string }>();
 
@@ -74,19 +78,18 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
           const key = answers.keyOf({
             workspaceId: caller.workspaceId,
             keyKind: caller.keyKind,
-            head,
             query: params.query as string,
             operationName: params.operationName,
             variables: params.variables,
           });
-          const hit = await answers.lookup(key);
+          const hit = await answers.lookup(key, head);
           if (hit) {
             serverContext.res?.setHeader("X-Cache", "HIT");
             answerByRequest.set(request, { entry: hit, keyKind: caller.keyKind });
             setResult(servedAsStored(hit));
             return;
           }
-          keyByRequest.set(request, key);
+          keyByRequest.set(request, { key, head, workspaceId: caller.workspaceId });
         },
         () => undefined,
       );
@@ -98,15 +101,24 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
         res?: { setHeader(n: string, v: string): void };
       };
       const request = context.request;
-      const key = request ? keyByRequest.get(request) : undefined;
+      const pending = request ? keyByRequest.get(request) : undefined;
       const keyKind = context.req?.caller?.keyKind;
-      if (!request || !key || !keyKind || !cacheable(args.document, args.operationName ?? null)) return;
+      if (!request || !pending || !keyKind || !cacheable(args.document, args.operationName ?? null)) return;
+      const { key, head, workspaceId } = pending;
       return {
         onExecuteDone({ result }) {
           if (!("data" in result) || result.errors?.length || !result.data) return;
           const text = JSON.stringify({ data: result.data });
           const body = Buffer.from(text);
-          const entry = { data: result.data, text, bytes: body.length, etag: strongETag(body) };
+          const entry: GraphQLAnswer = {
+            data: result.data,
+            text,
+            bytes: body.length,
+            etag: strongETag(body),
+            workspaceId,
+            head,
+            dependencies: graphqlAnswerDependencies(keyKind),
+          };
           answers.set(key, entry);
           answerByRequest.set(request, { entry, keyKind });
           context.res?.setHeader("X-Cache", "MISS");

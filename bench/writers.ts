@@ -1,0 +1,306 @@
+// `npm run bench:writers` (issue 38): the response cache under a site's read mix while an editor writes.
+// 2,000 published posts; 16 keep-alive connections; 70% single posts by slug with a Zipf(1) popularity
+// over every slug, 30% list pages 1–20; a writer making 2 writes per second, one kind per scenario:
+// draft saves of one unpublished post (an editor's autosave), edits of one published post, edits of
+// random published posts — against reads only on the same service, and reads only with CACHE=off.
+// Prints req/s, the ratio to reads only and the hit ratio (the service's own cache lookup counters),
+// and whether the issue's targets are met in this run.
+//
+//   npm run bench:writers                   PostgreSQL (DATABASE_URL or the local server), CACHE=memory
+//   npm run bench:writers -- --embedded     embedded PGlite
+//   --seconds N (default 10)   --warmup N (default 3)
+//   --before DIR   the same scenarios, on the same database, with the service run from another checkout
+//                  (e.g. the commit before issue 38's cache) — figures of both in one run
+import { parseArgs } from "node:util";
+import autocannon, { type AutocannonRequest } from "autocannon";
+import type { BenchDatabase } from "./database.ts";
+import { type ChildServer, startServer } from "./processes.ts";
+import type { BenchFixtures } from "./seed.ts";
+import { benchServiceEnv, withSeededDatabase } from "./seeded-service.ts";
+
+const { values } = parseArgs({
+  options: {
+    embedded: { type: "boolean", default: false },
+    seconds: { type: "string", default: "10" },
+    warmup: { type: "string", default: "3" },
+    before: { type: "string" },
+  },
+});
+const log = (text: string) => process.stdout.write(`${text}\n`);
+const CONNECTIONS = 16;
+const WRITES_PER_SECOND = 2;
+const LIST_PAGES = 20;
+const METRICS_TOKEN = "bench-metrics-token-0123456789";
+/** The seeder makes every tenth post a draft: this many posts are 2,000 published ones. */
+const SEEDED_POSTS = 2_223;
+
+type WriterKind = "none" | "draft" | "one-post" | "random-posts";
+
+interface Outcome {
+  title: string;
+  rps: number;
+  hitRatio: number | null;
+  writes: number;
+  failedWrites: number;
+  non2xx: number;
+}
+
+await withSeededDatabase({ embedded: values.embedded, posts: SEEDED_POSTS, log }, async (seeded) => {
+  if (values.before) {
+    log(`Before: the service from ${values.before}`);
+    report(await scenarios(seeded, values.before));
+    log("");
+    log("After: the service from this checkout");
+  }
+  report(await scenarios(seeded, undefined));
+});
+
+/** Every scenario on the seeded database, the service run from `checkout` (default: this one). */
+async function scenarios(
+  { fixtures, database }: { fixtures: BenchFixtures; database: BenchDatabase },
+  checkout: string | undefined,
+): Promise<Outcome[]> {
+  const keys = { public: fixtures.publicKey, private: fixtures.privateKey };
+  const start = (cache: string) =>
+    startServer({
+      name: `service-${cache}`,
+      script: "src/server.ts",
+      env: benchServiceEnv(database, values.embedded, { CACHE: cache, METRICS_TOKEN }),
+      cwd: checkout,
+    });
+  const outcomes: Outcome[] = [];
+  const cached = await start("memory");
+  try {
+    const slugs = await publishedSlugs(cached.url, keys.public);
+    const draftSlug = await aDraftSlug(cached.url, keys.private);
+    log(`${slugs.length} published posts; the draft: ${draftSlug}`);
+    const reads = readMix(slugs, keys.public);
+    // Every path once first: the scenarios compare a filled cache's steady state, not its warming.
+    await readEveryPath(cached.url, slugs, keys.public);
+    const scenarios: [string, WriterKind][] = [
+      ["reads only", "none"],
+      ["+ 2 draft saves/s (one unpublished post)", "draft"],
+      ["+ 2 edits/s of one published post", "one-post"],
+      ["+ 2 edits/s of random published posts", "random-posts"],
+    ];
+    for (const [title, kind] of scenarios) {
+      const target = writeTarget(kind, slugs, draftSlug);
+      outcomes.push(await measure(cached, title, reads, target, keys.private));
+    }
+  } finally {
+    await cached.stop();
+  }
+  // After the cached service has stopped: the embedded store admits one process at a time.
+  const uncached = await start("off");
+  try {
+    const slugs = await publishedSlugs(uncached.url, keys.public);
+    outcomes.push(await measure(uncached, "CACHE=off, reads only", readMix(slugs, keys.public), null, ""));
+  } finally {
+    await uncached.stop();
+  }
+  return outcomes;
+}
+
+/** Reads every single post and list page of the mix once, CONNECTIONS at a time. */
+async function readEveryPath(baseUrl: string, slugs: readonly string[], publicKey: string): Promise<void> {
+  const paths = [
+    ...slugs.map((slug) => `/v1/posts/${slug}`),
+    ...Array.from({ length: LIST_PAGES }, (_, index) => `/v1/posts?page=${index + 1}`),
+  ];
+  let next = 0;
+  const worker = async () => {
+    while (next < paths.length) {
+      const path = paths[next++];
+      const res = await fetch(`${baseUrl}${path}`, { headers: { authorization: publicKey } });
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+}
+
+/** Every published post's slug, newest first. */
+async function publishedSlugs(baseUrl: string, publicKey: string): Promise<string[]> {
+  const slugs: string[] = [];
+  for (let page = 1; ; page++) {
+    const res = await fetch(`${baseUrl}/v1/posts?limit=100&page=${page}`, {
+      headers: { authorization: publicKey },
+    });
+    const body = (await res.json()) as { posts: { slug: string }[] };
+    slugs.push(...body.posts.map((post) => post.slug));
+    if (body.posts.length < 100) return slugs;
+  }
+}
+
+async function aDraftSlug(baseUrl: string, privateKey: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/v1/posts?limit=1&status=draft`, {
+    headers: { authorization: privateKey },
+  });
+  const body = (await res.json()) as { posts: { slug: string }[] };
+  const slug = body.posts[0]?.slug;
+  if (!slug) throw new Error("The seeded workspace has no draft");
+  return slug;
+}
+
+/**
+ * The read mix as one autocannon request whose path is drawn per request: 70% a single post, the
+ * slug drawn by Zipf(1) over a shuffled order (popularity unrelated to age), 30% a list page 1–20.
+ */
+function readMix(slugs: readonly string[], publicKey: string): AutocannonRequest {
+  const byPopularity = [...slugs].sort(() => Math.random() - 0.5);
+  const cumulative: number[] = [];
+  let total = 0;
+  for (let rank = 1; rank <= byPopularity.length; rank++) {
+    total += 1 / rank;
+    cumulative.push(total);
+  }
+  const zipfSlug = () => {
+    const point = Math.random() * total;
+    let low = 0;
+    let high = cumulative.length - 1;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if ((cumulative[middle] ?? 0) < point) low = middle + 1;
+      else high = middle;
+    }
+    return byPopularity[low] ?? byPopularity[0];
+  };
+  return {
+    method: "GET",
+    headers: { authorization: publicKey },
+    setupRequest: (request) => ({
+      ...request,
+      path:
+        Math.random() < 0.7
+          ? `/v1/posts/${zipfSlug()}`
+          : `/v1/posts?page=${1 + Math.floor(Math.random() * LIST_PAGES)}`,
+    }),
+  };
+}
+
+/** The post each write of a scenario edits (drawn anew per write for random posts), or null: no writer. */
+function writeTarget(kind: WriterKind, slugs: readonly string[], draftSlug: string): (() => string) | null {
+  switch (kind) {
+    case "none":
+      return null;
+    case "draft":
+      return () => draftSlug;
+    case "one-post": {
+      const slug = slugs[Math.floor(slugs.length / 3)] ?? slugs[0] ?? "";
+      return () => slug;
+    }
+    case "random-posts":
+      return () => slugs[Math.floor(Math.random() * slugs.length)] ?? "";
+  }
+}
+
+async function measure(
+  server: ChildServer,
+  title: string,
+  reads: AutocannonRequest,
+  target: (() => string) | null,
+  privateKey: string,
+): Promise<Outcome> {
+  const run = async (duration: number) =>
+    await autocannon({ url: server.url, connections: CONNECTIONS, duration, requests: [reads] });
+  await run(Number(values.warmup));
+  const before = await cacheLookups(server.url);
+  const writer = target ? startWriter(server.url, privateKey, target) : null;
+  const result = await run(Number(values.seconds));
+  const writes = writer ? await writer.stop() : { done: 0, failed: 0 };
+  const after = await cacheLookups(server.url);
+  const outcome = {
+    title,
+    rps: result.requests.total / Number(values.seconds),
+    hitRatio: before && after ? hitRatio(before, after) : null,
+    writes: writes.done,
+    failedWrites: writes.failed,
+    non2xx: result.non2xx,
+  };
+  log(
+    `  ${title}: ${outcome.rps.toFixed(0)} req/s, hit ratio ${percent(outcome.hitRatio)}, ${writes.done} writes`,
+  );
+  return outcome;
+}
+
+/** PATCHes the target's title WRITES_PER_SECOND times a second, each write after the previous returned. */
+function startWriter(baseUrl: string, privateKey: string, target: () => string) {
+  let done = 0;
+  let failed = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const started = Date.now();
+      const res = await fetch(`${baseUrl}/v1/posts/${target()}`, {
+        method: "PATCH",
+        headers: { authorization: privateKey, "content-type": "application/json" },
+        body: JSON.stringify({ title: `Edited at ${started} (${done})` }),
+      }).catch(() => null);
+      if (res?.ok) done++;
+      else failed++;
+      await res?.arrayBuffer().catch(() => undefined);
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.max(0, 1_000 / WRITES_PER_SECOND - (Date.now() - started))),
+      );
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return { done, failed };
+    },
+  };
+}
+
+async function cacheLookups(baseUrl: string): Promise<{ hits: number; misses: number } | null> {
+  const res = await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  if (!res.ok) return null;
+  const text = await res.text();
+  const sum = (result: string) =>
+    text
+      .split("\n")
+      .filter(
+        (line) => line.startsWith("response_cache_lookups_total{") && line.includes(`result="${result}"`),
+      )
+      .reduce((total, line) => total + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
+  return { hits: sum("hit"), misses: sum("miss") };
+}
+
+function hitRatio(before: { hits: number; misses: number }, after: { hits: number; misses: number }) {
+  const hits = after.hits - before.hits;
+  const lookups = hits + after.misses - before.misses;
+  return lookups > 0 ? hits / lookups : null;
+}
+
+function percent(ratio: number | null): string {
+  return ratio === null ? "–" : `${(ratio * 100).toFixed(1)}%`;
+}
+
+/** The table, and each target of the issue checked against this run's reads-only figure. */
+function report(outcomes: readonly Outcome[]): void {
+  const readsOnly = outcomes[0];
+  if (!readsOnly) return;
+  log("");
+  log("| scenario | req/s | × reads only | cache hit ratio | writes (failed) |");
+  log("|---|---|---|---|---|");
+  for (const outcome of outcomes)
+    log(
+      `| ${outcome.title} | ${outcome.rps.toFixed(0)} | ${(outcome.rps / readsOnly.rps).toFixed(2)} | ${percent(outcome.hitRatio)} | ${outcome.writes} (${outcome.failedWrites}) |`,
+    );
+  const [, draft, onePost, randomPosts] = outcomes;
+  const ratio = (outcome: Outcome | undefined) => (outcome ? outcome.rps / readsOnly.rps : 0);
+  const hitGap =
+    draft?.hitRatio != null && readsOnly.hitRatio !== null
+      ? (readsOnly.hitRatio - draft.hitRatio) * 100
+      : 100;
+  const targets: [string, boolean][] = [
+    ["draft saves ≥ 0.95× reads only", ratio(draft) >= 0.95],
+    ["draft saves' hit ratio within 2 points of reads only", hitGap <= 2],
+    ["edits of random published posts ≥ 0.85×", ratio(randomPosts) >= 0.85],
+    ["edits of one published post ≥ 0.85×", ratio(onePost) >= 0.85],
+  ];
+  log("");
+  for (const [name, met] of targets) log(`${met ? "met    " : "MISSED "} ${name}`);
+  const non2xx = outcomes.reduce((total, outcome) => total + outcome.non2xx, 0);
+  if (non2xx > 0) log(`! ${non2xx} non-2xx answers`);
+}

@@ -1,0 +1,117 @@
+// Per workspace, the last position at which each dependency key changed (answer-dependencies.ts), fed
+// from the change log: what lets a cached answer survive writes that cannot change it.
+//
+// Exactness: the caches read the workspace's head as before (one statement per batched read, or none on
+// the embedded store), and `coverUpTo(head)` runs before that head is handed to any cache — so when an
+// answer is looked up, this instance knows every event up to a head read after the request arrived. If
+// the index is behind, it reads the missing events (one statement, once per write per instance). An
+// answer computed at position `p` is fresh iff `p` is not older than what the index knows nothing about
+// (its floor) and none of its keys changed after `p`. An answer computed at a position the index has not
+// reached yet (the post list reads its head in its own statement) is newer than the request's head, so
+// serving it is never older than what was committed when the request arrived.
+//
+// Where the index cannot know (a workspace first seen, more missing events than it will read, a long
+// idle gap after which the change log's retention may have pruned events it never read) it moves its
+// floor to the head: every older answer counts as changed, as the whole-head cache did.
+import type { LoggedChange } from "../content/log-tail.ts";
+import { keysChangedBy } from "./answer-dependencies.ts";
+
+export interface ChangeIndexOptions {
+  /** The workspace's events in (after, upTo], at most `limit` (src/content/log-tail.ts). */
+  readChanges(workspaceId: string, after: number, upTo: number, limit: number): Promise<LoggedChange[]>;
+  /** More missing events than this: the floor moves to the head instead. */
+  maxCatchUp?: number;
+  /** Keys remembered per workspace; beyond, the floor moves to the position known. */
+  maxKeys?: number;
+  /** Not caught up for this long: the floor moves instead (far below the log's shortest retention, a day). */
+  maxIdleMs?: number;
+  now?: () => number;
+}
+
+export interface ChangeIndex {
+  /** Makes the workspace's index know every event up to `head` (reads what it is missing). */
+  coverUpTo(workspaceId: string, head: string): Promise<void>;
+  /** Whether an answer computed at `position` with these dependencies is unchanged up to the index's position. */
+  isFresh(workspaceId: string, position: number, dependencies: readonly string[]): boolean;
+}
+
+interface WorkspaceIndex {
+  /** Every event up to here has been applied. */
+  position: number;
+  /** Nothing is known of events up to here: answers computed before it count as changed. */
+  floor: number;
+  lastChanged: Map<string, number>;
+  coveredAt: number;
+  /** The catch-up under way, if any: concurrent reads wait for it rather than read the same events. */
+  catchingUp: Promise<void> | null;
+}
+
+export function createChangeIndex(options: ChangeIndexOptions): ChangeIndex {
+  const maxCatchUp = options.maxCatchUp ?? 1_000;
+  const maxKeys = options.maxKeys ?? 100_000;
+  const maxIdleMs = options.maxIdleMs ?? 10 * 60_000;
+  const now = options.now ?? Date.now;
+  const workspaces = new Map<string, WorkspaceIndex>();
+
+  const resetTo = (index: WorkspaceIndex, position: number) => {
+    index.floor = Math.max(index.floor, position);
+    index.position = Math.max(index.position, position);
+    index.lastChanged.clear();
+  };
+
+  const apply = (index: WorkspaceIndex, changes: readonly LoggedChange[]) => {
+    for (const change of changes) {
+      for (const key of keysChangedBy(change)) index.lastChanged.set(key, change.position);
+      index.position = change.position;
+    }
+    if (index.lastChanged.size > maxKeys) resetTo(index, index.position);
+  };
+
+  const catchUp = async (workspaceId: string, index: WorkspaceIndex, target: number) => {
+    if (now() - index.coveredAt > maxIdleMs) {
+      resetTo(index, target);
+      return;
+    }
+    const changes = await options.readChanges(workspaceId, index.position, target, maxCatchUp + 1);
+    if (changes.length > maxCatchUp) resetTo(index, target);
+    else apply(index, changes);
+    // Every event up to the target is known now, whether or not the last one belonged to this workspace.
+    index.position = Math.max(index.position, target);
+  };
+
+  const coverUpTo = async (workspaceId: string, head: string): Promise<void> => {
+    const target = Number(head);
+    let index = workspaces.get(workspaceId);
+    if (!index) {
+      // First sight of the workspace: nothing before this head is known.
+      index = { position: target, floor: target, lastChanged: new Map(), coveredAt: now(), catchingUp: null };
+      workspaces.set(workspaceId, index);
+      return;
+    }
+    while (index.position < target) {
+      if (index.catchingUp) {
+        await index.catchingUp;
+        continue;
+      }
+      const running = catchUp(workspaceId, index, target).finally(() => {
+        index.catchingUp = null;
+      });
+      index.catchingUp = running;
+      await running;
+    }
+    index.coveredAt = now();
+  };
+
+  return {
+    coverUpTo,
+    isFresh(workspaceId, position, dependencies) {
+      const index = workspaces.get(workspaceId);
+      if (!index || position < index.floor) return false;
+      for (const key of dependencies) {
+        const changed = index.lastChanged.get(key);
+        if (changed !== undefined && changed > position) return false;
+      }
+      return true;
+    },
+  };
+}

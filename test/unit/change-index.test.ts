@@ -1,0 +1,96 @@
+// The caches' change index (src/cache/change-index.ts) over the dependency rules
+// (src/cache/answer-dependencies.ts): an answer is fresh iff nothing it depends on changed after the
+// position it was computed at, as far as every event up to the head goes; where the index cannot know,
+// every older answer counts as changed.
+import { describe, expect, it } from "vitest";
+import { ANY_CONTENT, FIELD_DEFINITIONS, PUBLIC_CONTENT } from "../../src/cache/answer-dependencies.ts";
+import { createChangeIndex } from "../../src/cache/change-index.ts";
+import type { LoggedChange } from "../../src/content/log-tail.ts";
+
+const WS = "ws1";
+
+/** An index over `log` (one workspace's events), counting the reads it makes. */
+function indexOver(log: LoggedChange[], options: { maxCatchUp?: number; now?: () => number } = {}) {
+  const reads: { after: number; upTo: number }[] = [];
+  const index = createChangeIndex({
+    ...options,
+    readChanges: async (_workspaceId, after, upTo, limit) => {
+      reads.push({ after, upTo });
+      return log.filter((event) => event.position > after && event.position <= upTo).slice(0, limit);
+    },
+  });
+  return { index, reads };
+}
+
+const event = (position: number, type: string, resourceId: string, postStatus: string | null = null) => ({
+  position,
+  type,
+  resourceId,
+  postStatus,
+});
+
+describe("the change index", () => {
+  it("a draft save changes the post and private answers, never public ones", async () => {
+    const { index } = indexOver([event(11, "post.updated", "cdraft", "draft")]);
+    await index.coverUpTo(WS, "10");
+    await index.coverUpTo(WS, "11");
+    expect(index.isFresh(WS, 10, [PUBLIC_CONTENT])).toBe(true);
+    expect(index.isFresh(WS, 10, [ANY_CONTENT])).toBe(false);
+    expect(index.isFresh(WS, 10, ["cdraft", FIELD_DEFINITIONS])).toBe(false);
+    expect(index.isFresh(WS, 10, ["cother", FIELD_DEFINITIONS])).toBe(true);
+  });
+
+  it("unpublishing, publishing, deleting and every other resource change public answers", async () => {
+    const log = [
+      event(11, "post.updated", "cpost", "draft"),
+      event(12, "post.unpublished", "cpost", "draft"),
+      event(13, "post.deleted", "cgone"),
+      event(14, "tag.updated", "ctag"),
+      event(15, "field.deleted", "cfield"),
+      event(16, "media.deleted", "cmedia"),
+    ];
+    const { index } = indexOver(log);
+    await index.coverUpTo(WS, "10");
+    await index.coverUpTo(WS, "16");
+    for (const position of [11, 12, 13, 14, 15])
+      expect(index.isFresh(WS, position, [PUBLIC_CONTENT])).toBe(false);
+    expect(index.isFresh(WS, 16, [PUBLIC_CONTENT])).toBe(true);
+    expect(index.isFresh(WS, 14, ["cpost", "ctag"])).toBe(true);
+    expect(index.isFresh(WS, 13, ["cpost", "ctag"])).toBe(false);
+    expect(index.isFresh(WS, 14, ["cpost", FIELD_DEFINITIONS])).toBe(false);
+  });
+
+  it("knows nothing before the first head it saw: older answers (another instance's, from Redis) are stale", async () => {
+    const { index, reads } = indexOver([]);
+    expect(index.isFresh(WS, 5, [PUBLIC_CONTENT])).toBe(false);
+    await index.coverUpTo(WS, "20");
+    expect(reads).toEqual([]);
+    expect(index.isFresh(WS, 19, [PUBLIC_CONTENT])).toBe(false);
+    expect(index.isFresh(WS, 20, [PUBLIC_CONTENT])).toBe(true);
+  });
+
+  it("reads only the events it is missing, once for concurrent reads of the same head", async () => {
+    const { index, reads } = indexOver([event(12, "tag.created", "ctag")]);
+    await index.coverUpTo(WS, "10");
+    await Promise.all([index.coverUpTo(WS, "12"), index.coverUpTo(WS, "12"), index.coverUpTo(WS, "11")]);
+    await index.coverUpTo(WS, "12");
+    expect(reads).toEqual([{ after: 10, upTo: 12 }]);
+  });
+
+  it("more missing events than it reads, or a long idle gap: every older answer counts as changed", async () => {
+    const many = Array.from({ length: 5 }, (_, n) => event(11 + n, "tag.created", `ct${n}`));
+    const { index } = indexOver(many, { maxCatchUp: 3 });
+    await index.coverUpTo(WS, "10");
+    await index.coverUpTo(WS, "15");
+    expect(index.isFresh(WS, 10, ["cunrelated"])).toBe(false);
+    expect(index.isFresh(WS, 15, ["cunrelated"])).toBe(true);
+
+    let now = 0;
+    const idle = indexOver([event(11, "tag.created", "ctag")], { now: () => now });
+    await idle.index.coverUpTo(WS, "10");
+    now += 11 * 60_000;
+    await idle.index.coverUpTo(WS, "11");
+    expect(idle.reads).toEqual([]);
+    expect(idle.index.isFresh(WS, 10, ["cunrelated"])).toBe(false);
+  });
+});
