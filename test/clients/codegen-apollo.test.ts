@@ -90,12 +90,12 @@ describe("Apollo Client 4 with InMemoryCache against the server", () => {
         ...documents,
         definitions: documents.definitions.filter((d) => "name" in d && d.name?.value === name),
       });
-      const list = await client.query({ query: operation("PostList"), variables: { limit: 5 } });
-      expect(list.data?.posts.items.map((post: { slug: string }) => post.slug).sort()).toEqual([
-        "first-guide",
-        "second-guide",
-      ]);
-      const one = await client.query({
+      const list = await client.query<{ posts: { items: { slug: string }[] } }>({
+        query: operation("PostList"),
+        variables: { limit: 5 },
+      });
+      expect(list.data?.posts.items.map((post) => post.slug).sort()).toEqual(["first-guide", "second-guide"]);
+      const one = await client.query<{ post: unknown }>({
         query: operation("PostWithRelations"),
         variables: { identifier: "first-guide" },
       });
