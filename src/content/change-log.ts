@@ -13,6 +13,7 @@ import { statementName } from "../db/statement-names.ts";
 import type { EventType } from "../domain/event-types.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import type { Change } from "./change.ts";
+import { EVENT_ID_SQL, eventIdTail, tickStartWithinMillisecond } from "./event-ids.ts";
 import { snapshotOf } from "./event-snapshots.ts";
 import { newId } from "./ids.ts";
 import { WEBHOOK_CHANNEL_PREFIX } from "./webhook-delivery-ids.ts";
@@ -29,7 +30,10 @@ interface RevisionRow {
 }
 
 interface EventRow {
-  id: string;
+  /** The row's place in the statement: its id's tick and its position follow it. */
+  order: number;
+  /** The id's last characters, after its tick (event-ids.ts). */
+  tail: string;
   workspaceId: string;
   type: EventType;
   resourceId: string;
@@ -37,7 +41,10 @@ interface EventRow {
   data: Record<string, unknown>;
 }
 
-/** Sortable and unique: `evt_` + a time part + random characters (the shape of newId()). */
+/**
+ * An id of newId()'s shape for what is not in the log (a webhook.test delivery, a revision): the
+ * log's own event ids are made under its append lock, sorted in log order (APPEND_SQL).
+ */
 export function newEventId(): string {
   return `evt_${newId().slice(1)}`;
 }
@@ -71,7 +78,8 @@ export async function appendEvents(
       });
     for (const type of types) {
       rows.push({
-        id: newEventId(),
+        order: rows.length,
+        tail: eventIdTail(),
         workspaceId: change.workspaceId,
         type,
         resourceId: change.id,
@@ -86,6 +94,8 @@ export async function appendEvents(
     APPEND_LOCK_ID,
     JSON.stringify(rows),
     JSON.stringify(revisions),
+    rows.length,
+    tickStartWithinMillisecond(),
   );
   return appended?.queued ?? 0;
 }
@@ -101,6 +111,8 @@ const APPEND_LOCK_ID = 72707370;
 // advisory lock, taken in the same statement before the positions are drawn and held until COMMIT or
 // ROLLBACK, makes appends take turns, so every position a reader sees has all smaller ones committed
 // (or rolled back) already. It is held only from this statement to the end of the transaction.
+// The event ids are made in the same turn, in the same order as the positions (ORDER BY the rows'
+// order, event-ids.ts): they sort as the log does, whichever process appended.
 //
 // The same statement stores the revisions of the posts the write changed (their snapshot, numbered
 // after the post's last; a post's writes take turns under its row lock, posts.ts) and removes those
@@ -114,10 +126,12 @@ const APPEND_LOCK_ID = 72707370;
 // CHANGES_CHANNEL_PREFIX + schema, for the instances' subscriptions.
 // Times are UTC, as Prisma stores them, whatever the session's time zone.
 const APPEND_SQL = `WITH turn AS (SELECT pg_advisory_xact_lock($1)),
+ticks AS MATERIALIZED (SELECT ${EVENT_ID_SQL.firstTick("$4", "$5")} AS first FROM turn),
 appended AS (
   INSERT INTO "Event" (id, "workspaceId", type, "resourceId", slug, data, "createdAt")
-  SELECT e.id, e."workspaceId", e.type, e."resourceId", e.slug, e.data, now() AT TIME ZONE 'UTC'
-  FROM turn, jsonb_to_recordset($2::jsonb) AS e(id text, "workspaceId" text, type text, "resourceId" text, slug text, data jsonb)
+  SELECT ${EVENT_ID_SQL.id('ticks.first + e."order"', "e.tail")}, e."workspaceId", e.type, e."resourceId", e.slug, e.data, now() AT TIME ZONE 'UTC'
+  FROM turn, ticks, jsonb_to_recordset($2::jsonb) AS e("order" int, tail text, "workspaceId" text, type text, "resourceId" text, slug text, data jsonb)
+  ORDER BY e."order"
   RETURNING id, "workspaceId", type
 ),
 revised AS (

@@ -2,6 +2,7 @@
 // response schemas all come from the same declarations that parse requests and shape responses.
 import { z } from "zod";
 import type { Config } from "../config.ts";
+import { declaredTags, operationDescription } from "./openapi-descriptions.ts";
 import { MAX_INTEGER, type QueryParam } from "./query-params.ts";
 import type { RestRoute } from "./route.ts";
 
@@ -56,6 +57,14 @@ function parameterSchema(param: QueryParam): JsonSchema {
   }
 }
 
+/**
+ * Why `/v1/{workspace_id}/posts` and `/v1/posts/{identifier}` (and the other pairs linters call
+ * ambiguous) never answer the same URL: said in the document, where a reader of it looks.
+ */
+const WORKSPACE_ID_DESCRIPTION =
+  "The workspace's id (as `workspace.id` shows it, a cuid such as `cm3x…`): never the name of a collection, " +
+  "so `/v1/posts/{identifier}` and `/v1/{workspace_id}/posts` cannot match the same URL; the keyed form is matched first.";
+
 const jsonContent = (schema: JsonSchema) => ({ "application/json": { schema } });
 const errorResponse = (description: string, schema: JsonSchema = { $ref: "#/components/schemas/Error" }) => ({
   description,
@@ -69,6 +78,7 @@ function operation(route: RestRoute, workspaceForm: boolean): JsonSchema {
       name,
       in: "path",
       required: true,
+      ...(name === "workspace_id" ? { description: WORKSPACE_ID_DESCRIPTION } : {}),
       schema: route.integerPathParams?.includes(name) ? { type: "integer", minimum: 1 } : { type: "string" },
     })),
     ...(route.query ?? []).map((param) => ({
@@ -106,6 +116,7 @@ function operation(route: RestRoute, workspaceForm: boolean): JsonSchema {
   return {
     operationId: workspaceForm ? `${route.name}ByWorkspace` : route.name,
     summary: workspaceForm ? `${route.summary} (workspace path form: no key needed)` : route.summary,
+    description: operationDescription(route, workspaceForm),
     tags: [route.tag],
     ...(workspaceForm ? { security: [{}, { apiKey: [] }] } : {}),
     parameters,
@@ -167,7 +178,11 @@ export function buildOpenApiDocument(
       version: "1.0.0",
       description:
         "REST contract of the content service. The same data is available through GraphQL at /graphql.",
+      contact: { name: "The operators of this content service" },
+      // package.json is private, with no licence: the API is not offered under an open one.
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
+    tags: declaredTags(routes),
     servers: [{ url: config.publicUrl ?? "/" }],
     security: [{ apiKey: [] }],
     paths,

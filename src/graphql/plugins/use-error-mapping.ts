@@ -77,8 +77,22 @@ export function errorMapper(options: { logger: Logger }): (result: ExecutionResu
   };
   return (result) =>
     result.errors?.length
-      ? { ...result, errors: result.errors.map((error) => mapError(error as GraphQLError)) }
+      ? inResponseOrder(
+          result,
+          result.errors.map((error) => mapError(error as GraphQLError)),
+        )
       : result;
+}
+
+/**
+ * The result with `errors`, its entries in one order whichever executor made it: graphql-js puts
+ * `errors` before `data`, graphql-jit (a document's second execution on, use-compiled-operations.ts)
+ * after it, and the same not-found query answered with two different bodies (issue #37). `data`
+ * first, as the specification's examples write it; a request error has no `data` at all.
+ */
+function inResponseOrder(result: ExecutionResult, errors: readonly GraphQLError[]): ExecutionResult {
+  const { data, errors: _replaced, ...rest } = result;
+  return "data" in result ? { data, errors, ...rest } : { errors, ...rest };
 }
 
 /**
