@@ -15,6 +15,7 @@ import { statementName } from "../db/statement-names.ts";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { Change } from "./change.ts";
 import { appendEvents } from "./change-log.ts";
+import { withholdDeliveries } from "./withheld-deliveries.ts";
 
 /** NOTIFY channel for "API keys changed", followed by the schema's name (src/auth/caller-cache.ts listens). */
 export const API_KEYS_CHANNEL_PREFIX = "api_keys:";
@@ -42,6 +43,15 @@ export interface CommittedWrite {
   deliveriesQueued: number;
 }
 
+/** How a write treats what it records. */
+export interface WriteOptions {
+  /**
+   * false: the write's events are logged (the change feed, caches and subscriptions hear them) but no
+   * webhook endpoint is sent them — a bulk import's `--no-webhooks` (withheld-deliveries.ts).
+   */
+  webhooks?: boolean;
+}
+
 export type ChangeListener = (changes: readonly Change[], committed: CommittedWrite) => void;
 
 /**
@@ -59,7 +69,11 @@ export function onCommittedChanges(prisma: PrismaClient, listener: ChangeListene
 }
 
 /** Runs one write operation in its own transaction; see the file's comment. */
-export async function write<T>(prisma: PrismaClient, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+export async function write<T>(
+  prisma: PrismaClient,
+  work: (uow: UnitOfWork) => Promise<T>,
+  options: WriteOptions = {},
+): Promise<T> {
   const changes: Change[] = [];
   const committed: CommittedWrite = { deliveriesQueued: 0 };
   const result = await prisma.$transaction(async (tx) => {
@@ -72,6 +86,10 @@ export async function write<T>(prisma: PrismaClient, work: (uow: UnitOfWork) => 
     });
     // The hook point: the change log's rows (and their webhook deliveries), in this transaction.
     committed.deliveriesQueued += await appendEvents(tx, changes);
+    if (options.webhooks === false && changes.length > 0) {
+      await withholdDeliveries(tx, [...new Set(changes.map((change) => change.workspaceId))]);
+      committed.deliveriesQueued = 0;
+    }
     // API keys record no event, but every instance caches the keys it has seen: tell them at COMMIT.
     if (changes.some((change) => change.resource === "api_key"))
       await tx.$executeRawUnsafe(ANNOUNCE_KEYS_SQL);
