@@ -6,10 +6,10 @@
 // workspace: left alone, reported) or `failed` (it references something the workspace lacks).
 // A dry run decides the same way on the app's client and writes nothing.
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import type { ImportKind, ImportOutcome, ImportRecord } from "./import-records.ts";
-import type { ImportLinks } from "./import-links.ts";
 import { type LedgerEntry, type LedgerScope, ledgerEntries, recordInLedger } from "./import-ledger.ts";
-import { type PreparedMedia, writeImportedRecord, type Written } from "./import-writes.ts";
+import type { ImportLinks } from "./import-links.ts";
+import type { ImportKind, ImportOutcome, ImportRecord } from "./import-records.ts";
+import { type PreparedMedia, type Written, writeImportedRecord } from "./import-writes.ts";
 import { type UnitOfWork, write } from "./writer.ts";
 
 export interface ImportTarget extends LedgerScope {
@@ -106,7 +106,11 @@ async function decideAll(
           fingerprint,
         });
     }
-    results.push({ ...result, outcome: written.outcome, ...(written.reason ? { reason: written.reason } : {}) });
+    results.push({
+      ...result,
+      outcome: written.outcome,
+      ...(written.reason ? { reason: written.reason } : {}),
+    });
   }
   return results;
 }

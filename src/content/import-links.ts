@@ -30,13 +30,10 @@ export class ImportLinks {
 
   /** A revision's snapshot with its ids and media URLs those of the target. */
   rewriteSnapshot(snapshot: Record<string, unknown>): Record<string, unknown> {
-    const json = this.rewriteUrls(JSON.stringify(snapshot)).replace(
-      QUOTED_ID,
-      (quoted, id: string) => {
-        const target = this.ids.get(id);
-        return target ? `"${target}"` : quoted;
-      },
-    );
+    const json = this.rewriteUrls(JSON.stringify(snapshot)).replace(QUOTED_ID, (quoted, id: string) => {
+      const target = this.ids.get(id);
+      return target ? `"${target}"` : quoted;
+    });
     return JSON.parse(json) as Record<string, unknown>;
   }
 }

@@ -7,6 +7,7 @@
 import type { Prisma } from "../generated/prisma/client.ts";
 import type { IngestedMedia } from "../media/ingest.ts";
 import { generateEndpointSecret } from "../webhooks/signing.ts";
+import { newId } from "./ids.ts";
 import type { ImportTarget, PreparedRecord } from "./import-batch.ts";
 import type { LedgerEntry } from "./import-ledger.ts";
 import type {
@@ -18,7 +19,6 @@ import type {
   ImportedWebhook,
   ImportOutcome,
 } from "./import-records.ts";
-import { newId } from "./ids.ts";
 import { sanitizeHtml } from "./sanitize-html.ts";
 import { isValidSlug } from "./slugs.ts";
 import { normalizedEvents } from "./webhook-endpoints.ts";
@@ -54,7 +54,12 @@ export async function writeImportedRecord(
     await remember(client, target, record, existing);
     return { outcome: "skipped", targetId: existing };
   }
-  if (record.kind !== "media" && record.kind !== "webhook" && !isValidSlug(slugOrKey(record)) && record.kind !== "field")
+  if (
+    record.kind !== "media" &&
+    record.kind !== "webhook" &&
+    !isValidSlug(slugOrKey(record)) &&
+    record.kind !== "field"
+  )
     return { outcome: "failed", reason: `invalid slug "${slugOrKey(record)}"` };
   const owner = await ownerOfSlug(client, target.workspaceId, record);
   if (owner && owner !== existing)
@@ -116,11 +121,15 @@ async function ownerOfSlug(
   const select = { id: true } as const;
   switch (record.kind) {
     case "category":
-      return (await client.category.findFirst({ where: { workspaceId, slug: record.slug }, select }))?.id ?? null;
+      return (
+        (await client.category.findFirst({ where: { workspaceId, slug: record.slug }, select }))?.id ?? null
+      );
     case "tag":
       return (await client.tag.findFirst({ where: { workspaceId, slug: record.slug }, select }))?.id ?? null;
     case "author":
-      return (await client.author.findFirst({ where: { workspaceId, slug: record.slug }, select }))?.id ?? null;
+      return (
+        (await client.author.findFirst({ where: { workspaceId, slug: record.slug }, select }))?.id ?? null
+      );
     case "field":
       return (await client.field.findFirst({ where: { workspaceId, key: record.key }, select }))?.id ?? null;
     case "post":
@@ -299,7 +308,8 @@ async function writePost(
   const refs = await postReferences(client, target.workspaceId, record);
   if ("missing" in refs) return { outcome: "failed", reason: refs.missing };
   const content = sanitizeHtml(target.links.rewriteUrls(record.content));
-  if (!content.trim()) return { outcome: "failed", reason: "its body is empty once unsafe markup is removed" };
+  if (!content.trim())
+    return { outcome: "failed", reason: "its body is empty once unsafe markup is removed" };
   if (!uow) return { outcome: existing ? "updated" : "created" };
   const now = new Date();
   const publishedAt = new Date(record.publishedAt);
@@ -379,7 +389,10 @@ async function postReferences(
 ): Promise<PostReferences> {
   const [category, tags, authors, fields] = await Promise.all([
     client.category.findFirst({ where: { workspaceId, slug: record.category }, select: { id: true } }),
-    client.tag.findMany({ where: { workspaceId, slug: { in: record.tags } }, select: { id: true, slug: true } }),
+    client.tag.findMany({
+      where: { workspaceId, slug: { in: record.tags } },
+      select: { id: true, slug: true },
+    }),
     client.author.findMany({
       where: { workspaceId, slug: { in: record.authors } },
       select: { id: true, slug: true },
