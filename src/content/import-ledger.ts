@@ -51,7 +51,7 @@ export async function recordInLedger(
         sourceId: entry.sourceId,
       },
     },
-    create: { ...scope, kind, ...entry },
+    create: { workspaceId: scope.workspaceId, origin: scope.origin, kind, ...entry },
     update: { targetId: entry.targetId, fingerprint: entry.fingerprint },
   });
 }

@@ -37,7 +37,7 @@ export interface ImportedField {
   type: "text" | "number" | "boolean" | "date" | "richtext" | "select" | "multiselect";
   required: boolean;
   position: number;
-  options: { value: string; label: string; position: number }[];
+  options: { value: string; label: string; position: number; createdAt?: string; updatedAt?: string }[];
   createdAt?: string;
   updatedAt?: string;
 }
@@ -97,6 +97,8 @@ export interface ImportedWebhook {
   description: string | null;
   events: string[];
   enabled: boolean;
+  createdAt?: string;
+  updatedAt?: string;
 }
 
 export type ImportRecord =

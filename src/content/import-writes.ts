@@ -214,7 +214,11 @@ async function writeField(
 ): Promise<Written> {
   if (!uow) return { outcome: existing ? "updated" : "created" };
   const now = new Date();
-  const options = record.options.map((option) => ({ ...option, createdAt: now, updatedAt: now }));
+  const options = record.options.map((option) => ({
+    ...option,
+    createdAt: dateOr(option.createdAt, now),
+    updatedAt: dateOr(option.updatedAt, now),
+  }));
   const data = {
     key: record.key,
     name: record.name,
@@ -282,6 +286,7 @@ async function writeWebhook(
     description: record.description,
     events: normalizedEvents(record.events),
     enabled: record.enabled,
+    updatedAt: dateOr(record.updatedAt, new Date()),
   };
   const row = existing
     ? await uow.tx.webhookEndpoint.update({ where: { id: existing }, data, select: { id: true } })
@@ -289,6 +294,7 @@ async function writeWebhook(
         data: {
           ...data,
           workspaceId: target.workspaceId,
+          createdAt: dateOr(record.createdAt, new Date()),
           // A new secret: secrets are never exported. Sent what is written after it, as any new endpoint.
           secret: generateEndpointSecret(),
           fannedOutTo: await fanOutStart(uow.tx, target.workspaceId),

@@ -36,7 +36,9 @@ export const lineSchemas = {
     type: z.enum(["text", "number", "boolean", "date", "richtext", "select", "multiselect"]),
     required: z.boolean(),
     position: z.number().int(),
-    options: z.array(z.object({ value: z.string(), label: z.string(), position: z.number().int() })),
+    options: z.array(
+      z.object({ value: z.string(), label: z.string(), position: z.number().int(), ...timestamps }),
+    ),
     ...timestamps,
   }),
   media: z.object({
@@ -79,6 +81,7 @@ export const lineSchemas = {
     description: nullableText,
     events: z.array(z.string()),
     enabled: z.boolean(),
+    ...timestamps,
   }),
 } satisfies Record<ImportKind, z.ZodType>;
 

@@ -59,7 +59,8 @@ export async function exportWorkspace(
     format: FORMAT_NAME,
     formatVersion: FORMAT_VERSION,
     exportedAt: new Date().toISOString(),
-    workspace,
+    // Only these: whatever else the caller's workspace object holds (keys, say) stays out of the file.
+    workspace: { id: workspace.id, name: workspace.name, slug: workspace.slug },
     counts: totals,
     mediaBytes: mediaBytes._sum.size ?? 0,
   };

@@ -108,7 +108,13 @@ export async function* fieldLines(
       type: row.type,
       required: row.required,
       position: row.position,
-      options: row.options.map(({ value, label, position }) => ({ value, label, position })),
+      options: row.options.map(({ value, label, position, createdAt, updatedAt }) => ({
+        value,
+        label,
+        position,
+        createdAt: iso(createdAt),
+        updatedAt: iso(updatedAt),
+      })),
       createdAt: iso(row.createdAt),
       updatedAt: iso(row.updatedAt),
     };
@@ -208,9 +214,18 @@ export async function* webhookLines(
   const rows = paged((after) =>
     prisma.webhookEndpoint.findMany({
       where: { workspaceId },
-      select: { id: true, url: true, description: true, events: true, enabled: true },
+      select: {
+        id: true,
+        url: true,
+        description: true,
+        events: true,
+        enabled: true,
+        createdAt: true,
+        updatedAt: true,
+      },
       ...page(after),
     }),
   );
-  yield* rows;
+  for await (const row of rows)
+    yield { ...row, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
 }
