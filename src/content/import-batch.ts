@@ -5,29 +5,14 @@
 // source changed since), `created`, `conflict` (its slug or key belongs to another record of the
 // workspace: left alone, reported) or `failed` (it references something the workspace lacks).
 // A dry run decides the same way on the app's client and writes nothing.
-import type { PrismaClient } from "../generated/prisma/client.ts";
-import { type LedgerEntry, type LedgerScope, ledgerEntries, recordInLedger } from "./import-ledger.ts";
-import type { ImportLinks } from "./import-links.ts";
+import { type LedgerEntry, ledgerEntries, recordInLedger } from "./import-ledger.ts";
 import type { ImportKind, ImportOutcome, ImportRecord } from "./import-records.ts";
-import { type PreparedMedia, type Written, writeImportedRecord } from "./import-writes.ts";
+import type { ImportTarget, PreparedRecord } from "./import-target.ts";
+import { type Written, writeImportedRecord } from "./import-writes.ts";
+import { withholdDeliveries } from "./withheld-deliveries.ts";
 import { type UnitOfWork, write } from "./writer.ts";
 
-export interface ImportTarget extends LedgerScope {
-  prisma: PrismaClient;
-  /** false: events are logged, but no webhook endpoint is sent them (writer.ts). */
-  webhooks: boolean;
-  dryRun: boolean;
-  links: ImportLinks;
-  /** The public URL of a stored media object in this service. */
-  mediaUrl(storageKey: string): string;
-}
-
-/** A record with its fingerprint and, for media to write, the object already stored. */
-export interface PreparedRecord {
-  record: ImportRecord;
-  fingerprint: string;
-  media?: PreparedMedia;
-}
+export type { ImportTarget, PreparedRecord } from "./import-target.ts";
 
 export interface RecordResult {
   kind: ImportKind;
@@ -76,7 +61,11 @@ export async function importBatch(
   batch: readonly PreparedRecord[],
 ): Promise<RecordResult[]> {
   if (target.dryRun) return decideAll(target, kind, batch, null);
-  return write(target.prisma, (uow) => decideAll(target, kind, batch, uow), { webhooks: target.webhooks });
+  return write(
+    target.prisma,
+    (uow) => decideAll(target, kind, batch, uow),
+    target.webhooks ? {} : { afterAppend: withholdDeliveries },
+  );
 }
 
 async function decideAll(

@@ -5,10 +5,8 @@
 // alone. Timestamps come from the source where it has them, so a workspace moved to another store reads
 // the same.
 import type { Prisma } from "../generated/prisma/client.ts";
-import type { IngestedMedia } from "../media/ingest.ts";
 import { generateEndpointSecret } from "../webhooks/signing.ts";
 import { newId } from "./ids.ts";
-import type { ImportTarget, PreparedRecord } from "./import-batch.ts";
 import type { LedgerEntry } from "./import-ledger.ts";
 import type {
   ImportedAuthor,
@@ -19,14 +17,12 @@ import type {
   ImportedWebhook,
   ImportOutcome,
 } from "./import-records.ts";
+import type { ImportTarget, PreparedMedia, PreparedRecord } from "./import-target.ts";
 import { sanitizeHtml } from "./sanitize-html.ts";
 import { isValidSlug } from "./slugs.ts";
 import { normalizedEvents } from "./webhook-endpoints.ts";
 import { fanOutStart } from "./webhook-fan-out.ts";
 import type { ReadClient, UnitOfWork } from "./writer.ts";
-
-/** A media file stored for a record about to be written (import-run.ts stores it before the batch). */
-export type PreparedMedia = IngestedMedia;
 
 export interface Written {
   outcome: ImportOutcome;

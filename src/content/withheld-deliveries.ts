@@ -1,5 +1,5 @@
-// A write whose events no webhook endpoint is sent (writer.ts, `webhooks: false`: a bulk import's
-// `--no-webhooks`). The events stay in the log — the change feed, caches and subscriptions need them —
+// A write whose events no webhook endpoint is sent (a bulk import's `--no-webhooks`: import-batch.ts
+// passes this as the writer's afterAppend hook, writer.ts). The events stay in the log — the change feed, caches and subscriptions need them —
 // so the endpoints' cursors (webhook-fan-out.ts) must move past them without deliveries, while every
 // event written before them is still delivered as usual.
 //
@@ -9,6 +9,8 @@
 // the endpoint's current settings), then the deliveries just made for this write's own events are
 // removed again: those are the events whose row this transaction inserted (xmin is the current
 // transaction id), and the deliveries this same statement's predecessor made (also this transaction's).
+
+import type { Change } from "./change.ts";
 import { fanOutEndpoint } from "./webhook-fan-out.ts";
 import type { WriteClient } from "./writer.ts";
 
@@ -19,13 +21,16 @@ const REMOVE_OWN_DELIVERIES_SQL = `DELETE FROM "WebhookDelivery" d
   WHERE d."endpointId" = ANY($1::text[]) AND d.xmin = pg_current_xact_id()::xid
     AND e.id = d."eventId" AND e.xmin = pg_current_xact_id()::xid`;
 
-export async function withholdDeliveries(tx: WriteClient, workspaceIds: readonly string[]): Promise<void> {
+/** The writer's afterAppend hook (writer.ts): no delivery is left queued by the write. */
+export async function withholdDeliveries(tx: WriteClient, changes: readonly Change[]): Promise<number> {
+  const workspaceIds = [...new Set(changes.map((change) => change.workspaceId))];
   const endpoints = await tx.$queryRawUnsafe<{ id: string }[]>(ENDPOINTS_SQL, workspaceIds);
-  if (endpoints.length === 0) return;
+  if (endpoints.length === 0) return 0;
   // In id order, as every fan-out locks endpoints: two writers never wait on each other's rows.
   for (const endpoint of endpoints) await fanOutEndpoint(tx, endpoint.id);
   await tx.$executeRawUnsafe(
     REMOVE_OWN_DELIVERIES_SQL,
     endpoints.map((endpoint) => endpoint.id),
   );
+  return 0;
 }

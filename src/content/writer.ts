@@ -15,7 +15,6 @@ import { statementName } from "../db/statement-names.ts";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { Change } from "./change.ts";
 import { appendEvents } from "./change-log.ts";
-import { withholdDeliveries } from "./withheld-deliveries.ts";
 
 /** NOTIFY channel for "API keys changed", followed by the schema's name (src/auth/caller-cache.ts listens). */
 export const API_KEYS_CHANNEL_PREFIX = "api_keys:";
@@ -46,10 +45,11 @@ export interface CommittedWrite {
 /** How a write treats what it records. */
 export interface WriteOptions {
   /**
-   * false: the write's events are logged (the change feed, caches and subscriptions hear them) but no
-   * webhook endpoint is sent them — a bulk import's `--no-webhooks` (withheld-deliveries.ts).
+   * Runs at the hook point right after the write's events are appended, in its transaction, and returns
+   * how many webhook deliveries the write still calls for: a bulk import's `--no-webhooks` withholds them
+   * there (withheld-deliveries.ts), its events logged all the same.
    */
-  webhooks?: boolean;
+  afterAppend?: (tx: WriteClient, changes: readonly Change[], deliveriesQueued: number) => Promise<number>;
 }
 
 export type ChangeListener = (changes: readonly Change[], committed: CommittedWrite) => void;
@@ -86,10 +86,8 @@ export async function write<T>(
     });
     // The hook point: the change log's rows (and their webhook deliveries), in this transaction.
     committed.deliveriesQueued += await appendEvents(tx, changes);
-    if (options.webhooks === false && changes.length > 0) {
-      await withholdDeliveries(tx, [...new Set(changes.map((change) => change.workspaceId))]);
-      committed.deliveriesQueued = 0;
-    }
+    if (options.afterAppend)
+      committed.deliveriesQueued = await options.afterAppend(tx, changes, committed.deliveriesQueued);
     // API keys record no event, but every instance caches the keys it has seen: tell them at COMMIT.
     if (changes.some((change) => change.resource === "api_key"))
       await tx.$executeRawUnsafe(ANNOUNCE_KEYS_SQL);
