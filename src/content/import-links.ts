@@ -11,6 +11,16 @@ const QUOTED_ID = /"([A-Za-z0-9_-]{8,64})"/g;
 export class ImportLinks {
   private readonly ids = new Map<string, string>();
   private readonly urls = new Map<string, string>();
+  /** A dry run's would-be records (`kind:slug`): later records may reference them as if written. */
+  private readonly planned = new Set<string>();
+
+  plan(kind: string, slug: string): void {
+    this.planned.add(`${kind}:${slug}`);
+  }
+
+  isPlanned(kind: string, slug: string): boolean {
+    return this.planned.has(`${kind}:${slug}`);
+  }
 
   rememberId(sourceId: string, targetId: string): void {
     this.ids.set(sourceId, targetId);

@@ -58,6 +58,7 @@ export async function writeImportedRecord(
   )
     return { outcome: "failed", reason: `invalid slug "${slugOrKey(record)}"` };
   const owner = await ownerOfSlug(client, target.workspaceId, record);
+  if (!uow && !owner) target.links.plan(record.kind, slugOrKey(record));
   if (owner && owner !== existing)
     return { outcome: "conflict", reason: `${slugOrKey(record)} belongs to another ${record.kind} here` };
   switch (record.kind) {
@@ -307,7 +308,7 @@ async function writePost(
   record: ImportedPost,
   existing: string | null,
 ): Promise<Written> {
-  const refs = await postReferences(client, target.workspaceId, record);
+  const refs = await postReferences(client, target, record, uow === null);
   if ("missing" in refs) return { outcome: "failed", reason: refs.missing };
   const content = sanitizeHtml(target.links.rewriteUrls(record.content));
   if (!content.trim())
@@ -386,9 +387,13 @@ type PostReferences =
 
 async function postReferences(
   client: ReadClient,
-  workspaceId: string,
+  target: ImportTarget,
   record: ImportedPost,
+  dryRun: boolean,
 ): Promise<PostReferences> {
+  const { workspaceId } = target;
+  // A dry run wrote nothing: what it would have created counts as there.
+  const planned = (kind: string, slug: string) => dryRun && target.links.isPlanned(kind, slug);
   const [category, tags, authors, fields] = await Promise.all([
     client.category.findFirst({ where: { workspaceId, slug: record.category }, select: { id: true } }),
     client.tag.findMany({
@@ -401,20 +406,23 @@ async function postReferences(
     }),
     client.field.findMany({ where: { workspaceId }, select: { id: true, key: true } }),
   ]);
-  if (!category) return { missing: `its category "${record.category}" is not in the workspace` };
-  const tagIds = inOrder(record.tags, tags);
-  const authorIds = inOrder(record.authors, authors);
+  if (!category && !planned("category", record.category))
+    return { missing: `its category "${record.category}" is not in the workspace` };
+  const plannedRows = (kind: string, slugs: readonly string[]) =>
+    slugs.filter((slug) => planned(kind, slug)).map((slug) => ({ id: `planned:${slug}`, slug }));
+  const tagIds = inOrder(record.tags, [...tags, ...plannedRows("tag", record.tags)]);
+  const authorIds = inOrder(record.authors, [...authors, ...plannedRows("author", record.authors)]);
   if (typeof tagIds === "string") return { missing: `its tag "${tagIds}" is not in the workspace` };
   if (typeof authorIds === "string") return { missing: `its author "${authorIds}" is not in the workspace` };
   const fieldIds = new Map(fields.map((field) => [field.key, field.id]));
   const values: [string, unknown][] = [];
   for (const [key, value] of Object.entries(record.fields)) {
     if (value === null || value === undefined) continue;
-    const fieldId = fieldIds.get(key);
+    const fieldId = fieldIds.get(key) ?? (planned("field", key) ? `planned:${key}` : undefined);
     if (!fieldId) return { missing: `its custom field "${key}" is not defined in the workspace` };
     values.push([fieldId, value]);
   }
-  return { categoryId: category.id, tagIds, authorIds, values };
+  return { categoryId: category?.id ?? `planned:${record.category}`, tagIds, authorIds, values };
 }
 
 /** The ids of `slugs` in their order, or the first slug that has none. */
