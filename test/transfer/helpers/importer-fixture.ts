@@ -19,7 +19,8 @@ export interface ImporterFixture {
   mediaBase: string;
   /** The import command, as `content-gateway import <fixture> --from <kind> [--dry-run]` runs it. */
   run(options?: { dryRun?: boolean }): ReturnType<typeof importInto>;
-  get(path: string): Promise<any>;
+  /** A GET with the workspace's private key: its body (a failure throws). */
+  get(path: string): Promise<Awaited<ReturnType<TestApp["request"]>>["body"]>;
   close(): Promise<void>;
 }
 
