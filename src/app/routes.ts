@@ -23,6 +23,7 @@ import { rateLimit } from "../limits/rate-limit-middleware.ts";
 import { serveLocalMedia } from "../media/serve-local-media.ts";
 import { isSelfServed } from "../media/storage.ts";
 import { createRestRouter } from "../rest/router.ts";
+import { exportToStream } from "../transfer/transfer-commands.ts";
 import type { AppDeps, AppWiring } from "./services.ts";
 
 /** `observe`: the request observers (requestObservers), shared with the cached-read door. */
@@ -72,6 +73,8 @@ export function mountRoutes(deps: AppDeps, wiring: AppWiring, observe: RequestHa
         token: config.adminToken,
         callers: wiring.callers,
         failedAuth: { limiter: deps.rateLimiter, limit: config.rateLimit.unauthenticated },
+        exportWorkspace: (workspace, out) =>
+          exportToStream({ db, config, storage: deps.mediaStorage }, workspace, out),
       }),
     );
 
