@@ -15,7 +15,6 @@ const SRC = path.resolve(import.meta.dirname, "../../src");
  * - `media` may import `config`: the storage is chosen from its settings.
  * - `cache` holds HTTP validators (ETags) and both doors' answer stores, which the cached-read door
  *   (http) reads before routing; it imports nothing of the project.
- * - `http` may import `transfer`: the admin API streams a workspace's export.
  * - `rest` may import `media`: it parses multipart uploads itself (and answers their errors as REST
  *   bodies) before the in-process GraphQL execution; never `content`, `db` or `generated`.
  */
