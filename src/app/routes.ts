@@ -25,6 +25,7 @@ import { serveLocalMedia } from "../media/serve-local-media.ts";
 import { serveMediaTransforms } from "../media/serve-media-transforms.ts";
 import { isSelfServed } from "../media/storage.ts";
 import { createRestRouter } from "../rest/router.ts";
+import { exportToStream } from "../transfer/transfer-commands.ts";
 import type { AppDeps, AppWiring } from "./services.ts";
 
 /** `observe`: the request observers (requestObservers), shared with the cached-read door. */
@@ -77,6 +78,8 @@ export function mountRoutes(deps: AppDeps, wiring: AppWiring, observe: RequestHa
         token: config.adminToken,
         callers: wiring.callers,
         failedAuth: { limiter: deps.rateLimiter, limit: config.rateLimit.unauthenticated },
+        exportWorkspace: (workspace, out) =>
+          exportToStream({ db, config, storage: deps.mediaStorage }, workspace, out),
       }),
     );
 

@@ -15,6 +15,18 @@ export const cliCommandSchema = z.discriminatedUnion("command", [
   z.object({ command: z.literal("key revoke"), keyId: z.string().min(1) }),
   z.object({ command: z.literal("seed"), workspace: z.string().min(1) }),
   z.object({ command: z.literal("migrate") }),
+  z.object({ command: z.literal("export"), workspace: z.string().min(1), out: z.string().min(1) }),
+  z.object({
+    command: z.literal("import"),
+    workspace: z.string().min(1),
+    /** The archive, export file, folder or URL to read. */
+    source: z.string().min(1),
+    from: z.enum(["archive", "ghost", "wxr", "markdown", "marble"]),
+    key: z.string().optional(),
+    dryRun: z.boolean(),
+    webhooks: z.boolean(),
+    batchSize: z.number().int().min(1).max(1000).optional(),
+  }),
 ]);
 
 export type CliCommand = z.infer<typeof cliCommandSchema>;
@@ -43,6 +55,9 @@ export const EXPECTED_ERRORS = new Set([
   "EmbeddedDatabaseLockedError",
   "WorkspaceNotFoundError",
   "ApiKeyNotFoundError",
+  "ArchiveFormatError",
+  "ImportSourceError",
+  "MediaFileMissingError",
 ]);
 
 export function exitCodeForError(name: string): number {

@@ -2,6 +2,8 @@
 // It runs in the CLI's own process, or in the running server's (control-server.ts) when the server
 // holds the embedded database: either way through the same service functions as the API, so every
 // write goes through the one writer.
+
+import path from "node:path";
 import {
   createWorkspace,
   findWorkspace,
@@ -10,11 +12,26 @@ import {
   listWorkspaces,
   revokeKey,
 } from "../auth/workspaces.ts";
+import { loadConfig } from "../config.ts";
 import type { Database } from "../db/database.ts";
+import { silentLogger } from "../logger.ts";
+import { createMediaStorage } from "../media/create-storage.ts";
 import { seedWorkspace } from "../seed/seed-workspace.ts";
+import type { ProgressReporter } from "../transfer/progress.ts";
+import { exportToFile, importInto, type TransferContext } from "../transfer/transfer-commands.ts";
 import type { CliCommand } from "./command.ts";
 
-export async function runCommand(db: Database, command: CliCommand): Promise<unknown> {
+/** The media storage the configuration names, for the commands that move media. */
+function transferContext(db: Database, progress: ProgressReporter | undefined): TransferContext {
+  const config = loadConfig();
+  return { db, config, storage: createMediaStorage(config, silentLogger), ...(progress ? { progress } : {}) };
+}
+
+export async function runCommand(
+  db: Database,
+  command: CliCommand,
+  progress?: ProgressReporter,
+): Promise<unknown> {
   const { prisma } = db;
   switch (command.command) {
     case "workspace create":
@@ -35,5 +52,27 @@ export async function runCommand(db: Database, command: CliCommand): Promise<unk
     }
     case "migrate":
       return { applied: await db.migrate() };
+    case "export": {
+      const workspace = await findWorkspace(prisma, command.workspace);
+      return {
+        workspace,
+        ...(await exportToFile(transferContext(db, progress), workspace, path.resolve(command.out))),
+      };
+    }
+    case "import": {
+      const workspace = await findWorkspace(prisma, command.workspace);
+      const source = /^https?:\/\//.test(command.source) ? command.source : path.resolve(command.source);
+      const summary = await importInto(
+        transferContext(db, progress),
+        workspace,
+        { from: command.from, location: source, ...(command.key ? { key: command.key } : {}) },
+        {
+          dryRun: command.dryRun,
+          webhooks: command.webhooks,
+          ...(command.batchSize ? { batchSize: command.batchSize } : {}),
+        },
+      );
+      return { workspace, ...summary };
+    }
   }
 }

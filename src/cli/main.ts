@@ -27,14 +27,16 @@ async function execute(command: CliCommand): Promise<unknown> {
     if (answer && "result" in answer) return answer.result;
     if (answer) throw new ServerCommandError(answer.error.name, answer.error.message);
   }
-  const [{ openDatabase }, { runCommand }] = await Promise.all([
+  const [{ openDatabase }, { runCommand }, { progressReporter }] = await Promise.all([
     import("../db/database.ts"),
     import("./commands.ts"),
+    import("../transfer/progress.ts"),
   ]);
   // The migrate command applies migrations itself (and reports them); every other command needs them applied.
   const db = await openDatabase(config.database, { migrate: command.command !== "migrate" });
   try {
-    return await runCommand(db, command);
+    const moves = command.command === "export" || command.command === "import";
+    return await runCommand(db, command, moves ? progressReporter(command.command) : undefined);
   } finally {
     await db.close();
   }

@@ -9,6 +9,9 @@ Examples:
   $ content-gateway key create --workspace my-blog --kind private
   $ content-gateway key list --workspace my-blog
   $ content-gateway key revoke <key-id>
+  $ content-gateway export --workspace my-blog --out site.tar.gz
+  $ content-gateway import site.tar.gz --workspace other-blog --no-webhooks
+  $ content-gateway import ghost-export.json --from ghost --workspace my-blog --dry-run
 
 Exit codes: 0 done, 1 the command failed, 2 bad usage.`;
 
@@ -67,6 +70,55 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
     .description("fill a workspace with demo content")
     .addOption(workspaceOption())
     .action((options: { workspace: string }) => run({ command: "seed", workspace: options.workspace }));
+  program
+    .command("export")
+    .description(
+      "write a workspace to one portable .tar.gz (records as NDJSON, media files, no keys or secrets)",
+    )
+    .addOption(workspaceOption())
+    .requiredOption("-o, --out <file>", "the archive to write (.tar.gz)")
+    .action((options: { workspace: string; out: string }) =>
+      run({ command: "export", workspace: options.workspace, out: options.out }),
+    );
+  program
+    .command("import")
+    .description(
+      "import an export archive, or another system's export, into a workspace (idempotent, resumable)",
+    )
+    .argument("<source>", "the archive, Ghost JSON, WordPress WXR file, markdown folder or /v1 API URL")
+    .addOption(workspaceOption())
+    .addOption(
+      new Option("-f, --from <kind>", "what the source is")
+        .choices(["archive", "ghost", "wxr", "markdown", "marble"])
+        .default("archive"),
+    )
+    .option("-k, --key <key>", "the API key of a /v1 source (--from marble)")
+    .option("--dry-run", "report what would be created, updated, skipped or in conflict; write nothing")
+    .option("--no-webhooks", "log the import's events but send them to no webhook endpoint")
+    .option("--batch-size <n>", "records per transaction (1-1000)", (value) => Number.parseInt(value, 10))
+    .action(
+      (
+        source: string,
+        options: {
+          workspace: string;
+          from: "archive" | "ghost" | "wxr" | "markdown" | "marble";
+          key?: string;
+          dryRun?: boolean;
+          webhooks: boolean;
+          batchSize?: number;
+        },
+      ) =>
+        run({
+          command: "import",
+          source,
+          workspace: options.workspace,
+          from: options.from,
+          ...(options.key ? { key: options.key } : {}),
+          dryRun: options.dryRun === true,
+          webhooks: options.webhooks,
+          ...(options.batchSize ? { batchSize: options.batchSize } : {}),
+        }),
+    );
   program
     .command("migrate")
     .description("apply pending database migrations")

@@ -212,7 +212,7 @@ export function activeSecrets(
 }
 
 /** ["*"] stays as it is; a list of types loses its repeats and is kept in a stable order. */
-function normalizedEvents(events: readonly string[]): string[] {
+export function normalizedEvents(events: readonly string[]): string[] {
   if (events.includes(ALL_EVENTS)) return [ALL_EVENTS];
   return EVENT_TYPES.filter((type) => events.includes(type));
 }

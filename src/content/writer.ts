@@ -42,6 +42,16 @@ export interface CommittedWrite {
   deliveriesQueued: number;
 }
 
+/** How a write treats what it records. */
+export interface WriteOptions {
+  /**
+   * Runs at the hook point right after the write's events are appended, in its transaction, and returns
+   * how many webhook deliveries the write still calls for: a bulk import's `--no-webhooks` withholds them
+   * there (withheld-deliveries.ts), its events logged all the same.
+   */
+  afterAppend?: (tx: WriteClient, changes: readonly Change[], deliveriesQueued: number) => Promise<number>;
+}
+
 export type ChangeListener = (changes: readonly Change[], committed: CommittedWrite) => void;
 
 /**
@@ -59,7 +69,11 @@ export function onCommittedChanges(prisma: PrismaClient, listener: ChangeListene
 }
 
 /** Runs one write operation in its own transaction; see the file's comment. */
-export async function write<T>(prisma: PrismaClient, work: (uow: UnitOfWork) => Promise<T>): Promise<T> {
+export async function write<T>(
+  prisma: PrismaClient,
+  work: (uow: UnitOfWork) => Promise<T>,
+  options: WriteOptions = {},
+): Promise<T> {
   const changes: Change[] = [];
   const committed: CommittedWrite = { deliveriesQueued: 0 };
   const result = await prisma.$transaction(async (tx) => {
@@ -72,6 +86,8 @@ export async function write<T>(prisma: PrismaClient, work: (uow: UnitOfWork) => 
     });
     // The hook point: the change log's rows (and their webhook deliveries), in this transaction.
     committed.deliveriesQueued += await appendEvents(tx, changes);
+    if (options.afterAppend)
+      committed.deliveriesQueued = await options.afterAppend(tx, changes, committed.deliveriesQueued);
     // API keys record no event, but every instance caches the keys it has seen: tell them at COMMIT.
     if (changes.some((change) => change.resource === "api_key"))
       await tx.$executeRawUnsafe(ANNOUNCE_KEYS_SQL);

@@ -125,3 +125,18 @@ export class TransformsBusyError extends DomainError {
     super("Too many images are being transformed at once; try again shortly");
   }
 }
+
+/** An export or import archive that is not the portable format this version reads (src/transfer). */
+export class ArchiveFormatError extends Error {
+  override name = "ArchiveFormatError";
+}
+
+/** A source an importer reads (a Ghost or WordPress export, a markdown folder, a /v1 API) it cannot use. */
+export class ImportSourceError extends Error {
+  override name = "ImportSourceError";
+}
+
+/** A media file that a record lists but the storage (or the source) cannot give. */
+export class MediaFileMissingError extends Error {
+  override name = "MediaFileMissingError";
+}

@@ -30,6 +30,11 @@ export function adminRoutes(options: {
   token: string;
   callers: CallerResolver;
   failedAuth: FailedAuthLimit;
+  /** Streams a workspace's portable export (src/transfer) into the response; given by the app's wiring. */
+  exportWorkspace?: (
+    workspace: { id: string; name: string; slug: string },
+    out: express.Response,
+  ) => Promise<unknown>;
 }): Router {
   const { prisma, callers } = options;
   const router = Router();
@@ -67,6 +72,22 @@ export function adminRoutes(options: {
     const workspace = await findWorkspace(prisma, req.params.workspace);
     const { key, apiKey } = await issueKey(prisma, workspace.id, kind);
     res.status(201).json({ key, apiKey });
+  });
+  router.get("/workspaces/:workspace/export", async (req, res) => {
+    const exportWorkspace = options.exportWorkspace;
+    if (!exportWorkspace) {
+      sendError(res, 404, "Not found", "Exports are not available on this instance");
+      return;
+    }
+    const workspace = await findWorkspace(prisma, req.params.workspace);
+    res.setHeader("content-type", "application/gzip");
+    res.setHeader("content-disposition", `attachment; filename="${workspace.slug}.tar.gz"`);
+    // Streamed: the archive is written into the response as it is read, in bounded memory. Once bytes
+    // have gone out a failure can only cut the response short (a truncated gzip, which no reader accepts).
+    await exportWorkspace(workspace, res).catch((error) => {
+      if (!res.headersSent) throw error;
+      res.destroy(error as Error);
+    });
   });
   router.post("/keys/:id/revoke", async (req, res) => {
     const apiKey = await revokeKey(prisma, req.params.id);

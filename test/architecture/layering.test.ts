@@ -28,6 +28,8 @@ const ALLOWED: Record<string, string[]> = {
   content: ["domain", "db", "generated", "media", "logger", "webhooks"],
   auth: ["domain", "content", "db", "generated"],
   seed: ["domain", "content", "db", "generated"],
+  // Export, import and the importers: formats and sources around the content layer's import writer.
+  transfer: ["domain", "content", "db", "generated", "media", "logger", "config"],
   limits: ["domain", "logger"],
   webhooks: ["domain"],
   cache: [],

@@ -65,6 +65,8 @@ export async function startTestApp(
     rateLimiter?: RateLimiter;
     /** Also run the instance's background work (webhook dispatch, change log pruning), as the server does. */
     background?: boolean;
+    /** Serve this database instead of the test's own (a test that needs both stores at once). */
+    database?: () => Promise<Database>;
   } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "content-test-"));
@@ -76,17 +78,19 @@ export async function startTestApp(
     ...options.env,
   });
   const metrics = createMetrics();
-  const db = await openTestDatabase({
-    // A test's own DATABASE_STATEMENT_TIMEOUT_MS (the test database reads DATABASE_URL itself, so
-    // `config.database` here is the embedded one).
-    ...(options.env?.DATABASE_STATEMENT_TIMEOUT_MS
-      ? { statementTimeoutMs: Number(options.env.DATABASE_STATEMENT_TIMEOUT_MS) }
-      : {}),
-    onQuery: (sql, source) => {
-      metrics.countStatement();
-      options.onQuery?.(sql, source);
-    },
-  });
+  const db = options.database
+    ? await options.database()
+    : await openTestDatabase({
+        // A test's own DATABASE_STATEMENT_TIMEOUT_MS (the test database reads DATABASE_URL itself, so
+        // `config.database` here is the embedded one).
+        ...(options.env?.DATABASE_STATEMENT_TIMEOUT_MS
+          ? { statementTimeoutMs: Number(options.env.DATABASE_STATEMENT_TIMEOUT_MS) }
+          : {}),
+        onQuery: (sql, source) => {
+          metrics.countStatement();
+          options.onQuery?.(sql, source);
+        },
+      });
   // In CI's PostgreSQL + Redis run the counters live in Redis too, under a prefix of this app's own.
   const rateLimiter =
     options.rateLimiter ??

@@ -1,0 +1,129 @@
+// The record stream every import consumes (src/transfer): the portable archive's reader and each
+// source's converter (Ghost, WordPress, markdown, a /v1 API) turn what they read into these records, so
+// all of them share one import path and one batch writer (import-batch.ts). References between records
+// are by slug (a field by its key), which an import keeps; `sourceId` is the record's identity in its
+// source, what the import ledger (ImportedRecord) remembers it by.
+
+export interface ImportedTaxonomy {
+  kind: "category" | "tag";
+  sourceId: string;
+  slug: string;
+  name: string;
+  description: string | null;
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+export interface ImportedAuthor {
+  kind: "author";
+  sourceId: string;
+  slug: string;
+  name: string;
+  image: string | null;
+  bio: string | null;
+  role: string | null;
+  email: string | null;
+  socials: { platform: string; url: string }[];
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+export interface ImportedField {
+  kind: "field";
+  sourceId: string;
+  key: string;
+  name: string;
+  description: string | null;
+  type: "text" | "number" | "boolean" | "date" | "richtext" | "select" | "multiselect";
+  required: boolean;
+  position: number;
+  options: { value: string; label: string; position: number; createdAt?: string; updatedAt?: string }[];
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+export interface ImportedMedia {
+  kind: "media";
+  sourceId: string;
+  /** Where the source served it: every occurrence in bodies, covers and images is rewritten to the new URL. */
+  url: string;
+  name: string;
+  alt: string | null;
+  /** Size in bytes when the source says (an archive always does; a URL until fetched may not). */
+  size: number | null;
+  createdAt?: string;
+  updatedAt?: string;
+  /** The bytes: read from the archive, or fetched from `url`. */
+  load(): Promise<Uint8Array>;
+}
+
+export interface ImportedRevision {
+  number: number;
+  createdAt: string;
+  actorName: string | null;
+  /** The post's read form after that write (post-revisions.ts); ids inside are the source's. */
+  snapshot: Record<string, unknown>;
+}
+
+export interface ImportedPost {
+  kind: "post";
+  sourceId: string;
+  slug: string;
+  title: string;
+  status: "published" | "draft";
+  featured: boolean;
+  coverImage: string | null;
+  description: string;
+  /** HTML: sanitized on import like every body the API accepts. */
+  content: string;
+  attribution: string | null;
+  publishedAt: string;
+  createdAt?: string;
+  updatedAt?: string;
+  /** Slugs. */
+  category: string;
+  tags: string[];
+  authors: string[];
+  /** Values by field key. */
+  fields: Record<string, unknown>;
+  /** Oldest first; none: the import makes the post's first revision, as a create would. */
+  revisions: ImportedRevision[];
+}
+
+export interface ImportedWebhook {
+  kind: "webhook";
+  sourceId: string;
+  url: string;
+  description: string | null;
+  events: string[];
+  enabled: boolean;
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+export type ImportRecord =
+  | ImportedTaxonomy
+  | ImportedAuthor
+  | ImportedField
+  | ImportedMedia
+  | ImportedPost
+  | ImportedWebhook;
+
+export type ImportKind = ImportRecord["kind"];
+
+/**
+ * The order records must be imported in: what a post references (taxonomy, authors, fields, media for
+ * its URLs) before the post. Streams list their records in this order.
+ */
+export const IMPORT_ORDER: readonly ImportKind[] = [
+  "category",
+  "tag",
+  "author",
+  "field",
+  "media",
+  "post",
+  "webhook",
+];
+
+/** What the import did with one record. */
+export type ImportOutcome = "created" | "updated" | "skipped" | "conflict" | "failed";

@@ -1,0 +1,104 @@
+// Reads a portable archive (format.ts) as the import record stream (src/content/import-records.ts), in
+// one pass: the manifest first (its format version is checked before any record), then each chunk's
+// records; a media record is given out once its file's entry has arrived, with the bytes it needs, so
+// the reader holds one chunk and one media file at a time.
+import type { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
+import { extract as createExtract } from "tar-stream";
+import type { ImportedMedia, ImportKind, ImportRecord } from "../../content/import-records.ts";
+import { ArchiveFormatError } from "../../domain/errors.ts";
+import {
+  FORMAT_NAME,
+  FORMAT_VERSION,
+  kindOfChunk,
+  MANIFEST_ENTRY,
+  type Manifest,
+  manifestSchema,
+} from "../format.ts";
+import { lineSchemas, type PortableLine } from "./portable-lines.ts";
+
+async function readAll(stream: AsyncIterable<unknown>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of stream) parts.push(part as Buffer);
+  return Buffer.concat(parts);
+}
+
+export async function* archiveRecords(
+  input: Readable,
+  onManifest: (manifest: Manifest) => void = () => {},
+): AsyncGenerator<ImportRecord> {
+  const extract = createExtract();
+  input
+    .pipe(createGunzip())
+    .on("error", (error) => extract.destroy(error))
+    .pipe(extract);
+  let manifest: Manifest | null = null;
+  /** The media records of the last chunk whose file has not come yet, by entry name. */
+  const waiting = new Map<string, PortableLine<"media">>();
+  for await (const entry of extract) {
+    const name = entry.header.name;
+    if (name === MANIFEST_ENTRY) {
+      manifest = parseManifest(await readAll(entry));
+      onManifest(manifest);
+      continue;
+    }
+    if (!manifest)
+      throw new ArchiveFormatError(`Not a ${FORMAT_NAME} archive: ${MANIFEST_ENTRY} must come first`);
+    const held = waiting.get(name);
+    if (held) {
+      waiting.delete(name);
+      const bytes = new Uint8Array(await readAll(entry));
+      yield mediaRecord(held, bytes);
+      continue;
+    }
+    const kind = kindOfChunk(name);
+    if (!kind) {
+      entry.resume();
+      continue;
+    }
+    if (waiting.size > 0) throw missingFiles(waiting);
+    const lines = parseChunk(kind, name, (await readAll(entry)).toString("utf8"));
+    if (kind === "media") for (const line of lines as PortableLine<"media">[]) waiting.set(line.file, line);
+    else for (const line of lines) yield recordOf(kind, line);
+  }
+  if (!manifest) throw new ArchiveFormatError(`Not a ${FORMAT_NAME} archive: no ${MANIFEST_ENTRY}`);
+  if (waiting.size > 0) throw missingFiles(waiting);
+}
+
+function parseManifest(text: Buffer): Manifest {
+  const parsed = manifestSchema.safeParse(JSON.parse(text.toString("utf8")));
+  if (!parsed.success) throw new ArchiveFormatError(`Not a ${FORMAT_NAME} archive: ${parsed.error.message}`);
+  if (parsed.data.formatVersion > FORMAT_VERSION)
+    throw new ArchiveFormatError(
+      `The archive is format version ${parsed.data.formatVersion}; this version reads up to ${FORMAT_VERSION}`,
+    );
+  return parsed.data;
+}
+
+function parseChunk(kind: ImportKind, entryName: string, text: string): unknown[] {
+  return text
+    .split("\n")
+    .filter((line) => line.trim())
+    .map((line, index) => {
+      const parsed = lineSchemas[kind].safeParse(JSON.parse(line));
+      if (!parsed.success)
+        throw new ArchiveFormatError(`${entryName} line ${index + 1}: ${parsed.error.message}`);
+      return parsed.data;
+    });
+}
+
+function recordOf(kind: Exclude<ImportKind, "media">, line: unknown): ImportRecord {
+  const { id, ...rest } = line as { id: string };
+  return { ...rest, kind, sourceId: id } as ImportRecord;
+}
+
+function mediaRecord(line: PortableLine<"media">, bytes: Uint8Array): ImportedMedia {
+  const { id, file: _file, ...rest } = line;
+  return { ...rest, kind: "media", sourceId: id, load: async () => bytes };
+}
+
+function missingFiles(waiting: Map<string, unknown>): ArchiveFormatError {
+  return new ArchiveFormatError(
+    `Media files missing from the archive: ${[...waiting.keys()].slice(0, 5).join(", ")}`,
+  );
+}

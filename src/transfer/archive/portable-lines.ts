@@ -1,0 +1,88 @@
+// The NDJSON lines of the portable format (format.ts), checked on import: an archive is input like any
+// other, so a malformed line is refused with its entry and line number instead of reaching the writer.
+import { z } from "zod";
+import type { ImportKind } from "../../content/import-records.ts";
+
+const timestamps = { createdAt: z.string().optional(), updatedAt: z.string().optional() };
+const nullableText = z.string().nullable();
+
+const taxonomyLine = z.object({
+  id: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  description: nullableText,
+  ...timestamps,
+});
+
+export const lineSchemas = {
+  category: taxonomyLine,
+  tag: taxonomyLine,
+  author: z.object({
+    id: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    image: nullableText,
+    bio: nullableText,
+    role: nullableText,
+    email: nullableText,
+    socials: z.array(z.object({ platform: z.string(), url: z.string() })),
+    ...timestamps,
+  }),
+  field: z.object({
+    id: z.string(),
+    key: z.string(),
+    name: z.string(),
+    description: nullableText,
+    type: z.enum(["text", "number", "boolean", "date", "richtext", "select", "multiselect"]),
+    required: z.boolean(),
+    position: z.number().int(),
+    options: z.array(
+      z.object({ value: z.string(), label: z.string(), position: z.number().int(), ...timestamps }),
+    ),
+    ...timestamps,
+  }),
+  media: z.object({
+    id: z.string(),
+    file: z.string(),
+    url: z.string(),
+    name: z.string(),
+    alt: nullableText,
+    size: z.number().int(),
+    ...timestamps,
+  }),
+  post: z.object({
+    id: z.string(),
+    slug: z.string(),
+    title: z.string(),
+    status: z.enum(["published", "draft"]),
+    featured: z.boolean(),
+    coverImage: nullableText,
+    description: z.string(),
+    content: z.string(),
+    attribution: nullableText,
+    publishedAt: z.string(),
+    category: z.string(),
+    tags: z.array(z.string()),
+    authors: z.array(z.string()),
+    fields: z.record(z.string(), z.unknown()),
+    revisions: z.array(
+      z.object({
+        number: z.number().int(),
+        createdAt: z.string(),
+        actorName: nullableText,
+        snapshot: z.record(z.string(), z.unknown()),
+      }),
+    ),
+    ...timestamps,
+  }),
+  webhook: z.object({
+    id: z.string(),
+    url: z.string(),
+    description: nullableText,
+    events: z.array(z.string()),
+    enabled: z.boolean(),
+    ...timestamps,
+  }),
+} satisfies Record<ImportKind, z.ZodType>;
+
+export type PortableLine<K extends ImportKind> = z.infer<(typeof lineSchemas)[K]>;

@@ -1,0 +1,146 @@
+// The one import path: whatever the source (a portable archive, Ghost, WordPress, a markdown folder, a
+// /v1 API), its records (src/content/import-records.ts) arrive here in IMPORT_ORDER and are written in
+// batches of one kind, each batch one transaction through the one writer (src/content/import-batch.ts).
+// A media record's file is stored when the record arrives (and discarded again if its batch fails or
+// does not use it), so a batch never holds more than its records' metadata. Records the ledger already
+// has unchanged cost neither bytes nor writes: a second run changes nothing, and a run after a crash
+// passes quickly over what the crashed one committed. After a real run ANALYZE refreshes the touched
+// tables' statistics (src/content/import-statistics.ts).
+import {
+  alreadyImported,
+  type ImportTarget,
+  importBatch,
+  labelOf,
+  type PreparedRecord,
+  type RecordResult,
+} from "../content/import-batch.ts";
+import { fingerprintOf } from "../content/import-ledger.ts";
+import { ImportLinks } from "../content/import-links.ts";
+import type { ImportKind, ImportRecord } from "../content/import-records.ts";
+import { refreshImportStatistics } from "../content/import-statistics.ts";
+import type { Database } from "../db/database.ts";
+import { discardStoredMedia, ingestMedia } from "../media/ingest.ts";
+import type { MediaStorage } from "../media/storage.ts";
+import { type ImportSummary, SummaryTally } from "./import-summary.ts";
+
+export interface ImportOptions {
+  db: Database;
+  storage: MediaStorage;
+  workspaceId: string;
+  /** Names the source in the ledger: the same origin twice is the same import, resumed or repeated. */
+  origin: string;
+  dryRun?: boolean;
+  /** false: the import's events are logged but sent to no webhook endpoint. */
+  webhooks?: boolean;
+  /** Records per transaction. */
+  batchSize?: number;
+  /** Media files above this size are refused (MEDIA_MAX_BYTES). */
+  maxMediaBytes?: number;
+  /** After each batch: what the progress bar or log line shows. */
+  onBatch?: (kind: ImportKind, results: readonly RecordResult[], done: number) => void;
+}
+
+export const DEFAULT_BATCH_SIZE = 100;
+
+export async function runImport(
+  records: AsyncIterable<ImportRecord>,
+  options: ImportOptions,
+): Promise<ImportSummary> {
+  const dryRun = options.dryRun ?? false;
+  const tally = new SummaryTally(dryRun);
+  const target: ImportTarget = {
+    prisma: options.db.prisma,
+    workspaceId: options.workspaceId,
+    origin: options.origin,
+    webhooks: options.webhooks ?? true,
+    dryRun,
+    links: new ImportLinks(),
+    mediaUrl: (key) => options.storage.urlFor(key),
+  };
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  let batch: PreparedRecord[] = [];
+  let batchKind: ImportKind | null = null;
+
+  const flush = async () => {
+    if (!batchKind || batch.length === 0) return;
+    const kind = batchKind;
+    const pending = batch;
+    batch = [];
+    let results: RecordResult[];
+    try {
+      results = await importBatch(target, kind, pending);
+    } catch (error) {
+      await discardStored(options.storage, pending);
+      throw error;
+    }
+    // Files stored for records the batch did not write (a conflict, a failure) are not kept.
+    await discardStored(
+      options.storage,
+      pending.filter((_, index) => results[index]?.outcome !== "created"),
+    );
+    tally.add(results);
+    options.onBatch?.(kind, results, tally.done);
+  };
+
+  for await (const record of records) {
+    if (record.kind !== batchKind) {
+      await flush();
+      batchKind = record.kind;
+    }
+    const fingerprint = fingerprintOf(record);
+    const prepared: PreparedRecord = { record, fingerprint };
+    if (record.kind === "media") {
+      const stored = await prepareMedia(target, options, prepared, tally);
+      if (stored === "failed") continue;
+    }
+    batch.push(prepared);
+    if (batch.length >= batchSize) await flush();
+  }
+  await flush();
+  if (!dryRun && tally.done > 0) await refreshImportStatistics(options.db.sql);
+  return tally.finish();
+}
+
+/**
+ * Stores a media record's file unless the ledger has the record unchanged (or this is a dry run).
+ * A file that cannot be read is a failed record, reported, and the import goes on.
+ */
+async function prepareMedia(
+  target: ImportTarget,
+  options: ImportOptions,
+  prepared: PreparedRecord,
+  tally: SummaryTally,
+): Promise<"stored" | "not needed" | "failed"> {
+  const record = prepared.record;
+  if (record.kind !== "media") return "not needed";
+  const unchanged = await alreadyImported(target, "media", [
+    { sourceId: record.sourceId, fingerprint: prepared.fingerprint },
+  ]);
+  if (unchanged.size > 0) return "not needed";
+  if (target.dryRun) {
+    tally.addMediaBytes(record.size ?? 0);
+    return "not needed";
+  }
+  try {
+    const bytes = await record.load();
+    prepared.media = await ingestMedia({
+      storage: options.storage,
+      workspaceId: target.workspaceId,
+      bytes,
+      filename: record.name,
+      ...(options.maxMediaBytes ? { maxBytes: options.maxMediaBytes } : {}),
+    });
+    tally.addMediaBytes(bytes.byteLength);
+    return "stored";
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    tally.add([
+      { kind: "media", sourceId: record.sourceId, label: labelOf(record), outcome: "failed", reason },
+    ]);
+    return "failed";
+  }
+}
+
+async function discardStored(storage: MediaStorage, prepared: readonly PreparedRecord[]): Promise<void> {
+  for (const { media } of prepared) if (media) await discardStoredMedia(storage, media.storageKey);
+}

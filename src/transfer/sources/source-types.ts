@@ -1,0 +1,20 @@
+// What an importer is asked for and gives back (import-source.ts picks the importer).
+import type { ImportRecord } from "../../content/import-records.ts";
+
+export const SOURCE_KINDS = ["archive", "ghost", "wxr", "markdown", "marble"] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+export interface ImportSource {
+  origin: string;
+  records: AsyncIterable<ImportRecord>;
+  /** Records the source says it has, when it says (a progress bar's total). */
+  total: number | null;
+}
+
+export interface SourceRequest {
+  from: SourceKind;
+  /** A file, a folder or a URL, as `from` needs. */
+  location: string;
+  /** The API key of a /v1 source. */
+  key?: string;
+}

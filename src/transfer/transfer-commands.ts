@@ -1,0 +1,86 @@
+// The export and import commands (the CLI's, and the admin API's export), over a database and the
+// configured media storage: what they read, where they write, and the summary they answer with.
+import { createWriteStream } from "node:fs";
+import { rename, rm } from "node:fs/promises";
+import type { Writable } from "node:stream";
+import type { Config } from "../config.ts";
+import type { Database } from "../db/database.ts";
+import type { MediaStorage } from "../media/storage.ts";
+import { type ExportSummary, exportWorkspace } from "./export/export-workspace.ts";
+import { runImport } from "./import-run.ts";
+import type { ImportSummary } from "./import-summary.ts";
+import type { ProgressReporter } from "./progress.ts";
+import { openImportSource, type SourceRequest } from "./sources/import-source.ts";
+
+export interface TransferContext {
+  db: Database;
+  config: Config;
+  storage: MediaStorage;
+  progress?: ProgressReporter;
+}
+
+export interface WorkspaceRef {
+  id: string;
+  name: string;
+  slug: string;
+}
+
+export async function exportToStream(
+  context: TransferContext,
+  workspace: WorkspaceRef,
+  out: Writable,
+): Promise<ExportSummary> {
+  return exportWorkspace(
+    { prisma: context.db.prisma, storage: context.storage, workspace },
+    out,
+    (kind, written, total) => context.progress?.update(kind, written, total),
+  ).finally(() => context.progress?.stop());
+}
+
+/** Writes the archive next to `file` first and renames it at the end: a failed export leaves no half file. */
+export async function exportToFile(
+  context: TransferContext,
+  workspace: WorkspaceRef,
+  file: string,
+): Promise<ExportSummary & { file: string }> {
+  const partial = `${file}.partial`;
+  try {
+    const summary = await exportToStream(context, workspace, createWriteStream(partial));
+    await rename(partial, file);
+    return { ...summary, file };
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  }
+}
+
+export interface ImportFlags {
+  dryRun: boolean;
+  webhooks: boolean;
+  batchSize?: number;
+}
+
+export async function importInto(
+  context: TransferContext,
+  workspace: WorkspaceRef,
+  request: SourceRequest,
+  flags: ImportFlags,
+): Promise<ImportSummary & { origin: string }> {
+  const source = await openImportSource(request);
+  try {
+    const summary = await runImport(source.records, {
+      db: context.db,
+      storage: context.storage,
+      workspaceId: workspace.id,
+      origin: source.origin,
+      dryRun: flags.dryRun,
+      webhooks: flags.webhooks,
+      maxMediaBytes: context.config.media.maxBytes,
+      ...(flags.batchSize ? { batchSize: flags.batchSize } : {}),
+      onBatch: (kind, _results, done) => context.progress?.update(kind, done, source.total),
+    });
+    return { origin: source.origin, ...summary };
+  } finally {
+    context.progress?.stop();
+  }
+}
