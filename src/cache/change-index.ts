@@ -13,8 +13,20 @@
 // Where the index cannot know (a workspace first seen, more missing events than it will read, a long
 // idle gap after which the change log's retention may have pruned events it never read) it moves its
 // floor to the head: every older answer counts as changed, as the whole-head cache did.
-import type { LoggedChange } from "../content/log-tail.ts";
 import { keysChangedBy } from "./answer-dependencies.ts";
+
+/**
+ * One event of the change log as the index needs it. Declared here, the cache's own vocabulary (the
+ * cache imports nothing of the project: test/architecture/layering.test.ts); src/content/log-tail.ts
+ * reads events of this shape and services.ts hands its reader to the index.
+ */
+export interface LoggedChange {
+  position: number;
+  type: string;
+  resourceId: string;
+  /** The status of the post as the event left it (`draft`, `published`), null for other resources and deletes. */
+  postStatus: string | null;
+}
 
 export interface ChangeIndexOptions {
   /** The workspace's events in (after, upTo], at most `limit` (src/content/log-tail.ts). */

@@ -4,8 +4,8 @@
 // every older answer counts as changed.
 import { describe, expect, it } from "vitest";
 import { ANY_CONTENT, FIELD_DEFINITIONS, PUBLIC_CONTENT } from "../../src/cache/answer-dependencies.ts";
+import type { LoggedChange } from "../../src/cache/change-index.ts";
 import { createChangeIndex } from "../../src/cache/change-index.ts";
-import type { LoggedChange } from "../../src/content/log-tail.ts";
 
 const WS = "ws1";
 
