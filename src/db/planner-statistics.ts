@@ -63,6 +63,9 @@ export async function readTableSizes(sql: SqlExecutor): Promise<TableSize[]> {
   return sql.query<TableSize>(TABLE_SIZES_SQL);
 }
 
+/** The schema's advisory lock: instances on other schemas of the same server do not wait for it. */
+const LOCK_KEY = "hashtext('planner-statistics ' || current_schema())";
+
 export interface AnalysedTable {
   table: string;
   reason: StaleReason;
@@ -75,9 +78,7 @@ export interface AnalysedTable {
  */
 export async function analyzeStaleTables(db: Database): Promise<AnalysedTable[]> {
   return db.session(async (sql) => {
-    const [lock] = await sql.query<{ locked: boolean }>(
-      "SELECT pg_try_advisory_lock(hashtext('planner-statistics ' || current_schema())) AS locked",
-    );
+    const [lock] = await sql.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${LOCK_KEY}) AS locked`);
     if (!lock?.locked) return [];
     try {
       const stale = (await readTableSizes(sql)).flatMap((size) => {
@@ -88,7 +89,7 @@ export async function analyzeStaleTables(db: Database): Promise<AnalysedTable[]>
       for (const { table } of stale) await sql.exec(`ANALYZE ${quoteIdentifier(table)}`);
       return stale;
     } finally {
-      await sql.query("SELECT pg_advisory_unlock(hashtext('planner-statistics ' || current_schema()))");
+      await sql.query(`SELECT pg_advisory_unlock(${LOCK_KEY})`);
     }
   });
 }

@@ -5,7 +5,7 @@
 // does not use it), so a batch never holds more than its records' metadata. Records the ledger already
 // has unchanged cost neither bytes nor writes: a second run changes nothing, and a run after a crash
 // passes quickly over what the crashed one committed. After a real run ANALYZE refreshes the touched
-// tables' statistics (src/content/import-statistics.ts).
+// tables' statistics (analyzeStaleTables, src/db/planner-statistics.ts).
 import {
   alreadyImported,
   type ImportTarget,
@@ -17,8 +17,8 @@ import {
 import { fingerprintOf } from "../content/import-ledger.ts";
 import { ImportLinks } from "../content/import-links.ts";
 import type { ImportKind, ImportRecord } from "../content/import-records.ts";
-import { refreshImportStatistics } from "../content/import-statistics.ts";
 import type { Database } from "../db/database.ts";
+import { analyzeStaleTables } from "../db/planner-statistics.ts";
 import { discardStoredMedia, ingestMedia } from "../media/ingest.ts";
 import type { MediaStorage } from "../media/storage.ts";
 import { type ImportSummary, SummaryTally } from "./import-summary.ts";
@@ -97,7 +97,8 @@ export async function runImport(
     if (batch.length >= batchSize) await flush();
   }
   await flush();
-  if (!dryRun && tally.done > 0) await refreshImportStatistics(options.db.sql);
+  // The statistics of the tables the import grew, now rather than at the service's next check.
+  if (!dryRun && tally.done > 0) await analyzeStaleTables(options.db);
   return tally.finish();
 }
 
