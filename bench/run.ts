@@ -12,6 +12,7 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { cacheLookups, hitRatio, METRICS_TOKEN } from "./cache-metrics.ts";
 import { firstDifference } from "./compare-bodies.ts";
 import { createBenchDatabase } from "./database.ts";
 import { type CpuMeters, type LoadResult, runInTurns, runLoad } from "./load.ts";
@@ -25,8 +26,6 @@ import { benchSizes, exampleFixtures, postsAnalysedAt, seedBenchDatabase } from 
 import { countStatements } from "./statements.ts";
 import { type ProfileSummary, summarizeProfile } from "./summarize-profile.ts";
 
-/** The cached service's /metrics token: the bench reads the cache's hits and misses around each route. */
-const METRICS_TOKEN = "bench-metrics-token-0123456789";
 /** The cached service's CACHE_MAX_BYTES, set here (the default) so the miss can fill it before it is measured. */
 const CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -363,29 +362,6 @@ try {
       .catch((error: unknown) => log(`  ! could not drop the bench database: ${(error as Error).message}`));
 }
 process.exit(exitCode);
-
-async function cacheLookups(baseUrl: string): Promise<{ hits: number; misses: number }> {
-  const text = await fetch(`${baseUrl}/metrics`, {
-    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
-  }).then((res) => res.text());
-  const sum = (result: string) =>
-    text
-      .split("\n")
-      .filter(
-        (line) => line.startsWith("response_cache_lookups_total{") && line.includes(`result="${result}"`),
-      )
-      .reduce((total, line) => total + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
-  return { hits: sum("hit"), misses: sum("miss") };
-}
-
-function hitRatio(
-  before: { hits: number; misses: number },
-  after: { hits: number; misses: number },
-): number | null {
-  const hits = after.hits - before.hits;
-  const lookups = hits + after.misses - before.misses;
-  return lookups > 0 ? hits / lookups : null;
-}
 
 /** The answer the service gave to a route's (single, static) request: what the pre-rendered server serves. */
 function rememberAnswer(

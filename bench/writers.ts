@@ -11,8 +11,10 @@
 //   --seconds N (default 10)   --warmup N (default 3)
 //   --before DIR   the same scenarios, on the same database, with the service run from another checkout
 //                  (e.g. the commit before issue 38's cache) — figures of both in one run
+
 import { parseArgs } from "node:util";
 import autocannon, { type AutocannonRequest } from "autocannon";
+import { cacheLookups, hitRatio, METRICS_TOKEN } from "./cache-metrics.ts";
 import type { BenchDatabase } from "./database.ts";
 import { type ChildServer, startServer } from "./processes.ts";
 import type { BenchFixtures } from "./seed.ts";
@@ -30,7 +32,6 @@ const log = (text: string) => process.stdout.write(`${text}\n`);
 const CONNECTIONS = 16;
 const WRITES_PER_SECOND = 2;
 const LIST_PAGES = 20;
-const METRICS_TOKEN = "bench-metrics-token-0123456789";
 /** The seeder makes every tenth post a draft: this many posts are 2,000 published ones. */
 const SEEDED_POSTS = 2_223;
 
@@ -211,7 +212,7 @@ async function measure(
   const outcome = {
     title,
     rps: result.requests.total / Number(values.seconds),
-    hitRatio: before && after ? hitRatio(before, after) : null,
+    hitRatio: hitRatio(before, after),
     writes: writes.done,
     failedWrites: writes.failed,
     non2xx: result.non2xx,
@@ -250,26 +251,6 @@ function startWriter(baseUrl: string, privateKey: string, target: () => string) 
       return { done, failed };
     },
   };
-}
-
-async function cacheLookups(baseUrl: string): Promise<{ hits: number; misses: number } | null> {
-  const res = await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-  if (!res.ok) return null;
-  const text = await res.text();
-  const sum = (result: string) =>
-    text
-      .split("\n")
-      .filter(
-        (line) => line.startsWith("response_cache_lookups_total{") && line.includes(`result="${result}"`),
-      )
-      .reduce((total, line) => total + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
-  return { hits: sum("hit"), misses: sum("miss") };
-}
-
-function hitRatio(before: { hits: number; misses: number }, after: { hits: number; misses: number }) {
-  const hits = after.hits - before.hits;
-  const lookups = hits + after.misses - before.misses;
-  return lookups > 0 ? hits / lookups : null;
 }
 
 function percent(ratio: number | null): string {
