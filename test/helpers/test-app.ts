@@ -67,6 +67,8 @@ export async function startTestApp(
     background?: boolean;
     /** Serve this database instead of the test's own (a test that needs both stores at once). */
     database?: () => Promise<Database>;
+    /** Listen on this loopback port (a test that must know its own URL before start, as PUBLIC_URL). */
+    port?: number;
   } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "content-test-"));
@@ -117,7 +119,7 @@ export async function startTestApp(
     sharedAnswers,
   });
   server = await new Promise<Server>((resolve) => {
-    const s = createServer(app.listener).listen(0, "127.0.0.1", () => resolve(s));
+    const s = createServer(app.listener).listen(options.port ?? 0, "127.0.0.1", () => resolve(s));
   });
   answerParserErrorsWithJson(server);
   server.on("request", (req, res) => {

@@ -10,6 +10,8 @@ export async function openConverter(request: SourceRequest): Promise<ImportSourc
       return (await import("./ghost-json.ts")).openGhostExport(request.location);
     case "wxr":
       return (await import("./wordpress-wxr.ts")).openWordPressExport(request.location);
+    case "marble":
+      return (await import("./marble-api.ts")).openMarbleApi(request.location, request.key);
     default:
       throw new ImportSourceError(`No importer for --from ${request.from}`);
   }

@@ -1,0 +1,276 @@
+// Any Marble-compatible /v1 API (Marble itself, or another instance of this service) as import records,
+// read page by page with the key it is given: `import URL --from marble --key K`. Read: categories,
+// tags, authors, posts (HTML, with their category, tags, authors, custom field values and dates) and,
+// where the source offers them to the key, custom field definitions (/v1/fields), the media library
+// (/v1/media) and each post's revisions (/v1/posts/{slug}/revisions). A source without those routes (or a
+// key not allowed them) gives what it has: a cover image then comes over by its URL, and the import
+// makes each post's first revision. Drafts and scheduled posts come over when the key may list them
+// (`status=all`); with a public key, published posts only. Not carried over: webhooks (their secrets
+// cannot be read), API keys, authors' e-mail addresses (the read form has none).
+import type {
+  ImportedField,
+  ImportedMedia,
+  ImportedRevision,
+  ImportRecord,
+} from "../../content/import-records.ts";
+import { ImportSourceError, MediaFileMissingError } from "../../domain/errors.ts";
+import { isHttpUrl, mediaAtUrl } from "./remote-media.ts";
+import type { ImportSource } from "./source-types.ts";
+
+/** The largest page the contract allows: fewest requests. */
+const PAGE_LIMIT = 100;
+
+interface Pagination {
+  nextPage: number | null;
+  totalItems?: number;
+}
+interface SourceRef {
+  slug: string;
+}
+interface SourcePost {
+  id: string;
+  slug: string;
+  title: string;
+  status: "published" | "draft";
+  featured: boolean;
+  coverImage: string | null;
+  description: string;
+  content: string;
+  attribution?: string | null;
+  publishedAt: string;
+  createdAt?: string;
+  updatedAt?: string;
+  category: SourceRef;
+  tags: SourceRef[];
+  authors: SourceRef[];
+  fields?: Record<string, unknown>;
+}
+interface SourceTaxonomy {
+  id: string;
+  slug: string;
+  name: string;
+  description: string | null;
+  createdAt?: string;
+  updatedAt?: string;
+}
+interface SourceAuthor {
+  id: string;
+  slug: string;
+  name: string;
+  image: string | null;
+  bio: string | null;
+  role: string | null;
+  socials?: { platform: string; url: string }[];
+  createdAt?: string;
+  updatedAt?: string;
+}
+interface SourceMedia {
+  id: string;
+  url: string;
+  name: string;
+  alt: string | null;
+  size: number;
+  createdAt?: string;
+  updatedAt?: string;
+}
+type SourceField = Omit<ImportedField, "kind" | "sourceId"> & { id: string };
+
+/** Answers the source may give for what it does not offer this key, or does not have: skipped. */
+const NOT_OFFERED = new Set([401, 403, 404]);
+
+class SourceApi {
+  readonly base: string;
+
+  constructor(
+    location: string,
+    private readonly key: string,
+  ) {
+    let url: URL;
+    try {
+      url = new URL(location);
+    } catch {
+      throw new ImportSourceError(
+        `--from marble needs the API's URL (http://… or https://…), not ${location}`,
+      );
+    }
+    if (!isHttpUrl(url.href))
+      throw new ImportSourceError(`--from marble needs an http(s) URL, not ${location}`);
+    // Given with or without its /v1 (and with or without a trailing slash), the base is the API root.
+    this.base = url.href.replace(/\/+$/, "").replace(/\/v1$/, "");
+  }
+
+  /** The JSON body of a GET, or null when the source answers that it does not offer the route. */
+  async get<T>(path: string, { optional = false } = {}): Promise<T | null> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.base}/v1${path}`, {
+        headers: { authorization: `Bearer ${this.key}`, accept: "application/json" },
+      });
+    } catch (error) {
+      throw new ImportSourceError(`${this.base}/v1${path} could not be read: ${(error as Error).message}`);
+    }
+    if (optional && NOT_OFFERED.has(response.status)) {
+      await response.body?.cancel();
+      return null;
+    }
+    if (!response.ok)
+      throw new ImportSourceError(
+        `${this.base}/v1${path} answered HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`,
+      );
+    return (await response.json()) as T;
+  }
+
+  /** Every item of a paginated list, page by page (`member` names the list in the body). */
+  async *pages<T>(path: string, member: string, { optional = false } = {}): AsyncGenerator<T> {
+    const joiner = path.includes("?") ? "&" : "?";
+    let page: number | null = 1;
+    while (page !== null) {
+      const body: Record<string, unknown> | null = await this.get<Record<string, unknown>>(
+        `${path}${joiner}limit=${PAGE_LIMIT}&page=${page}`,
+        { optional },
+      );
+      if (!body) return;
+      const items = body[member];
+      if (!Array.isArray(items))
+        throw new ImportSourceError(`${this.base}/v1${path} has no "${member}" list: not a /v1 API`);
+      yield* items as T[];
+      page = (body.pagination as Pagination | undefined)?.nextPage ?? null;
+    }
+  }
+}
+
+export async function openMarbleApi(location: string, key: string | undefined): Promise<ImportSource> {
+  if (!key) throw new ImportSourceError("--from marble needs the source's API key (--key)");
+  const api = new SourceApi(location, key);
+  // Read once before the import starts: a wrong URL or key fails here, not half-way.
+  await api.get("/categories?limit=1");
+  return { origin: `marble:${api.base}`, records: records(api), total: null };
+}
+
+async function* records(api: SourceApi): AsyncGenerator<ImportRecord> {
+  for await (const category of api.pages<SourceTaxonomy>("/categories", "categories"))
+    yield { kind: "category", ...taxonomy(category) };
+  for await (const tag of api.pages<SourceTaxonomy>("/tags", "tags")) yield { kind: "tag", ...taxonomy(tag) };
+  for await (const author of api.pages<SourceAuthor>("/authors", "authors"))
+    yield {
+      kind: "author",
+      sourceId: author.id,
+      slug: author.slug,
+      name: author.name,
+      image: author.image,
+      bio: author.bio,
+      role: author.role,
+      email: null,
+      socials: author.socials ?? [],
+      ...dates(author),
+    };
+  const fields = await api.get<{ fields: SourceField[] }>("/fields", { optional: true });
+  for (const field of fields?.fields ?? [])
+    yield {
+      kind: "field",
+      sourceId: field.id,
+      key: field.key,
+      name: field.name,
+      description: field.description,
+      type: field.type,
+      required: field.required,
+      position: field.position,
+      options: field.options.map(({ value, label, position, createdAt, updatedAt }) => ({
+        value,
+        label,
+        position,
+        ...dates({ createdAt, updatedAt }),
+      })),
+      ...dates(field),
+    };
+  const library = new Set<string>();
+  for await (const media of api.pages<SourceMedia>("/media", "media", { optional: true })) {
+    library.add(media.url);
+    yield libraryMedia(media);
+  }
+  const drafts = await offersDrafts(api);
+  const covers = new Set<string>();
+  for await (const post of api.pages<SourcePost>(`/posts?status=${drafts ? "all" : "published"}`, "posts")) {
+    // A cover outside the media library (or a source without one) comes over by its URL.
+    if (isHttpUrl(post.coverImage) && !library.has(post.coverImage) && !covers.has(post.coverImage)) {
+      covers.add(post.coverImage);
+      yield mediaAtUrl(post.coverImage);
+    }
+    yield {
+      kind: "post",
+      sourceId: post.id,
+      slug: post.slug,
+      title: post.title,
+      status: post.status,
+      featured: post.featured,
+      coverImage: post.coverImage,
+      description: post.description,
+      content: post.content,
+      attribution: post.attribution ?? null,
+      publishedAt: post.publishedAt,
+      category: post.category.slug,
+      tags: post.tags.map((tag) => tag.slug),
+      authors: post.authors.map((author) => author.slug),
+      fields: post.fields ?? {},
+      revisions: await revisionsOf(api, post.slug),
+      ...dates(post),
+    };
+  }
+}
+
+/** Whether the key may list drafts: a public key (or a source without `status`) is told no. */
+async function offersDrafts(api: SourceApi): Promise<boolean> {
+  return (await api.get("/posts?status=all&limit=1", { optional: true }).catch(() => null)) !== null;
+}
+
+/** A post's revisions, oldest first, where the source keeps them; none otherwise. */
+async function revisionsOf(api: SourceApi, slug: string): Promise<ImportedRevision[]> {
+  const revisions: ImportedRevision[] = [];
+  for await (const revision of api.pages<ImportedRevision & { actorKeyId?: unknown }>(
+    `/posts/${encodeURIComponent(slug)}/revisions`,
+    "revisions",
+    { optional: true },
+  ))
+    revisions.push({
+      number: revision.number,
+      createdAt: revision.createdAt,
+      actorName: revision.actorName,
+      snapshot: revision.snapshot,
+    });
+  return revisions.sort((a, b) => a.number - b.number);
+}
+
+function taxonomy(record: SourceTaxonomy) {
+  return {
+    sourceId: record.id,
+    slug: record.slug,
+    name: record.name,
+    description: record.description,
+    ...dates(record),
+  };
+}
+
+function libraryMedia(media: SourceMedia): ImportedMedia {
+  return {
+    kind: "media",
+    sourceId: media.id,
+    url: media.url,
+    name: media.name,
+    alt: media.alt,
+    size: media.size,
+    ...dates(media),
+    async load() {
+      const response = await fetch(media.url);
+      if (!response.ok) throw new MediaFileMissingError(`${media.url} answered HTTP ${response.status}`);
+      return new Uint8Array(await response.arrayBuffer());
+    },
+  };
+}
+
+/** The source's timestamps, when it gives them. */
+function dates(record: { createdAt?: string; updatedAt?: string }) {
+  return {
+    ...(record.createdAt ? { createdAt: record.createdAt } : {}),
+    ...(record.updatedAt ? { updatedAt: record.updatedAt } : {}),
+  };
+}
