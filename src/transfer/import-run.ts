@@ -16,7 +16,7 @@ import {
 } from "../content/import-batch.ts";
 import { fingerprintOf } from "../content/import-ledger.ts";
 import { ImportLinks } from "../content/import-links.ts";
-import type { ImportKind, ImportRecord } from "../content/import-records.ts";
+import type { ImportedMedia, ImportKind, ImportRecord } from "../content/import-records.ts";
 import type { Database } from "../db/database.ts";
 import { analyzeStaleTables } from "../db/planner-statistics.ts";
 import { discardStoredMedia, ingestMedia } from "../media/ingest.ts";
@@ -92,6 +92,9 @@ export async function runImport(
     if (record.kind === "media") {
       const stored = await prepareMedia(target, options, prepared, tally);
       if (stored === "failed") continue;
+      // The file is in storage (or not needed): the batch keeps the record's metadata, not its bytes,
+      // or a batch of 100 media files would hold them all in memory until its transaction.
+      prepared.record = withoutBytes(record);
     }
     batch.push(prepared);
     if (batch.length >= batchSize) await flush();
@@ -100,6 +103,14 @@ export async function runImport(
   // The statistics of the tables the import grew, now rather than at the service's next check.
   if (!dryRun && tally.done > 0) await analyzeStaleTables(options.db);
   return tally.finish();
+}
+
+/** A media record whose bytes are no longer held (an archive's reader gives them with the record). */
+function withoutBytes(record: ImportedMedia): ImportedMedia {
+  return {
+    ...record,
+    load: () => Promise.reject(new Error(`${record.name}: its bytes were stored and released`)),
+  };
 }
 
 /**
