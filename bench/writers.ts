@@ -8,7 +8,7 @@
 //
 //   npm run bench:writers                   PostgreSQL (DATABASE_URL or the local server), CACHE=memory
 //   npm run bench:writers -- --embedded     embedded PGlite
-//   --seconds N (default 10)   --warmup N (default 3)
+//   --seconds N (default 10)   --warmup N (default 3)   --rounds N (default 3: the median round is reported)
 //   --before DIR   the same scenarios, on the same database, with the service run from another checkout
 //                  (e.g. the commit before issue 38's cache) — figures of both in one run
 
@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import autocannon, { type AutocannonRequest } from "autocannon";
 import { cacheLookups, hitRatio, METRICS_TOKEN } from "./cache-metrics.ts";
 import type { BenchDatabase } from "./database.ts";
-import { type ChildServer, startServer } from "./processes.ts";
+import { type ChildServer, postgresCpuMs, startServer } from "./processes.ts";
 import type { BenchFixtures } from "./seed.ts";
 import { benchServiceEnv, withSeededDatabase } from "./seeded-service.ts";
 
@@ -25,6 +25,7 @@ const { values } = parseArgs({
     embedded: { type: "boolean", default: false },
     seconds: { type: "string", default: "10" },
     warmup: { type: "string", default: "3" },
+    rounds: { type: "string", default: "3" },
     before: { type: "string" },
   },
 });
@@ -39,6 +40,8 @@ type WriterKind = "none" | "draft" | "one-post" | "random-posts";
 
 interface Outcome {
   title: string;
+  /** CPU milliseconds per read of the service process and of PostgreSQL (writes included). */
+  cpu: { service: number | null; database: number | null };
   rps: number;
   hitRatio: number | null;
   writes: number;
@@ -84,10 +87,17 @@ async function scenarios(
       ["+ 2 edits/s of one published post", "one-post"],
       ["+ 2 edits/s of random published posts", "random-posts"],
     ];
-    for (const [title, kind] of scenarios) {
-      const target = writeTarget(kind, slugs, draftSlug);
-      outcomes.push(await measure(cached, title, reads, target, keys.private));
+    // In rounds (each scenario once per round, in order), the median round of each scenario reported:
+    // one 10-second run of a scenario varies by ±10% on a 2-core machine that also runs the load.
+    const byScenario: Outcome[][] = scenarios.map(() => []);
+    for (let round = 1; round <= Number(values.rounds); round++) {
+      if (Number(values.rounds) > 1) log(` round ${round}`);
+      for (const [index, [title, kind]] of scenarios.entries()) {
+        const target = writeTarget(kind, slugs, draftSlug);
+        byScenario[index]?.push(await measure(cached, title, reads, target, keys.private));
+      }
     }
+    outcomes.push(...byScenario.map(median));
   } finally {
     await cached.stop();
   }
@@ -205,12 +215,22 @@ async function measure(
     await autocannon({ url: server.url, connections: CONNECTIONS, duration, requests: [reads] });
   await run(Number(values.warmup));
   const before = await cacheLookups(server.url);
+  const cpuBefore = { service: server.cpuMs(), database: postgresCpuMs() };
   const writer = target ? startWriter(server.url, privateKey, target) : null;
   const result = await run(Number(values.seconds));
   const writes = writer ? await writer.stop() : { done: 0, failed: 0 };
+  const perRequest = (after: number | null, earlier: number | null) =>
+    after === null || earlier === null || result.requests.total === 0
+      ? null
+      : (after - earlier) / result.requests.total;
+  const cpu = {
+    service: perRequest(server.cpuMs(), cpuBefore.service),
+    database: perRequest(postgresCpuMs(), cpuBefore.database),
+  };
   const after = await cacheLookups(server.url);
   const outcome = {
     title,
+    cpu,
     rps: result.requests.total / Number(values.seconds),
     hitRatio: hitRatio(before, after),
     writes: writes.done,
@@ -218,7 +238,7 @@ async function measure(
     non2xx: result.non2xx,
   };
   log(
-    `  ${title}: ${outcome.rps.toFixed(0)} req/s, hit ratio ${percent(outcome.hitRatio)}, ${writes.done} writes`,
+    `  ${title}: ${outcome.rps.toFixed(0)} req/s, hit ratio ${percent(outcome.hitRatio)}, ${writes.done} writes, CPU/read: service ${ms(cpu.service)}, PostgreSQL ${ms(cpu.database)}`,
   );
   return outcome;
 }
@@ -253,6 +273,16 @@ function startWriter(baseUrl: string, privateKey: string, target: () => string) 
   };
 }
 
+/** The run with the median req/s (of an even count, the lower middle one). */
+function median(runs: Outcome[]): Outcome {
+  const sorted = [...runs].sort((a, b) => a.rps - b.rps);
+  return sorted[Math.floor((sorted.length - 1) / 2)] as Outcome;
+}
+
+function ms(value: number | null): string {
+  return value === null ? "–" : `${value.toFixed(3)} ms`;
+}
+
 function percent(ratio: number | null): string {
   return ratio === null ? "–" : `${(ratio * 100).toFixed(1)}%`;
 }
@@ -262,11 +292,11 @@ function report(outcomes: readonly Outcome[]): void {
   const readsOnly = outcomes[0];
   if (!readsOnly) return;
   log("");
-  log("| scenario | req/s | × reads only | cache hit ratio | writes (failed) |");
-  log("|---|---|---|---|---|");
+  log("| scenario | req/s | × reads only | cache hit ratio | writes (failed) | CPU/read service + db |");
+  log("|---|---|---|---|---|---|");
   for (const outcome of outcomes)
     log(
-      `| ${outcome.title} | ${outcome.rps.toFixed(0)} | ${(outcome.rps / readsOnly.rps).toFixed(2)} | ${percent(outcome.hitRatio)} | ${outcome.writes} (${outcome.failedWrites}) |`,
+      `| ${outcome.title} | ${outcome.rps.toFixed(0)} | ${(outcome.rps / readsOnly.rps).toFixed(2)} | ${percent(outcome.hitRatio)} | ${outcome.writes} (${outcome.failedWrites}) | ${ms(outcome.cpu.service)} + ${ms(outcome.cpu.database)} |`,
     );
   const [, draft, onePost, randomPosts] = outcomes;
   const ratio = (outcome: Outcome | undefined) => (outcome ? outcome.rps / readsOnly.rps : 0);

@@ -8,16 +8,24 @@
 //   post that stays a draft (the status its event records; unpublishing adds post.unpublished, which
 //   is public, and a delete records no status, so it counts as public);
 // - ANY_CONTENT: anything changed (every event);
+// - PUBLIC_LISTINGS / ANY_LISTINGS: which posts a list holds, in what order, may have changed — as
+//   PUBLIC_CONTENT / ANY_CONTENT, but not a post update that kept every list as it was (it set none of
+//   status, publication date, featured, category, tags, and the post's visibility stayed: the event's
+//   keepsListings);
 // - FIELD_DEFINITIONS: a custom field definition changed (a post's `fields` are keyed by them).
 //
 // The answers:
 // - one post (GET /v1/posts/{identifier}): the ids in its body — the post, its category, tags and
 //   authors, whose renames and deletes change it — and the field definitions. Nothing else in a post's
 //   body comes from another record (its cover image is a URL, its counts none).
-// - everything else (lists, counts, taxonomies, media, fields, every GraphQL answer): the whole
-//   content its key kind can see — PUBLIC_CONTENT for public keys, ANY_CONTENT for private ones. A
-//   list or a count depends on which posts exist, their order and their filters, which any public
-//   post write can change.
+// - a post list without a search (GET /v1/posts, filtered or not): the ids in its body, the field
+//   definitions, and the listings its key kind sees. An edit of a post the page does not show, which
+//   keeps it where it was in every list, leaves the page as it was; any change of which posts the list
+//   holds or their order (a post published, unpublished, created, deleted, re-dated, re-filed, retagged,
+//   featured) changes the listings key.
+// - everything else (searches — a title or body edit can change what matches —, counts, taxonomies,
+//   media, fields, every GraphQL answer): the whole content its key kind can see — PUBLIC_CONTENT for
+//   public keys, ANY_CONTENT for private ones.
 // An answer whose ids could not all be collected (more than the tagging bound) falls back to the
 // whole content of its key kind.
 
@@ -25,21 +33,32 @@
 export const PUBLIC_CONTENT = "*public";
 export const ANY_CONTENT = "*any";
 export const FIELD_DEFINITIONS = "*fields";
+export const PUBLIC_LISTINGS = "*public-listings";
+export const ANY_LISTINGS = "*listings";
 
 /** The REST routes whose answers depend on the records they hold rather than on the whole content. */
 const RECORD_ROUTES = new Set(["getPost"]);
+/** The REST routes whose answers depend on the records they hold and on the listings (unless a search). */
+const LISTING_ROUTES = new Set(["listPosts"]);
 
 export interface ChangeFacts {
   type: string;
   resourceId: string;
   /** A post's status as the event left it; null for other resources and for deletes. */
   postStatus: string | null;
+  /** A post update that left every post list as it was. */
+  keepsListings: boolean;
 }
 
 /** The keys an event changes. */
 export function keysChangedBy(change: ChangeFacts): string[] {
   const keys = [change.resourceId, ANY_CONTENT];
-  if (!draftOnly(change)) keys.push(PUBLIC_CONTENT);
+  const seenByPublicKeys = !draftOnly(change);
+  if (seenByPublicKeys) keys.push(PUBLIC_CONTENT);
+  if (!change.keepsListings) {
+    keys.push(ANY_LISTINGS);
+    if (seenByPublicKeys) keys.push(PUBLIC_LISTINGS);
+  }
   if (change.type.startsWith("field.")) keys.push(FIELD_DEFINITIONS);
   return keys;
 }
@@ -54,13 +73,24 @@ export function contentOf(keyKind: string): string {
   return keyKind === "public" ? PUBLIC_CONTENT : ANY_CONTENT;
 }
 
-/** A REST answer's dependencies: its route, the caller's key kind, and the ids in its body (null: too many). */
+/** The listings a key kind sees: what its post lists depend on beside the records they show. */
+function listingsOf(keyKind: string): string {
+  return keyKind === "public" ? PUBLIC_LISTINGS : ANY_LISTINGS;
+}
+
+/**
+ * A REST answer's dependencies: its route, the caller's key kind, the ids in its body (null: too
+ * many), and whether it answers a search (`query`).
+ */
 export function restAnswerDependencies(
   routeName: string,
   keyKind: string,
   ids: readonly string[] | null,
+  search = false,
 ): readonly string[] {
-  if (RECORD_ROUTES.has(routeName) && ids !== null) return [...ids, FIELD_DEFINITIONS];
+  if (ids === null) return [contentOf(keyKind)];
+  if (RECORD_ROUTES.has(routeName)) return [...ids, FIELD_DEFINITIONS];
+  if (LISTING_ROUTES.has(routeName) && !search) return [...ids, FIELD_DEFINITIONS, listingsOf(keyKind)];
   return [contentOf(keyKind)];
 }
 

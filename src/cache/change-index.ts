@@ -26,6 +26,8 @@ export interface LoggedChange {
   resourceId: string;
   /** The status of the post as the event left it (`draft`, `published`), null for other resources and deletes. */
   postStatus: string | null;
+  /** A post update that left every post list as it was: which posts each list holds, and their order. */
+  keepsListings: boolean;
 }
 
 export interface ChangeIndexOptions {

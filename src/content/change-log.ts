@@ -39,6 +39,8 @@ interface EventRow {
   resourceId: string;
   slug: string | null;
   data: Record<string, unknown>;
+  /** Change.keepsListings, on the post.updated row only. */
+  keepsListings: boolean;
 }
 
 /**
@@ -85,6 +87,7 @@ export async function appendEvents(
         resourceId: change.id,
         slug,
         data,
+        keepsListings: type === "post.updated" && change.keepsListings === true,
       });
     }
   }
@@ -128,9 +131,9 @@ const APPEND_LOCK_ID = 72707370;
 const APPEND_SQL = `WITH turn AS (SELECT pg_advisory_xact_lock($1)),
 ticks AS MATERIALIZED (SELECT ${EVENT_ID_SQL.firstTick("$4", "$5")} AS first FROM turn),
 appended AS (
-  INSERT INTO "Event" (id, "workspaceId", type, "resourceId", slug, data, "createdAt")
-  SELECT ${EVENT_ID_SQL.id('ticks.first + e."order"', "e.tail")}, e."workspaceId", e.type, e."resourceId", e.slug, e.data, now() AT TIME ZONE 'UTC'
-  FROM turn, ticks, jsonb_to_recordset($2::jsonb) AS e("order" int, tail text, "workspaceId" text, type text, "resourceId" text, slug text, data jsonb)
+  INSERT INTO "Event" (id, "workspaceId", type, "resourceId", slug, data, "keepsListings", "createdAt")
+  SELECT ${EVENT_ID_SQL.id('ticks.first + e."order"', "e.tail")}, e."workspaceId", e.type, e."resourceId", e.slug, e.data, e."keepsListings", now() AT TIME ZONE 'UTC'
+  FROM turn, ticks, jsonb_to_recordset($2::jsonb) AS e("order" int, tail text, "workspaceId" text, type text, "resourceId" text, slug text, data jsonb, "keepsListings" boolean)
   ORDER BY e."order"
   RETURNING id, "workspaceId", type
 ),

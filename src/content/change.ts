@@ -34,6 +34,12 @@ export interface Change {
    * (post-visibility.ts), so post.published is recorded when it becomes public, not when it is saved.
    */
   statusChange?: { from: PostStatus | null; to: PostStatus };
+  /**
+   * Posts updated: the write changed none of what decides which lists show the post and where (status,
+   * publication date, featured, category, tags; its visibility stayed as it was). Cached lists that do
+   * not show the post survive it (src/cache/answer-dependencies.ts). Absent: it may have.
+   */
+  keepsListings?: boolean;
   /** Deletes: the last known slug (a field's key); the row is gone when the change log records it. */
   slug?: string;
   /**

@@ -1,6 +1,7 @@
 // The change log's events of one workspace after a position, as the response caches' freshness index
 // reads them (src/cache/change-index.ts): only what decides which answers an event can change — its
-// position, type, resource and, for posts, whether the record it left is a draft.
+// position, type, resource and, for posts, whether the record it left is a draft and whether it left
+// every post list as it was.
 import type { SqlExecutor } from "../db/sql-executor.ts";
 import { statementName } from "../db/statement-names.ts";
 
@@ -10,6 +11,8 @@ export interface LoggedChange {
   resourceId: string;
   /** The status of the post as the event left it (`draft`, `published`), null for other resources and deletes. */
   postStatus: string | null;
+  /** A post update that left every post list as it was (Change.keepsListings). */
+  keepsListings: boolean;
 }
 
 /**
@@ -23,18 +26,21 @@ export async function loggedChangesBetween(
   upTo: number,
   limit: number,
 ): Promise<LoggedChange[]> {
-  const rows = await sql.query<{ position: string; type: string; resourceId: string; status: string | null }>(
-    TAIL_SQL,
-    [workspaceId, String(after), String(upTo), limit],
-    { name: statementName(TAIL_SQL) },
-  );
+  const rows = await sql.query<{
+    position: string;
+    type: string;
+    resourceId: string;
+    status: string | null;
+    keepsListings: boolean;
+  }>(TAIL_SQL, [workspaceId, String(after), String(upTo), limit], { name: statementName(TAIL_SQL) });
   return rows.map((row) => ({
     position: Number(row.position),
     type: row.type,
     resourceId: row.resourceId,
     postStatus: row.status,
+    keepsListings: row.keepsListings,
   }));
 }
 
-const TAIL_SQL = `SELECT position::text AS position, type, "resourceId", data->>'status' AS status FROM "Event"
+const TAIL_SQL = `SELECT position::text AS position, type, "resourceId", data->>'status' AS status, "keepsListings" FROM "Event"
 WHERE "workspaceId" = $1 AND position > $2::bigint AND position <= $3::bigint ORDER BY position LIMIT $4`;

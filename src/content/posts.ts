@@ -139,11 +139,16 @@ export async function updatePost(
       id: context.postId,
       workspaceId,
       statusChange,
+      keepsListings:
+        statusChange.from === statusChange.to && LISTING_INPUTS.every((key) => input[key] === undefined),
       revision: revisionOf(origin),
     });
     return context.postId;
   });
 }
+
+/** What a post update may set that decides which lists show the post and in what order. */
+const LISTING_INPUTS = ["status", "publishedAt", "featured", "categoryId", "tags"] as const;
 
 export async function deletePost(
   prisma: PrismaClient,

@@ -147,7 +147,12 @@ async function answerRead(
   }
   head = req.answerHead ? req.answerHead.head : head;
   const computed = jsonAnswer(outcome.body, caller.workspaceId, route.tag.toLowerCase());
-  const dependencies = restAnswerDependencies(route.name, caller.keyKind, computed.ids);
+  const dependencies = restAnswerDependencies(
+    route.name,
+    caller.keyKind,
+    computed.ids,
+    req.query.query !== undefined,
+  );
   const answer =
     cache && head !== null
       ? cache.put(key, head, routeTemplateOf(req, res), computed, dependencies)

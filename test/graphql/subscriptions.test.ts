@@ -168,6 +168,7 @@ describe("the stream is bounded", () => {
       id: `evt_${position}`,
       position: BigInt(position),
       workspaceId: "w",
+      keepsListings: false,
       type: "tag.created",
       resourceId: `t${position}`,
       slug: null,

@@ -3,7 +3,13 @@
 // position it was computed at, as far as every event up to the head goes; where the index cannot know,
 // every older answer counts as changed.
 import { describe, expect, it } from "vitest";
-import { ANY_CONTENT, FIELD_DEFINITIONS, PUBLIC_CONTENT } from "../../src/cache/answer-dependencies.ts";
+import {
+  ANY_CONTENT,
+  ANY_LISTINGS,
+  FIELD_DEFINITIONS,
+  PUBLIC_CONTENT,
+  PUBLIC_LISTINGS,
+} from "../../src/cache/answer-dependencies.ts";
 import type { LoggedChange } from "../../src/cache/change-index.ts";
 import { createChangeIndex } from "../../src/cache/change-index.ts";
 
@@ -22,11 +28,18 @@ function indexOver(log: LoggedChange[], options: { maxCatchUp?: number; now?: ()
   return { index, reads };
 }
 
-const event = (position: number, type: string, resourceId: string, postStatus: string | null = null) => ({
+const event = (
+  position: number,
+  type: string,
+  resourceId: string,
+  postStatus: string | null = null,
+  keepsListings = false,
+) => ({
   position,
   type,
   resourceId,
   postStatus,
+  keepsListings,
 });
 
 describe("the change index", () => {
@@ -58,6 +71,43 @@ describe("the change index", () => {
     expect(index.isFresh(WS, 14, ["cpost", "ctag"])).toBe(true);
     expect(index.isFresh(WS, 13, ["cpost", "ctag"])).toBe(false);
     expect(index.isFresh(WS, 14, ["cpost", FIELD_DEFINITIONS])).toBe(false);
+  });
+
+  it("an edit that keeps every list as it was changes its post, not the listings; any other post write changes them", async () => {
+    const log = [
+      event(11, "post.updated", "cedited", "published", true),
+      event(12, "post.updated", "cretagged", "published", false),
+      event(13, "post.updated", "cdraft", "draft", true),
+      event(14, "post.updated", "cnewdraft", "draft", false),
+    ];
+    const { index } = indexOver(log);
+    await index.coverUpTo(WS, "10");
+    await index.coverUpTo(WS, "14");
+    // A page that does not show the edited post is unchanged by the edit; a page that shows it is not.
+    expect(index.isFresh(WS, 10, ["cother", PUBLIC_LISTINGS])).toBe(false);
+    expect(index.isFresh(WS, 11, ["cother", PUBLIC_LISTINGS])).toBe(false);
+    expect(index.isFresh(WS, 12, ["cother", PUBLIC_LISTINGS])).toBe(true);
+    expect(index.isFresh(WS, 12, ["cother", PUBLIC_LISTINGS, ANY_LISTINGS])).toBe(false);
+    expect(index.isFresh(WS, 13, ["cother", ANY_LISTINGS])).toBe(false);
+    expect(index.isFresh(WS, 14, ["cother", ANY_LISTINGS, PUBLIC_LISTINGS])).toBe(true);
+    expect(index.isFresh(WS, 12, ["cedited", PUBLIC_LISTINGS])).toBe(true);
+    expect(index.isFresh(WS, 10, ["cedited"])).toBe(false);
+    // Any other resource's change counts as one of the listings (a tag renamed or deleted, say).
+    const tagged = indexOver([event(31, "tag.updated", "ctag")]);
+    await tagged.index.coverUpTo(WS, "30");
+    await tagged.index.coverUpTo(WS, "31");
+    expect(tagged.index.isFresh(WS, 30, [PUBLIC_LISTINGS])).toBe(false);
+    expect(tagged.index.isFresh(WS, 30, [ANY_LISTINGS])).toBe(false);
+    // A draft's edit that keeps the lists changes neither listing; a new draft changes the private one.
+    const drafts = indexOver([
+      event(21, "post.updated", "cdraft", "draft", true),
+      event(22, "post.created", "cnew", "draft"),
+    ]);
+    await drafts.index.coverUpTo(WS, "20");
+    await drafts.index.coverUpTo(WS, "22");
+    expect(drafts.index.isFresh(WS, 20, [PUBLIC_LISTINGS])).toBe(true);
+    expect(drafts.index.isFresh(WS, 21, [ANY_LISTINGS])).toBe(false);
+    expect(drafts.index.isFresh(WS, 20, [PUBLIC_CONTENT])).toBe(true);
   });
 
   it("knows nothing before the first head it saw: older answers (another instance's, from Redis) are stale", async () => {
