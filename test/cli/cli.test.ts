@@ -7,10 +7,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/database.ts";
-import { storageMode } from "../helpers/test-database.ts";
+import { dropTestSchema, storageMode } from "../helpers/test-database.ts";
 
 const run = promisify(execFile);
 /** Without a running server each command opens the database itself: seconds each on a busy machine. */
@@ -48,12 +47,7 @@ describe(`CLI (${storageMode})`, () => {
 
   afterAll(async () => {
     rmSync(dataDir, { recursive: true, force: true });
-    if (process.env.DATABASE_URL) {
-      const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
-    }
+    await dropTestSchema(schema);
   });
 
   it("workspace create prints the workspace and its two keys as one JSON object", async () => {

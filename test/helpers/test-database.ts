@@ -21,13 +21,20 @@ export async function openTestDatabase(
     ...db,
     async close() {
       await db.close();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      } finally {
-        await client.end();
-      }
+      await dropTestSchema(schema);
     },
   };
+}
+
+/** Drops a schema a test made on the PostgreSQL server of this run (none: nothing to drop). */
+export async function dropTestSchema(schema: string): Promise<void> {
+  const url = process.env.DATABASE_URL;
+  if (!url) return;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
 }

@@ -8,12 +8,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { openDatabase } from "../../src/db/database.ts";
 import { startTestApp } from "../helpers/test-app.ts";
-import { storageMode } from "../helpers/test-database.ts";
+import { dropTestSchema, storageMode } from "../helpers/test-database.ts";
 import { apiSnapshot, comparable } from "./helpers/api-snapshot.ts";
 
 const run = promisify(execFile);
@@ -104,12 +103,7 @@ describe(`an import killed with SIGKILL and run again (${storageMode})`, () => {
 
   afterAll(async () => {
     rmSync(folder, { recursive: true, force: true });
-    if (process.env.DATABASE_URL) {
-      const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
-    }
+    await dropTestSchema(schema);
   });
 
   it(
