@@ -8,7 +8,9 @@
 //
 //   npm run bench:writers                   PostgreSQL (DATABASE_URL or the local server), CACHE=memory
 //   npm run bench:writers -- --embedded     embedded PGlite
-//   --seconds N (default 10)   --warmup N (default 3)   --rounds N (default 3: the median round is reported)
+//   --seconds N (default 10)   --warmup N (default 3)
+//   --rounds N (default 3): each scenario once per round; req/s of the median round, and the median of
+//                  the rounds' ratios to that round's reads only
 //   --before DIR   the same scenarios, on the same database, with the service run from another checkout
 //                  (e.g. the commit before issue 38's cache) — figures of both in one run
 
@@ -40,6 +42,8 @@ type WriterKind = "none" | "draft" | "one-post" | "random-posts";
 
 interface Outcome {
   title: string;
+  /** Against reads only: the median over rounds of each round's ratio (absent: against the reported reads only). */
+  ratio?: number;
   /** CPU milliseconds per read of the service process and of PostgreSQL (writes included). */
   cpu: { service: number | null; database: number | null };
   rps: number;
@@ -97,7 +101,15 @@ async function scenarios(
         byScenario[index]?.push(await measure(cached, title, reads, target, keys.private));
       }
     }
-    outcomes.push(...byScenario.map(median));
+    // Each round's scenarios against that round's reads only: paired, the machine's drift between
+    // rounds cancels out; the median of those ratios is the scenario's.
+    const readsOnlyRuns = byScenario[0] ?? [];
+    outcomes.push(
+      ...byScenario.map((runs) => ({
+        ...median(runs),
+        ratio: medianOf(runs.map((run, round) => run.rps / (readsOnlyRuns[round]?.rps ?? run.rps))),
+      })),
+    );
   } finally {
     await cached.stop();
   }
@@ -273,6 +285,12 @@ function startWriter(baseUrl: string, privateKey: string, target: () => string) 
   };
 }
 
+function medianOf(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
 /** The run with the median req/s (of an even count, the lower middle one). */
 function median(runs: Outcome[]): Outcome {
   const sorted = [...runs].sort((a, b) => a.rps - b.rps);
@@ -291,15 +309,16 @@ function percent(ratio: number | null): string {
 function report(outcomes: readonly Outcome[]): void {
   const readsOnly = outcomes[0];
   if (!readsOnly) return;
+  const ratio = (outcome: Outcome | undefined) =>
+    outcome ? (outcome.ratio ?? outcome.rps / readsOnly.rps) : 0;
   log("");
   log("| scenario | req/s | × reads only | cache hit ratio | writes (failed) | CPU/read service + db |");
   log("|---|---|---|---|---|---|");
   for (const outcome of outcomes)
     log(
-      `| ${outcome.title} | ${outcome.rps.toFixed(0)} | ${(outcome.rps / readsOnly.rps).toFixed(2)} | ${percent(outcome.hitRatio)} | ${outcome.writes} (${outcome.failedWrites}) | ${ms(outcome.cpu.service)} + ${ms(outcome.cpu.database)} |`,
+      `| ${outcome.title} | ${outcome.rps.toFixed(0)} | ${ratio(outcome).toFixed(2)} | ${percent(outcome.hitRatio)} | ${outcome.writes} (${outcome.failedWrites}) | ${ms(outcome.cpu.service)} + ${ms(outcome.cpu.database)} |`,
     );
   const [, draft, onePost, randomPosts] = outcomes;
-  const ratio = (outcome: Outcome | undefined) => (outcome ? outcome.rps / readsOnly.rps : 0);
   const hitGap =
     draft?.hitRatio != null && readsOnly.hitRatio !== null
       ? (readsOnly.hitRatio - draft.hitRatio) * 100
