@@ -471,8 +471,17 @@ describe("secrets and endpoint health", () => {
       data: { failingSince: new Date(Date.now() - 24 * 3_600_000 - 60_000) },
     });
     await waitForDelivery(ws, endpoint.id, (l) => (l[0]?.attempts.length ?? 0) >= 2);
-    row = await app.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
-    expect(row.enabled).toBe(false);
+    // The attempt is recorded first; the endpoint is disabled right after, by its own write (which logs
+    // webhook.disabled) — and an attempt already under way when failingSince was moved back is judged
+    // by the next one (300 ms later).
+    row = await vi.waitFor(
+      async () => {
+        const current = await app.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+        expect(current.enabled).toBe(false);
+        return current;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
     expect(row.disabledReason).toMatch(/^Every delivery failed since before/);
 
     // A success clears the failing streak of an endpoint that recovers.
