@@ -8,12 +8,15 @@
 // (`status=all`); with a public key, published posts only. Not carried over: webhooks (their secrets
 // cannot be read), API keys, authors' e-mail addresses (the read form has none).
 import type {
+  ImportedAuthor,
   ImportedField,
   ImportedMedia,
+  ImportedPost,
   ImportedRevision,
+  ImportedTaxonomy,
   ImportRecord,
 } from "../../content/import-records.ts";
-import { ImportSourceError, MediaFileMissingError } from "../../domain/errors.ts";
+import { ImportSourceError } from "../../domain/errors.ts";
 import { isHttpUrl, mediaAtUrl } from "./remote-media.ts";
 import type { ImportSource } from "./source-types.ts";
 
@@ -27,53 +30,25 @@ interface Pagination {
 interface SourceRef {
   slug: string;
 }
-interface SourcePost {
-  id: string;
-  slug: string;
-  title: string;
-  status: "published" | "draft";
-  featured: boolean;
-  coverImage: string | null;
-  description: string;
-  content: string;
+/** A record as a /v1 read shows it: the import record's fields under the source's `id`. */
+type AsRead<T extends ImportRecord> = Omit<T, "kind" | "sourceId"> & { id: string };
+/** The read form's post: relations as refs, attribution and fields possibly absent, no revisions. */
+type SourcePost = Omit<
+  AsRead<ImportedPost>,
+  "category" | "tags" | "authors" | "attribution" | "fields" | "revisions"
+> & {
   attribution?: string | null;
-  publishedAt: string;
-  createdAt?: string;
-  updatedAt?: string;
   category: SourceRef;
   tags: SourceRef[];
   authors: SourceRef[];
   fields?: Record<string, unknown>;
-}
-interface SourceTaxonomy {
-  id: string;
-  slug: string;
-  name: string;
-  description: string | null;
-  createdAt?: string;
-  updatedAt?: string;
-}
-interface SourceAuthor {
-  id: string;
-  slug: string;
-  name: string;
-  image: string | null;
-  bio: string | null;
-  role: string | null;
-  socials?: { platform: string; url: string }[];
-  createdAt?: string;
-  updatedAt?: string;
-}
-interface SourceMedia {
-  id: string;
-  url: string;
-  name: string;
-  alt: string | null;
-  size: number;
-  createdAt?: string;
-  updatedAt?: string;
-}
-type SourceField = Omit<ImportedField, "kind" | "sourceId"> & { id: string };
+};
+type SourceTaxonomy = AsRead<ImportedTaxonomy>;
+type SourceAuthor = Omit<AsRead<ImportedAuthor>, "email" | "socials"> & {
+  socials?: ImportedAuthor["socials"];
+};
+type SourceMedia = Omit<AsRead<ImportedMedia>, "load" | "size"> & { size: number };
+type SourceField = AsRead<ImportedField>;
 
 /** Answers the source may give for what it does not offer this key, or does not have: skipped. */
 const NOT_OFFERED = new Set([401, 403, 404]);
@@ -250,20 +225,14 @@ function taxonomy(record: SourceTaxonomy) {
   };
 }
 
+/** A library file: fetched from its URL like any remote media, under the source's id, name and size. */
 function libraryMedia(media: SourceMedia): ImportedMedia {
   return {
-    kind: "media",
+    ...mediaAtUrl(media.url, media.alt),
     sourceId: media.id,
-    url: media.url,
     name: media.name,
-    alt: media.alt,
     size: media.size,
     ...dates(media),
-    async load() {
-      const response = await fetch(media.url);
-      if (!response.ok) throw new MediaFileMissingError(`${media.url} answered HTTP ${response.status}`);
-      return new Uint8Array(await response.arrayBuffer());
-    },
   };
 }
 
