@@ -81,7 +81,9 @@ describe(`analysing stale tables (${storageMode})`, () => {
       authors: 2,
       fields: 0,
     });
-    expect(staleReason((await postsOf())!)).toBe("grown");
+    // 120 new rows on 60 analysed: stale by growth, or by the collector's count of changed rows where
+    // the new rows landed in free pages (which happened on PostgreSQL in CI).
+    expect(staleReason((await postsOf())!)).toMatch(/^(grown|modified)$/);
 
     await keepPlannerStatistics(db, 60_000, silentLogger)();
 
