@@ -12,6 +12,7 @@ import {
   readModelPays,
   readPostPage,
   readPostRows,
+  readSinglePostRow,
 } from "../../src/graphql/read-model/post-rows.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
@@ -282,6 +283,111 @@ describe("post read model", () => {
       expect(beyond.fieldDefinitions).toStrictEqual(both.fieldDefinitions);
       expect(beyond.head).toBe(both.head);
     }
+  });
+
+  it("reads one post in one statement, the same row as a page's, with its definitions and head", async () => {
+    const shown = {
+      id: true,
+      category: { select: { id: true, name: true, slug: true, description: true } },
+      authors: {
+        orderBy: READ_MODEL_SELECT.authors.orderBy,
+        select: {
+          author: {
+            select: { id: true, name: true, slug: true, image: true, bio: true, role: true, socials: true },
+          },
+        },
+      },
+      tags: {
+        orderBy: READ_MODEL_SELECT.tags.orderBy,
+        select: { tag: { select: { id: true, name: true, slug: true, description: true } } },
+      },
+    } satisfies Prisma.PostSelect;
+    const { category, authors, tags } = READ_MODEL_SELECT;
+    const single = async (
+      identifier: string,
+      query: { select: Prisma.PostSelect },
+      relationColumns: "all" | "shown" = "all",
+    ) => {
+      const statements: string[] = [];
+      const sql: SqlExecutor = {
+        exec: (text) => app.db.sql.exec(text),
+        query: (text, params, options) => {
+          statements.push(text);
+          return app.db.sql.query(text, params, options);
+        },
+      };
+      const params = new SqlParams();
+      const found = await readSinglePostRow(
+        sql,
+        workspaceId,
+        {
+          condition: `p."workspaceId" = ${params.add(workspaceId)} AND (p.id = ${params.add(identifier)} OR p.slug = $2)`,
+          params,
+          withFieldDefinitions: true,
+          withHead: true,
+        },
+        query,
+        relationColumns,
+      );
+      expect(statements).toHaveLength(1);
+      return found;
+    };
+    const [fullId] = ids.slice(1);
+    const expected = (await prismaRows([fullId as string]))[0] as { fieldValues: { fieldId: string }[] };
+    const bySlug = await single("full", { select: READ_MODEL_SELECT });
+    const byId = await single(fullId as string, { select: READ_MODEL_SELECT });
+    for (const row of [expected, bySlug.item, byId.item] as { fieldValues: { fieldId: string }[] }[])
+      row.fieldValues.sort(byFieldId);
+    expect(bySlug.item).toStrictEqual(expected);
+    expect(byId.item).toStrictEqual(expected);
+    // The same definitions and head as a page's statement reads.
+    const params = new SqlParams();
+    const page = await readPostPage(
+      app.db.sql,
+      workspaceId,
+      {
+        condition: `p."workspaceId" = ${params.add(workspaceId)}`,
+        join: "",
+        orderBy: "p.id",
+        limit: 1,
+        offset: 0,
+        params,
+        withFieldDefinitions: true,
+        withHead: true,
+      },
+      { select: READ_MODEL_SELECT },
+    );
+    expect(bySlug.fieldDefinitions).toStrictEqual(page.fieldDefinitions);
+    expect(bySlug.head).toBe(page.head);
+    // Smaller plans and the shown columns: Prisma's rows for them.
+    const plans: Prisma.PostSelect[] = [
+      { id: true, title: true, publishedAt: true },
+      { id: true, content: true, category: true, fieldValues: READ_MODEL_SELECT.fieldValues },
+      { id: true, authors: READ_MODEL_SELECT.authors, updatedAt: true },
+    ];
+    for (const select of plans) {
+      const { item } = await single("full", { select });
+      expect(pick(item as Record<string, unknown>, select)).toStrictEqual(
+        (await prismaRows([fullId as string], select))[0],
+      );
+    }
+    const { item: shownItem } = await single(
+      "full",
+      { select: { id: true, category, authors, tags } },
+      "shown",
+    );
+    expect(pick(shownItem as Record<string, unknown>, shown)).toStrictEqual(
+      (await prismaRows([fullId as string], shown))[0],
+    );
+    // A post without relations has empty lists; nothing found, and another workspace's post, are null.
+    const bare = await single("bare", { select: READ_MODEL_SELECT });
+    expect(bare.item).toMatchObject({ authors: [], tags: [], fieldValues: [] });
+    for (const missing of ["no-such-post", "other", otherWorkspacePostId])
+      expect(await single(missing, { select: READ_MODEL_SELECT })).toEqual({
+        item: null,
+        fieldDefinitions: null,
+        head: null,
+      });
   });
 
   it("covers the plans it loads exactly, and no other", () => {

@@ -43,34 +43,53 @@ const TAXONOMY_JSON = (alias: string, columns: RelationColumns) =>
          : ""
      })`;
 
-const AUTHORS_CTE = (columns: RelationColumns, ids: string) => `authors AS (
-  SELECT pa."postId", json_agg(json_build_object('author', json_build_object(
+// Each relation's list: its aggregate (over `pa`, `pt` or `v`) and its FROM, shared by the page's
+// aggregates (one join per relation for the whole page) and a single post's correlated subqueries.
+const AUTHORS_LIST = (columns: RelationColumns) =>
+  `json_agg(json_build_object('author', json_build_object(
            'id', a.id, 'name', a.name, 'slug', a.slug, 'image', a.image, 'bio', a.bio, 'role', a.role,
            'socials', a.socials${
              columns === "all"
                ? `, 'workspaceId', a."workspaceId", 'email', a.email,
            'createdAt', ${epochMs('a."createdAt"')}, 'updatedAt', ${epochMs('a."updatedAt"')}`
                : ""
-           })) ORDER BY pa.position) AS list
-    FROM "PostAuthor" pa JOIN "Author" a ON a.id = pa."authorId"
+           })) ORDER BY pa.position)`;
+const AUTHORS_FROM = `FROM "PostAuthor" pa JOIN "Author" a ON a.id = pa."authorId"`;
+
+// By name, ties by id: the order of Post.tags' Prisma plan (schema/post.ts).
+const TAGS_LIST = (columns: RelationColumns) =>
+  `json_agg(json_build_object('tag', ${TAXONOMY_JSON("t", columns)}) ORDER BY t.name, t.id)`;
+const TAGS_FROM = `FROM "PostTag" pt JOIN "Tag" t ON t.id = pt."tagId"`;
+
+const FIELD_VALUES_LIST = `json_agg(json_build_object('fieldId', v."fieldId", 'value', v.value))`;
+const FIELD_VALUES_FROM = `FROM "PostFieldValue" v`;
+
+const AUTHORS_CTE = (columns: RelationColumns, ids: string) => `authors AS (
+  SELECT pa."postId", ${AUTHORS_LIST(columns)} AS list
+    ${AUTHORS_FROM}
    WHERE pa."postId" = ANY(${ids})
    GROUP BY pa."postId"
 )`;
 
-// By name, ties by id: the order of Post.tags' Prisma plan (schema/post.ts).
 const TAGS_CTE = (columns: RelationColumns, ids: string) => `tags AS (
-  SELECT pt."postId", json_agg(json_build_object('tag', ${TAXONOMY_JSON("t", columns)}) ORDER BY t.name, t.id) AS list
-    FROM "PostTag" pt JOIN "Tag" t ON t.id = pt."tagId"
+  SELECT pt."postId", ${TAGS_LIST(columns)} AS list
+    ${TAGS_FROM}
    WHERE pt."postId" = ANY(${ids})
    GROUP BY pt."postId"
 )`;
 
 const FIELD_VALUES_CTE = (ids: string) => `field_values AS (
-  SELECT v."postId", json_agg(json_build_object('fieldId', v."fieldId", 'value', v.value)) AS list
-    FROM "PostFieldValue" v
+  SELECT v."postId", ${FIELD_VALUES_LIST} AS list
+    ${FIELD_VALUES_FROM}
    WHERE v."postId" = ANY(${ids})
    GROUP BY v."postId"
 )`;
+
+// The post's own columns in the read form, as json_build_object's arguments.
+const POST_FIELDS = `'id', p.id, 'workspaceId', p."workspaceId", 'slug', p.slug, 'title', p.title, 'status', p.status,
+     'featured', p.featured, 'coverImage', p."coverImage", 'description', p.description,
+     'attribution', p.attribution, 'publishedAt', ${epochMs('p."publishedAt"')},
+     'createdAt', ${epochMs('p."createdAt"')}, 'updatedAt', ${epochMs('p."updatedAt"')}, 'categoryId', p."categoryId"`;
 
 /**
  * The posts of workspace `$1` whose ids the text[] `$2` lists, one row each in that order (unknown ids,
@@ -121,12 +140,7 @@ interface PostRowsStatementParts {
 function buildPostRowsParts(parts: PostRowParts, source: PostIdsSource): PostRowsStatementParts {
   const { ids, workspace } = source;
   const ctes = [`page AS (SELECT id, ord FROM unnest(${ids}) WITH ORDINALITY AS page(id, ord))`];
-  const fields = [
-    `'id', p.id, 'workspaceId', p."workspaceId", 'slug', p.slug, 'title', p.title, 'status', p.status,
-     'featured', p.featured, 'coverImage', p."coverImage", 'description', p.description,
-     'attribution', p.attribution, 'publishedAt', ${epochMs('p."publishedAt"')},
-     'createdAt', ${epochMs('p."createdAt"')}, 'updatedAt', ${epochMs('p."updatedAt"')}, 'categoryId', p."categoryId"`,
-  ];
+  const fields = [POST_FIELDS];
   const joins = [`JOIN "Post" p ON p.id = page.id AND p."workspaceId" = ${workspace}`];
   if (parts.category) {
     fields.push(`'category', ${TAXONOMY_JSON("c", parts.relationColumns)}`);
@@ -150,3 +164,34 @@ function buildPostRowsParts(parts: PostRowParts, source: PostIdsSource): PostRow
     from: `FROM page\n${joins.join("\n")}`,
   };
 }
+
+/**
+ * The columns of one post `p` in the read form (`post`, and `content` when asked for), each relation a
+ * correlated subquery: for one row, a few index lookups of its own rows cost PostgreSQL about half of
+ * what the page's form (an id array, its unnest, one aggregate per relation joined back and sorted)
+ * costs for a page of one (issue 39).
+ */
+export function singlePostColumns(parts: PostRowParts): string {
+  const key = JSON.stringify(parts);
+  let columns = builtSingle.get(key);
+  if (!columns) {
+    const fields = [POST_FIELDS];
+    const columnsOf = parts.relationColumns;
+    if (parts.category)
+      fields.push(
+        `'category', (SELECT ${TAXONOMY_JSON("c", columnsOf)} FROM "Category" c WHERE c.id = p."categoryId")`,
+      );
+    const lists = [
+      [parts.authors, "authors", AUTHORS_LIST(columnsOf), AUTHORS_FROM, "pa"],
+      [parts.tags, "tags", TAGS_LIST(columnsOf), TAGS_FROM, "pt"],
+      [parts.fieldValues, "fieldValues", FIELD_VALUES_LIST, FIELD_VALUES_FROM, "v"],
+    ] as const;
+    for (const [wanted, name, list, from, alias] of lists)
+      if (wanted)
+        fields.push(`'${name}', coalesce((SELECT ${list} ${from} WHERE ${alias}."postId" = p.id), '[]')`);
+    columns = `json_build_object(${fields.join(", ")}) AS post${parts.content ? ", p.content" : ""}`;
+    builtSingle.set(key, columns);
+  }
+  return columns;
+}
+const builtSingle = new Map<string, string>();

@@ -16,7 +16,7 @@ import { statementName } from "../../db/statement-names.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import { type FieldDefinitionSummary, fieldDefinitionsJson } from "../loaders.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../pagination.ts";
-import { type PostRowParts, postRowsParts, postRowsSql } from "./post-rows-sql.ts";
+import { type PostRowParts, postRowsParts, postRowsSql, singlePostColumns } from "./post-rows-sql.ts";
 import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "./post-selection.ts";
 import { markReadModelRow } from "./read-model-fields.ts";
 import type { RelationColumns } from "./relation-columns.ts";
@@ -192,7 +192,10 @@ const pageIdsSql = (page: PostPageQuery, limit: string | number) =>
           ORDER BY ${page.orderBy} LIMIT ${limit} OFFSET ${page.params.add(page.offset)})`;
 
 /** The page's optional columns: the field definitions and the log head. */
-function pageExtras(workspaceId: string, page: PostPageQuery): { definitions: string; head: string } {
+function pageExtras(
+  workspaceId: string,
+  page: Pick<PostPageQuery, "params" | "withFieldDefinitions" | "withHead">,
+): { definitions: string; head: string } {
   const { params } = page;
   return {
     definitions: page.withFieldDefinitions
@@ -248,6 +251,47 @@ ORDER BY r.ord`;
     items,
     fieldDefinitions: top?.fieldDefinitions ?? null,
     head: top?.head ?? null,
+  };
+}
+
+/** One post as readSinglePostRow finds it: where (on `"Post" p`), and what else the statement reads. */
+interface SinglePostQuery {
+  condition: string;
+  params: SqlParams;
+  withFieldDefinitions?: boolean;
+  withHead?: boolean;
+}
+
+/**
+ * The first post (by id) matching `condition`, in readPostRows' shape, with the workspace's field
+ * definitions and the change log head when asked for, in one statement; null when none matches (then
+ * neither is read: nothing is answered from them). No count, no page: each relation is a correlated
+ * subquery of the one row (singlePostColumns).
+ */
+export async function readSinglePostRow(
+  sql: SqlExecutor,
+  workspaceId: string,
+  single: SinglePostQuery,
+  query: PlannedPostQuery,
+  relationColumns: RelationColumns = "all",
+): Promise<Omit<PostPageRows, "totalItems" | "items"> & { item: Record<string, unknown> | null }> {
+  const { definitions, head } = pageExtras(workspaceId, single);
+  const parts = partsOf(query, relationColumns);
+  // Ordered by id, so that the row is the same whatever plan PostgreSQL picks.
+  const statement = `SELECT ${singlePostColumns(parts)}${definitions}${head}
+FROM "Post" p WHERE ${single.condition}
+ORDER BY p.id LIMIT 1`;
+  const [row] = await sql.query<{
+    post: PostJson;
+    content?: string;
+    fieldDefinitions?: FieldDefinitionSummary[];
+    head?: string;
+  }>(statement, single.params.values, { name: statementName(statement) });
+  if (!row) return { item: null, fieldDefinitions: null, head: null };
+  return {
+    item: toPrismaShape({ post: row.post, content: row.content }),
+    fieldDefinitions: row.fieldDefinitions ?? null,
+    head: row.head ?? null,
   };
 }
 

@@ -1,5 +1,5 @@
 // One post by id or slug through the read model: its row, relations and the workspace's field
-// definitions in one statement (readPostPage with a page of one), where Prisma's relation-join query
+// definitions in one statement (readSinglePostRow: the relations correlated subqueries of the row), where Prisma's relation-join query
 // and a second statement for the definitions took two round trips and Prisma's result mapping
 // (issue 39: PostGraphile answered a post by slug twice as fast, with a third of PostgreSQL's CPU).
 // Only for plans the read model covers (the REST post body, a frontend's post page); any other goes
@@ -9,7 +9,7 @@ import type { PostStatusFilter } from "../../content/post-filters.ts";
 import { postListCondition, SqlParams } from "../../content/post-list-sql.ts";
 import type { Post } from "../../generated/prisma/client.ts";
 import type { GraphQLContext } from "../context.ts";
-import { type PlannedPostQuery, readModelCovers, readModelPays, readPostPage } from "./post-rows.ts";
+import { type PlannedPostQuery, readModelCovers, readModelPays, readSinglePostRow } from "./post-rows.ts";
 import { relationColumnsOf } from "./relation-columns.ts";
 
 /** True when the read model loads this plan of a single post, and gains by it. */
@@ -34,26 +34,15 @@ export async function readSinglePost(
     AND (p.id = ${identifier} OR p.slug = ${identifier})`;
   const withFieldDefinitions =
     Boolean(query.select?.fieldValues) && !ctx.loaders.loadedFieldDefinitions.has(workspaceId);
-  const { items, fieldDefinitions, head } = await readPostPage(
+  const { item, fieldDefinitions, head } = await readSinglePostRow(
     ctx.services.sql,
     workspaceId,
-    {
-      condition,
-      join: "",
-      // An id and a slug of two different posts cannot both match (ids and slugs have different shapes);
-      // the order only makes the one statement's plan deterministic.
-      orderBy: "p.id",
-      limit: 1,
-      offset: 0,
-      params,
-      withFieldDefinitions,
-      withHead: ctx.answerHead?.head === null,
-    },
+    { condition, params, withFieldDefinitions, withHead: ctx.answerHead?.head === null },
     query,
     relationColumnsOf(info, null),
   );
   if (fieldDefinitions) ctx.loaders.primeFieldDefinitions(workspaceId, fieldDefinitions);
   if (head !== null && ctx.answerHead?.head === null) ctx.answerHead.head = head;
   // Prisma's shape for the plan (post-rows.ts; test/graphql/post-rows.test.ts compares them).
-  return (items[0] as Post | undefined) ?? null;
+  return item as Post | null;
 }
