@@ -268,7 +268,7 @@ describe("statements per single post request", () => {
       const ownStatements = statements.filter((sql) => sql !== `SELECT ${logHeadExpression("$1")} AS head`);
       expect(ownStatements, ownStatements.join("\n---\n")).toHaveLength(1);
       // The read model's single-post statement (readSinglePostRow), not Prisma's.
-      expect(ownStatements[0]).toMatch(/AS post, p\.content, \(SELECT coalesce\(json_agg/);
+      expect(ownStatements[0]).toMatch(/WHERE pa\."postId" = p\.id\), '\[\]'\) AS "authors"/);
     }
   });
 

@@ -85,20 +85,25 @@ const FIELD_VALUES_CTE = (ids: string) => `field_values AS (
    GROUP BY v."postId"
 )`;
 
-// The post's own columns in the read form, as json_build_object's arguments.
-const POST_FIELDS = `'id', p.id, 'workspaceId', p."workspaceId", 'slug', p.slug, 'title', p.title, 'status', p.status,
-     'featured', p.featured, 'coverImage', p."coverImage", 'description', p.description,
-     'attribution', p.attribution, 'publishedAt', ${epochMs('p."publishedAt"')},
-     'createdAt', ${epochMs('p."createdAt"')}, 'updatedAt', ${epochMs('p."updatedAt"')}, 'categoryId', p."categoryId"`;
+// The post's own columns in the read form, as columns of the statement: json built for each row costs
+// PostgreSQL more than the columns themselves (about 0.7 ms of CPU for a page of 100, issue 39), and
+// the driver reads text columns without a JSON.parse. Timestamps as milliseconds since the epoch in a
+// double precision column (a number in both drivers, where int8 would arrive as a string or a BigInt),
+// rounded to whole milliseconds as the columns hold them.
+const epochMsColumn = (column: string, name: string) =>
+  `round(date_part('epoch', ${column}) * 1000) AS "${name}"`;
+const POST_COLUMNS_SQL = `p.id, p."workspaceId", p.slug, p.title, p.status, p.featured, p."coverImage",
+     p.description, p.attribution, ${epochMsColumn('p."publishedAt"', "publishedAt")},
+     ${epochMsColumn('p."createdAt"', "createdAt")}, ${epochMsColumn('p."updatedAt"', "updatedAt")}, p."categoryId"`;
 
 /**
  * The posts of workspace `$1` whose ids the text[] `$2` lists, one row each in that order (unknown ids,
- * and ids of other workspaces, left out): `post`, the read form without its body as a json object, and
- * `content`, the body as a column of its own when the plan asks for it. A body inside json would be
- * escaped by PostgreSQL and unescaped by the driver only to be escaped again in the answer; as text it
- * arrives as it is stored (with the rows of a page of 100 bodies, the statement took about a third less
- * time). json (not jsonb) objects: nothing is compared or indexed, and building json is the cheaper of
- * the two. Relations are aggregated for the whole page at once (one join each, not one subquery per
+ * and ids of other workspaces, left out): the post's own columns (POST_COLUMNS_SQL), each relation the
+ * plan asks for as a json column named after it, and `content`, the body, when the plan asks for it. A
+ * body inside json would be escaped by PostgreSQL and unescaped by the driver only to be escaped again in
+ * the answer; as text it arrives as it is stored (with the rows of a page of 100 bodies, the statement
+ * took about a third less time). json (not jsonb) relations: nothing is compared or indexed, and building
+ * json is the cheaper of the two. Relations are aggregated for the whole page at once (one join each, not one subquery per
  * post), each looked up by the listed ids through its post index: matched against the ids' own array,
  * the plan settles on index lookups whatever the page size (matched against the page, a generic plan read
  * all of PostAuthor for a page of 100).
@@ -116,8 +121,8 @@ export function postRowsSql(parts: PostRowParts): string {
 const built = new Map<string, string>();
 
 /**
- * The rows statement's CTEs (`page`: the ids with their position `ord`, first), its columns (`post`, and
- * `content` when asked for) and its FROM over `page`, for a statement of the caller's to compose.
+ * The rows statement's CTEs (`page`: the ids with their position `ord`, first), its columns (as
+ * postRowsSql's) and its FROM over `page`, for a statement of the caller's to compose.
  */
 export function postRowsParts(parts: PostRowParts, source: PostIdsSource): PostRowsStatementParts {
   const key = `${JSON.stringify(parts)} ${source.workspace} ${source.ids}`;
@@ -140,10 +145,10 @@ interface PostRowsStatementParts {
 function buildPostRowsParts(parts: PostRowParts, source: PostIdsSource): PostRowsStatementParts {
   const { ids, workspace } = source;
   const ctes = [`page AS (SELECT id, ord FROM unnest(${ids}) WITH ORDINALITY AS page(id, ord))`];
-  const fields = [POST_FIELDS];
+  const columns = [POST_COLUMNS_SQL];
   const joins = [`JOIN "Post" p ON p.id = page.id AND p."workspaceId" = ${workspace}`];
   if (parts.category) {
-    fields.push(`'category', ${TAXONOMY_JSON("c", parts.relationColumns)}`);
+    columns.push(`${TAXONOMY_JSON("c", parts.relationColumns)} AS category`);
     joins.push(`JOIN "Category" c ON c.id = p."categoryId"`);
   }
   const lists = [
@@ -154,44 +159,41 @@ function buildPostRowsParts(parts: PostRowParts, source: PostIdsSource): PostRow
   for (const [wanted, name, table, cte, alias] of lists) {
     if (!wanted) continue;
     ctes.push(cte);
-    fields.push(`'${name}', coalesce(${alias}.list, '[]')`);
+    columns.push(`coalesce(${alias}.list, '[]') AS "${name}"`);
     joins.push(`LEFT JOIN ${table} ${alias} ON ${alias}."postId" = p.id`);
   }
-  const content = parts.content ? ", p.content" : "";
-  return {
-    ctes,
-    columns: `json_build_object(${fields.join(", ")}) AS post${content}`,
-    from: `FROM page\n${joins.join("\n")}`,
-  };
+  if (parts.content) columns.push("p.content");
+  return { ctes, columns: columns.join(", "), from: `FROM page\n${joins.join("\n")}` };
 }
 
 /**
- * The columns of one post `p` in the read form (`post`, and `content` when asked for), each relation a
+ * The columns of one post `p` in the read form (as postRowsSql's), each relation a
  * correlated subquery: for one row, a few index lookups of its own rows cost PostgreSQL about half of
  * what the page's form (an id array, its unnest, one aggregate per relation joined back and sorted)
  * costs for a page of one (issue 39).
  */
 export function singlePostColumns(parts: PostRowParts): string {
   const key = JSON.stringify(parts);
-  let columns = builtSingle.get(key);
-  if (!columns) {
-    const fields = [POST_FIELDS];
-    const columnsOf = parts.relationColumns;
+  let built = builtSingle.get(key);
+  if (!built) {
+    const columns = [POST_COLUMNS_SQL];
+    const relationColumns = parts.relationColumns;
     if (parts.category)
-      fields.push(
-        `'category', (SELECT ${TAXONOMY_JSON("c", columnsOf)} FROM "Category" c WHERE c.id = p."categoryId")`,
+      columns.push(
+        `(SELECT ${TAXONOMY_JSON("c", relationColumns)} FROM "Category" c WHERE c.id = p."categoryId") AS category`,
       );
     const lists = [
-      [parts.authors, "authors", AUTHORS_LIST(columnsOf), AUTHORS_FROM, "pa"],
-      [parts.tags, "tags", TAGS_LIST(columnsOf), TAGS_FROM, "pt"],
+      [parts.authors, "authors", AUTHORS_LIST(relationColumns), AUTHORS_FROM, "pa"],
+      [parts.tags, "tags", TAGS_LIST(relationColumns), TAGS_FROM, "pt"],
       [parts.fieldValues, "fieldValues", FIELD_VALUES_LIST, FIELD_VALUES_FROM, "v"],
     ] as const;
     for (const [wanted, name, list, from, alias] of lists)
       if (wanted)
-        fields.push(`'${name}', coalesce((SELECT ${list} ${from} WHERE ${alias}."postId" = p.id), '[]')`);
-    columns = `json_build_object(${fields.join(", ")}) AS post${parts.content ? ", p.content" : ""}`;
-    builtSingle.set(key, columns);
+        columns.push(`coalesce((SELECT ${list} ${from} WHERE ${alias}."postId" = p.id), '[]') AS "${name}"`);
+    if (parts.content) columns.push("p.content");
+    built = columns.join(", ");
+    builtSingle.set(key, built);
   }
-  return columns;
+  return built;
 }
 const builtSingle = new Map<string, string>();

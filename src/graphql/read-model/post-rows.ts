@@ -45,18 +45,35 @@ export function readModelCovers(query: PlannedPostQuery): boolean {
   );
 }
 
-/** Timestamps arrive as milliseconds since the epoch (post-rows-sql.ts); relations' only with all columns. */
+/** Relations' timestamps arrive as milliseconds since the epoch, and only with all columns. */
 interface TimestampedJson {
   createdAt?: number;
   updatedAt?: number;
 }
-interface PostJson {
+
+/**
+ * One post as the read model's statements return it (post-rows-sql.ts: POST_COLUMNS_SQL, then the
+ * relations the plan asks for as json, then the body), beside whatever else the statement reads.
+ */
+interface PostColumns {
+  id: string;
+  workspaceId: string;
+  slug: string;
+  title: string;
+  status: string;
+  featured: boolean;
+  coverImage: string | null;
+  description: string | null;
+  attribution: unknown;
+  publishedAt: number;
   createdAt: number;
   updatedAt: number;
-  publishedAt: number;
+  categoryId: string;
   category?: TimestampedJson;
   authors?: { author: TimestampedJson }[];
   tags?: { tag: TimestampedJson }[];
+  fieldValues?: unknown[];
+  content?: string;
 }
 
 /** The parts of the read form `query` asks for (a covered plan: see readModelCovers). */
@@ -93,7 +110,7 @@ export async function readPostRows(
 ): Promise<Record<string, unknown>[]> {
   if (ids.length === 0) return [];
   const statement = postRowsSql(partsOf(query, relationColumns));
-  const rows = await sql.query<{ post: PostJson; content?: string }>(statement, [workspaceId, ids], {
+  const rows = await sql.query<PostColumns>(statement, [workspaceId, ids], {
     name: statementName(statement),
   });
   return rows.map(toPrismaShape);
@@ -228,24 +245,25 @@ async function readPostPageAtOnce(
   });
   const pageIds = `page_ids AS (SELECT ${pageIdsSql(page, page.limit)} AS list)`;
   const first = (column: string) => `CASE WHEN r.ord IS NULL OR r.ord = 1 THEN head.${column} END`;
+  // The head's columns first, named apart from the post's (`total`, `fieldDefinitions`, `head`).
   const statement = `WITH ${[pageIds, ...ctes].join(", ")}
 SELECT ${first("total")} AS total${definitions ? `, ${first('"fieldDefinitions"')} AS "fieldDefinitions"` : ""}${
     head ? `, ${first("head")} AS head` : ""
-  }, r.post${parts.content ? ", r.content" : ""}
+  }, r.*
 FROM (SELECT ${countSql(page)} AS total${definitions}${head}) head
 LEFT JOIN (SELECT page.ord, ${columns}
 ${from}) r ON true
 ORDER BY r.ord`;
-  const rows = await sql.query<{
-    total: number | null;
-    fieldDefinitions?: FieldDefinitionSummary[] | null;
-    head?: string | null;
-    post: PostJson | null;
-    content?: string;
-  }>(statement, params.values, { name: statementName(statement) });
+  const rows = await sql.query<
+    {
+      total: number | null;
+      fieldDefinitions?: FieldDefinitionSummary[] | null;
+      head?: string | null;
+    } & ({ id: null } | PostColumns)
+  >(statement, params.values, { name: statementName(statement) });
   const [top] = rows;
   const items: Record<string, unknown>[] = [];
-  for (const row of rows) if (row.post) items.push(toPrismaShape({ post: row.post, content: row.content }));
+  for (const row of rows) if (row.id !== null) items.push(toPrismaShape(row as PostColumns));
   return {
     totalItems: top?.total ?? 0,
     items,
@@ -281,43 +299,62 @@ export async function readSinglePostRow(
   const statement = `SELECT ${singlePostColumns(parts)}${definitions}${head}
 FROM "Post" p WHERE ${single.condition}
 ORDER BY p.id LIMIT 1`;
-  const [row] = await sql.query<{
-    post: PostJson;
-    content?: string;
-    fieldDefinitions?: FieldDefinitionSummary[];
-    head?: string;
-  }>(statement, single.params.values, { name: statementName(statement) });
+  const [row] = await sql.query<PostColumns & { fieldDefinitions?: FieldDefinitionSummary[]; head?: string }>(
+    statement,
+    single.params.values,
+    { name: statementName(statement) },
+  );
   if (!row) return { item: null, fieldDefinitions: null, head: null };
   return {
-    item: toPrismaShape({ post: row.post, content: row.content }),
+    item: toPrismaShape(row),
     fieldDefinitions: row.fieldDefinitions ?? null,
     head: row.head ?? null,
   };
 }
 
 /**
- * Prisma's shape, made in place: the rows were just parsed from the statement's json and belong to no
- * one else, so only the timestamps change (epoch milliseconds become Dates) and the body, read as a
- * column of its own, joins its row; nothing is copied. Marked as the read model's: its fields answer
- * without plugin-prisma's per-row bookkeeping (read-model-fields.ts).
+ * Prisma's shape for the plan: the post's columns (POST_COLUMNS_SQL), its timestamps as Dates, and only
+ * the relations and body the statement read (a plan that does not ask for one has no key for it). The
+ * relations were just parsed from the statement's json and belong to no one else, so their timestamps
+ * change in place. Marked as the read model's: its fields answer without plugin-prisma's per-row
+ * bookkeeping (read-model-fields.ts).
  */
-function toPrismaShape({ post, content }: { post: PostJson; content?: string }): Record<string, unknown> {
-  const row = post as unknown as Record<string, unknown>;
-  if (content !== undefined) row.content = content;
-  row.publishedAt = new Date(post.publishedAt);
-  row.createdAt = new Date(post.createdAt);
-  row.updatedAt = new Date(post.updatedAt);
-  if (post.category) withDates(post.category);
-  if (post.authors) for (const { author } of post.authors) withDates(author);
-  if (post.tags) for (const { tag } of post.tags) withDates(tag);
+function toPrismaShape(columns: PostColumns): Record<string, unknown> {
+  const row: Record<string, unknown> = {
+    id: columns.id,
+    workspaceId: columns.workspaceId,
+    slug: columns.slug,
+    title: columns.title,
+    status: columns.status,
+    featured: columns.featured,
+    coverImage: columns.coverImage,
+    description: columns.description,
+    attribution: columns.attribution,
+    publishedAt: new Date(columns.publishedAt),
+    createdAt: new Date(columns.createdAt),
+    updatedAt: new Date(columns.updatedAt),
+    categoryId: columns.categoryId,
+  };
+  if (columns.category !== undefined) row.category = withDates(columns.category);
+  if (columns.authors !== undefined) {
+    for (const { author } of columns.authors) withDates(author);
+    row.authors = columns.authors;
+  }
+  if (columns.tags !== undefined) {
+    for (const { tag } of columns.tags) withDates(tag);
+    row.tags = columns.tags;
+  }
+  if (columns.fieldValues !== undefined) row.fieldValues = columns.fieldValues;
+  if (columns.content !== undefined) row.content = columns.content;
   markReadModelRow(row);
   return row;
 }
 
-/** A relation's timestamps, when it has them (all columns loaded). */
-function withDates(row: TimestampedJson): void {
-  if (row.createdAt === undefined || row.updatedAt === undefined) return;
+/** A relation's timestamps as Dates, when it has them (all columns loaded); the same object. */
+function withDates<Row extends TimestampedJson>(row: Row): Row {
+  if (row.createdAt === undefined || row.updatedAt === undefined) return row;
   const record = row as unknown as Record<string, unknown>;
   record.createdAt = new Date(row.createdAt);
   record.updatedAt = new Date(row.updatedAt);
+  return row;
 }
