@@ -122,6 +122,10 @@ export async function startTestApp(
     const s = createServer(app.listener).listen(options.port ?? 0, "127.0.0.1", () => resolve(s));
   });
   answerParserErrorsWithJson(server);
+  // Idle connections are closed by the client (fetch drops a pooled socket after 4 s), never by the
+  // server first: with Node's 5 s, a request sent on a pooled socket just as the server closed it met
+  // ECONNRESET (seen once in CI on a loaded machine, where the two timers drift together).
+  server.keepAliveTimeout = 65_000;
   server.on("request", (req, res) => {
     res.once("finish", () => {
       if (res.statusCode >= 500)
