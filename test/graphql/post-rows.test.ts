@@ -285,6 +285,52 @@ describe("post read model", () => {
     }
   });
 
+  it("finds the same page and count when the count and the page share one scan of the matches", async () => {
+    const page = async (limit: number, offset: number, shareMatches: boolean) => {
+      const statements: string[] = [];
+      const sql: SqlExecutor = {
+        exec: (text) => app.db.sql.exec(text),
+        query: (text, params, options) => {
+          statements.push(text);
+          return app.db.sql.query(text, params, options);
+        },
+      };
+      const params = new SqlParams();
+      const found = await readPostPage(
+        sql,
+        workspaceId,
+        {
+          // A tag's posts, as the tag filter finds them (post-list-sql.ts).
+          condition: `p."workspaceId" = ${params.add(workspaceId)} AND p.id = ANY(ARRAY(
+            SELECT pt."postId" FROM "PostTag" pt WHERE pt."tagId" = ANY(${params.add(["tag-a", "tag-z"])}::text[])))`,
+          join: "",
+          orderBy: `p."publishedAt" DESC, p.id ASC`,
+          limit,
+          offset,
+          params,
+          withFieldDefinitions: true,
+          withHead: true,
+          shareMatches,
+        },
+        { select: READ_MODEL_SELECT },
+      );
+      expect(statements.some((text) => text.includes("matched AS MATERIALIZED"))).toBe(shareMatches);
+      return found;
+    };
+    for (const [limit, offset] of [
+      [1, 0],
+      [2, 0],
+      [10, 0],
+      [1, 1],
+      [2, 5],
+    ] as const) {
+      const shared = await page(limit, offset, true);
+      const apart = await page(limit, offset, false);
+      expect(shared).toStrictEqual(apart);
+      expect(shared.totalItems).toBe(1);
+    }
+  });
+
   it("reads one post in one statement, the same row as a page's, with its definitions and head", async () => {
     const shown = {
       id: true,

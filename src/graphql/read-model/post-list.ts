@@ -95,6 +95,8 @@ export async function postPage(
       withFieldDefinitions,
       // The response cache's head, read in the page's own snapshot (see AnswerHead in context.ts).
       withHead: ctx.answerHead?.head === null,
+      // A tag's posts are found post by post (post-list-sql.ts): once for the count and the page.
+      shareMatches: !byRank && Boolean(filter.tags?.length),
     };
     const { totalItems, items, fieldDefinitions, head } = await readPostPage(
       ctx.services.sql,
