@@ -61,3 +61,47 @@ export function postListOrder(
   }
   return { join: "", orderBy: `p."publishedAt" ${order.direction === "asc" ? "ASC" : "DESC"}, p.id ASC` };
 }
+
+/** Where a page's count and ids come from when not from `"Post" p` (tagListing). */
+export interface PostListing {
+  from: string;
+  where: string;
+  /** The post id column of `from`. */
+  id: string;
+  orderBy: string;
+}
+
+/**
+ * A public tag page (one tag, no other filter, by date) from the tag's links alone: PostTag's
+ * `listedAt` is its post's publication date while published (kept by triggers: migration
+ * 20261126103000_post_tag_listed_at), so `listedAt <= now` is the public rule and its index gives the
+ * count and the page in order, without looking each tagged post up (issue 39: on 500 tagged posts the
+ * lookups were most of PostgreSQL's work for the page). Null for any other list, which keeps
+ * postListCondition. The ties by post id, as postListOrder's.
+ */
+export function tagListing(
+  workspaceId: string,
+  filter: PostListFilter,
+  direction: "asc" | "desc",
+  params: SqlParams,
+): PostListing | null {
+  const [tag, ...more] = filter.tags ?? [];
+  const onlyTheTag =
+    filter.status === "published" &&
+    tag !== undefined &&
+    more.length === 0 &&
+    !filter.categories?.length &&
+    !filter.excludeCategories?.length &&
+    !filter.excludeTags?.length &&
+    (filter.featured === null || filter.featured === undefined) &&
+    !filter.matchingIds;
+  if (!onlyTheTag) return null;
+  const tagId = `(SELECT t.id FROM "Tag" t WHERE t."workspaceId" = ${params.add(workspaceId)} AND t.slug = ${params.add(tag)})`;
+  const at = `(${params.add(filter.now.toISOString())}::timestamptz AT TIME ZONE 'UTC')`;
+  return {
+    from: `"PostTag" pt`,
+    where: `pt."tagId" = ${tagId} AND pt."listedAt" <= ${at}`,
+    id: `pt."postId"`,
+    orderBy: `pt."listedAt" ${direction === "asc" ? "ASC" : "DESC"}, pt."postId" ASC`,
+  };
+}

@@ -10,7 +10,7 @@
 // `tags { count { posts } }`) goes through Prisma as before.
 import { isDeepStrictEqual } from "node:util";
 import { logHeadExpression } from "../../content/change-log.ts";
-import type { SqlParams } from "../../content/post-list-sql.ts";
+import type { PostListing, SqlParams } from "../../content/post-list-sql.ts";
 import type { SqlExecutor } from "../../db/sql-executor.ts";
 import { statementName } from "../../db/statement-names.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
@@ -156,6 +156,8 @@ interface PostPageQuery {
    * Only with `join` empty (the order by publishedAt).
    */
   shareMatches?: boolean;
+  /** The count and the ids from another source than `"Post" p` (tagListing); `condition` is then unused. */
+  listing?: PostListing | null;
 }
 
 interface PostPageRows {
@@ -210,20 +212,28 @@ export async function readPostPage(
 
 /** The page's matches as a CTE of their own, when the page shares them (see shareMatches); else null. */
 const matchedCte = (page: PostPageQuery) =>
-  page.shareMatches && page.join === ""
+  page.shareMatches && page.join === "" && !page.listing
     ? `matched AS MATERIALIZED (SELECT p.id, p."publishedAt" FROM "Post" p WHERE ${page.condition})`
     : null;
 
 /** How many posts match the page's condition, as a scalar subquery. */
-const countSql = (page: PostPageQuery) =>
-  matchedCte(page)
+function countSql(page: PostPageQuery): string {
+  if (page.listing) return `(SELECT count(*)::int FROM ${page.listing.from} WHERE ${page.listing.where})`;
+  return matchedCte(page)
     ? "(SELECT count(*)::int FROM matched)"
     : `(SELECT count(*)::int FROM "Post" p WHERE ${page.condition})`;
+}
 
 /** The page's ids in order as a text[], `limit` a placeholder or a literal integer. */
-const pageIdsSql = (page: PostPageQuery, limit: string | number) =>
-  `ARRAY(SELECT p.id FROM ${matchedCte(page) ? "matched p" : `"Post" p ${page.join} WHERE ${page.condition}`}
-          ORDER BY ${page.orderBy} LIMIT ${limit} OFFSET ${page.params.add(page.offset)})`;
+function pageIdsSql(page: PostPageQuery, limit: string | number): string {
+  const { listing } = page;
+  const select = listing
+    ? `SELECT ${listing.id} FROM ${listing.from} WHERE ${listing.where} ORDER BY ${listing.orderBy}`
+    : matchedCte(page)
+      ? `SELECT p.id FROM matched p ORDER BY ${page.orderBy}`
+      : `SELECT p.id FROM "Post" p ${page.join} WHERE ${page.condition} ORDER BY ${page.orderBy}`;
+  return `ARRAY(${select} LIMIT ${limit} OFFSET ${page.params.add(page.offset)})`;
+}
 
 /** The page's optional columns: the field definitions and the log head. */
 function pageExtras(
