@@ -101,6 +101,7 @@ describe("ingestMedia", () => {
     const failing: MediaStorage = {
       put: vi.fn().mockRejectedValue(failure),
       delete: vi.fn().mockResolvedValue(undefined),
+      putStream: async () => {},
       urlFor: (key) => key,
       load: async () => null,
       deleteUnder: async () => {},
@@ -128,6 +129,7 @@ describe("discardStoredMedia", () => {
       delete: async () => {
         throw new Error("bucket unreachable");
       },
+      putStream: async () => {},
       urlFor: (key) => key,
       load: async () => null,
       deleteUnder: async () => {},
