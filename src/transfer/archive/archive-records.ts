@@ -1,8 +1,8 @@
 // Reads a portable archive (format.ts) as the import record stream (src/content/import-records.ts), in
 // one pass: the manifest first (its format version is checked before any record), then each chunk's
-// records; a media record is given out once its file's entry has arrived, with the bytes it needs, so
-// the reader holds one chunk and one media file at a time.
-import type { Readable } from "node:stream";
+// records; a media record is given out once its file's entry has arrived, with that entry as its stream
+// (`open`), so the reader holds one chunk and no media file: the import streams the entry to storage.
+import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { extract as createExtract } from "tar-stream";
 import type { ImportedMedia, ImportKind, ImportRecord } from "../../content/import-records.ts";
@@ -17,9 +17,9 @@ import {
 } from "../format.ts";
 import { lineSchemas, type PortableLine } from "./portable-lines.ts";
 
-async function readAll(stream: AsyncIterable<unknown>): Promise<Buffer> {
+async function readAll(stream: AsyncIterable<unknown>, { discard = false } = {}): Promise<Buffer> {
   const parts: Buffer[] = [];
-  for await (const part of stream) parts.push(part as Buffer);
+  for await (const part of stream) if (!discard) parts.push(part as Buffer);
   return Buffer.concat(parts);
 }
 
@@ -47,8 +47,13 @@ export async function* archiveRecords(
     const held = waiting.get(name);
     if (held) {
       waiting.delete(name);
-      const bytes = new Uint8Array(await readAll(entry));
-      yield mediaRecord(held, bytes);
+      let opened = false;
+      yield mediaRecord(held, () => {
+        opened = true;
+        return Readable.from(entry);
+      });
+      // A record whose file was not wanted (unchanged since the last run, a dry run, too large): skipped.
+      if (!opened) await readAll(entry, { discard: true });
       continue;
     }
     const kind = kindOfChunk(name);
@@ -92,9 +97,16 @@ function recordOf(kind: Exclude<ImportKind, "media">, line: unknown): ImportReco
   return { ...rest, kind, sourceId: id } as ImportRecord;
 }
 
-function mediaRecord(line: PortableLine<"media">, bytes: Uint8Array): ImportedMedia {
+/** The media record of `line`, whose bytes are `open()`'s stream (or `load()`, read whole from it). */
+function mediaRecord(line: PortableLine<"media">, open: () => Readable): ImportedMedia {
   const { id, file: _file, ...rest } = line;
-  return { ...rest, kind: "media", sourceId: id, load: async () => bytes };
+  return {
+    ...rest,
+    kind: "media",
+    sourceId: id,
+    open,
+    load: async () => new Uint8Array(await readAll(open())),
+  };
 }
 
 function missingFiles(waiting: Map<string, unknown>): ArchiveFormatError {
