@@ -63,7 +63,8 @@ export async function* archiveRecords(
     }
     if (waiting.size > 0) throw missingFiles(waiting);
     const lines = parseChunk(kind, name, (await readAll(entry)).toString("utf8"));
-    if (kind === "media") for (const line of lines as PortableLine<"media">[]) waiting.set(line.file, line);
+    if (kind === "media")
+      for (const line of lines as Iterable<PortableLine<"media">>) waiting.set(line.file, line);
     else for (const line of lines) yield recordOf(kind, line);
   }
   if (!manifest) throw new ArchiveFormatError(`Not a ${FORMAT_NAME} archive: no ${MANIFEST_ENTRY}`);
@@ -80,16 +81,20 @@ function parseManifest(text: Buffer): Manifest {
   return parsed.data;
 }
 
-function parseChunk(kind: ImportKind, entryName: string, text: string): unknown[] {
-  return text
-    .split("\n")
-    .filter((line) => line.trim())
-    .map((line, index) => {
-      const parsed = lineSchemas[kind].safeParse(JSON.parse(line));
-      if (!parsed.success)
-        throw new ArchiveFormatError(`${entryName} line ${index + 1}: ${parsed.error.message}`);
-      return parsed.data;
-    });
+/**
+ * A chunk's records, each parsed when it is asked for: a chunk of posts with their revisions is a few
+ * megabytes of text but several times that as objects, and the import batches fewer records than a
+ * chunk holds, so only the batch's records are ever objects at once.
+ */
+function* parseChunk(kind: ImportKind, entryName: string, text: string): Generator<unknown> {
+  let index = 0;
+  for (const line of text.split("\n")) {
+    index += 1;
+    if (!line.trim()) continue;
+    const parsed = lineSchemas[kind].safeParse(JSON.parse(line));
+    if (!parsed.success) throw new ArchiveFormatError(`${entryName} line ${index}: ${parsed.error.message}`);
+    yield parsed.data;
+  }
 }
 
 function recordOf(kind: Exclude<ImportKind, "media">, line: unknown): ImportRecord {
