@@ -48,12 +48,13 @@ async function execute(command: CliCommand): Promise<unknown> {
 /**
  * Prisma's query compiler is a 3.4 MB WebAssembly module. V8 compiles it with its baseline compiler
  * (Liftoff) and then again, in the background, with its optimising one (TurboFan) as functions get
- * warm: that second compilation alone is about 50 MB of the CLI's peak memory (`workspace list`: 170 MB
- * peak, 120 MB with Liftoff only), for a process that runs a handful of queries, or an import whose time
- * goes to the database rather than to compiling queries (bench:transfer: no slower). The flag is read
- * when a module is compiled, so setting it before the database (and Prisma) load is in time. Not on
- * the embedded store, whose PostgreSQL is WebAssembly too (PGlite) and does the real work of every
- * query there; nor in the server, which runs long and whose queries deserve the optimised code.
+ * warm: that second compilation is about 50 MB of the CLI's peak memory (`workspace list`: 170 MB
+ * peak, 120 MB with Liftoff only), for a process that runs a handful of queries, or an import whose
+ * time goes to the database rather than to compiling queries (bench:transfer at full size: 137 s
+ * against 134 s before). The flag is read when a module is compiled, so setting it before the database
+ * (and Prisma) load is in time. Not on the embedded store, whose PostgreSQL is WebAssembly too (PGlite)
+ * and does the real work of every query there; nor in the server, which runs long and whose queries
+ * deserve the optimised code.
  */
 function compileWasmOnce(): void {
   v8.setFlagsFromString("--liftoff-only");
@@ -61,15 +62,17 @@ function compileWasmOnce(): void {
 
 /**
  * Export and import stream: what they hold at once is one chunk of records, one batch and no media
- * file, and their live heap stays near 80 MB (a heap snapshot in the middle of a 3,000-post import:
- * 74 MB, two thirds of it the CLI's own code and the Prisma query compiler; the same at 10,000 posts).
- * But every batch leaves megabytes of garbage (parsed records, SQL parameters, sanitised HTML), and
- * V8, left to itself, lets the old generation grow to three or four times the live heap before a full
- * collection: 300 MB of heap for 80 MB of data, which is what put an import over issue 40's 300 MB.
- * Growing the heap by at most 30% of what survived each full collection keeps it near the live size
- * for a few more collections (bench:transfer: ~10% longer). A flag V8 reads at every collection, so it
- * takes effect when set here; a cap on the heap's size (--max-old-space-size) would not, and would need
- * a second process. Only for these two commands: they are the ones that move data in bulk.
+ * file, and their live heap stays near 80 MB (a heap snapshot half way through a 3,000-post import:
+ * 74 MB, about half of it the CLI's own code and the query compiler's WebAssembly as base64 strings;
+ * the peak is level from 3,000 to 10,000 posts). But every batch leaves megabytes of garbage (parsed
+ * records, SQL parameters, sanitised HTML), and V8, left to itself, let the old generation grow to
+ * three or four times the live heap before a full collection: 300 MB of heap for 80 MB of data, which
+ * put an import over issue 40's 300 MB. Growing the heap by at most 30% of what survived each full
+ * collection keeps it near the live size, with more but smaller collections (bench:transfer, 3,000
+ * posts: 545 MB → 334 MB, no slower). V8 reads this flag at every collection, so it takes effect when
+ * set here; a cap on the heap's size (--max-old-space-size) is read only at start-up and would need a
+ * second process (and at 128 MB made the import twice as slow). Only for these two commands: they are
+ * the ones that move data in bulk.
  */
 function boundHeapGrowth(): void {
   v8.setFlagsFromString("--heap-growing-percent=30");
