@@ -4,6 +4,8 @@
 // are by slug (a field by its key), which an import keeps; `sourceId` is the record's identity in its
 // source, what the import ledger (ImportedRecord) remembers it by.
 
+import type { Readable } from "node:stream";
+
 export interface ImportedTaxonomy {
   kind: "category" | "tag";
   sourceId: string;
@@ -55,6 +57,12 @@ export interface ImportedMedia {
   updatedAt?: string;
   /** The bytes: read from the archive, or fetched from `url`. */
   load(): Promise<Uint8Array>;
+  /**
+   * The bytes as a stream, where the source has them as one (an archive's entry): what an import reads
+   * instead of `load`, so a media file is never one buffer in memory. Read once, wholly, before the next
+   * record is asked for; a stream not opened is skipped by the source.
+   */
+  open?(): Readable;
 }
 
 export interface ImportedRevision {

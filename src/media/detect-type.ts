@@ -1,5 +1,6 @@
 // Decides what a file is from its bytes alone; the client's file name and Content-Type are never asked.
 // file-type (and the tokenizers under it) loads on the first upload, not with the server (probe.ts).
+import { readFile } from "node:fs/promises";
 import { type AllowedMediaType, allowedMediaType } from "./allowed-types.ts";
 import { sniffCfbDocument } from "./cfb-sniff.ts";
 
@@ -21,6 +22,19 @@ export async function detectMediaType(bytes: Uint8Array): Promise<TypeDetection>
       return { allowed: null, detectedMime: document.mime, reason: "they contain macros" };
     return allowedOrRefused(document.mime);
   }
+  return allowedOrRefused(detected.mime);
+}
+
+/**
+ * Detects the type of the file at `file` (an import's temporary copy) reading only what the detection
+ * needs; a Compound File (a legacy Office document) is read whole to look for macros, which its size
+ * limit (MEDIA_MAX_BYTES, checked before) bounds.
+ */
+export async function detectMediaTypeOfFile(file: string): Promise<TypeDetection> {
+  const { fileTypeFromFile } = await import("file-type");
+  const detected = await fileTypeFromFile(file);
+  if (!detected) return { allowed: null, detectedMime: null };
+  if (detected.mime === "application/x-cfb") return detectMediaType(await readFile(file));
   return allowedOrRefused(detected.mime);
 }
 

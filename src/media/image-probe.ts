@@ -18,8 +18,11 @@ export interface ImageProbe {
   blurHash: string | null;
 }
 
-/** The image's size and blurHash, or null when its bytes cannot be decoded as the image they claim to be. */
-export async function probeImage(bytes: Uint8Array): Promise<ImageProbe | null> {
+/**
+ * The image's size and blurHash, or null when its bytes cannot be decoded as the image they claim to be.
+ * `bytes` may also be the path of a file holding them: sharp then reads the file itself.
+ */
+export async function probeImage(bytes: Uint8Array | string): Promise<ImageProbe | null> {
   const size = await readHeaderSize(bytes);
   if (!size) return null;
   // A canvas above the pixel limit is not decoded, so its pixels are never checked: it is kept with
@@ -38,7 +41,7 @@ export async function probeImage(bytes: Uint8Array): Promise<ImageProbe | null> 
 }
 
 /** The displayed size from the header alone (no pixel is decoded), or null when there is no readable header. */
-async function readHeaderSize(bytes: Uint8Array): Promise<{ width: number; height: number } | null> {
+async function readHeaderSize(bytes: Uint8Array | string): Promise<{ width: number; height: number } | null> {
   try {
     const metadata = await sharp(bytes, { limitInputPixels: false }).metadata();
     // The size as displayed: EXIF orientation 5–8 swaps width and height. For animations, one frame.
@@ -56,7 +59,7 @@ async function readHeaderSize(bytes: Uint8Array): Promise<{ width: number; heigh
  * corrupt (`failOn: "error"` refuses truncation and decoder errors, while tolerating the warnings many
  * real cameras' files raise).
  */
-async function decodeThumbnail(bytes: Uint8Array) {
+async function decodeThumbnail(bytes: Uint8Array | string) {
   try {
     return await sharp(bytes, { limitInputPixels: MAX_DECODED_PIXELS, failOn: "error" })
       .autoOrient()

@@ -4,10 +4,12 @@
 //   const media = await ingestMedia({ storage, workspaceId, bytes, filename });
 //   try { await db.media.create({ data: { ...media, workspaceId, name } }); }
 //   catch (error) { await discardStoredMedia(storage, media.storageKey, logger); throw error; }
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
 import type { MediaType } from "./allowed-types.ts";
-import { detectMediaType } from "./detect-type.ts";
+import { detectMediaType, detectMediaTypeOfFile } from "./detect-type.ts";
 import { newMediaKey } from "./media-key.ts";
-import { probeAllowedMedia } from "./probe.ts";
+import { type ProbeResult, probeAllowedMedia, probeAllowedMediaFile } from "./probe.ts";
 import { type RemovalLogger, removeWithRetries } from "./removal-retries.ts";
 import type { MediaStorage } from "./storage.ts";
 import { UnsupportedMediaTypeError, UploadTooLargeError } from "./upload-errors.ts";
@@ -53,29 +55,61 @@ export type CleanupLogger = RemovalLogger;
  * (nothing is left stored then).
  */
 export async function ingestMedia(options: IngestMediaOptions): Promise<IngestedMedia> {
-  const { storage, workspaceId, bytes, maxBytes } = options;
+  const { bytes, maxBytes } = options;
   if (maxBytes !== undefined && bytes.byteLength > maxBytes) throw new UploadTooLargeError(maxBytes);
-
   const detection = await detectMediaType(bytes);
   if (!detection.allowed) throw new UnsupportedMediaTypeError(detection.detectedMime, detection.reason);
-
   const probe = await probeAllowedMedia(bytes, detection.allowed);
-  if (!probe) throw new UnsupportedMediaTypeError(detection.allowed.mime, UNDECODABLE);
-  const storageKey = newMediaKey(workspaceId, probe.extension);
+  return store(options, bytes.byteLength, probe, detection.allowed.mime, (key, mimeType) =>
+    options.storage.put(key, bytes, mimeType),
+  );
+}
+
+export interface IngestMediaFileOptions extends Omit<IngestMediaOptions, "bytes"> {
+  /** A file on the local disk holding the bytes (an import's temporary copy of an archive's entry). */
+  file: string;
+}
+
+/**
+ * ingestMedia for bytes in a file, streamed from it: detected and probed from the file (an image is
+ * decoded by sharp from the file) and stored with putStream, so the file is never one buffer in memory.
+ */
+export async function ingestMediaFile(options: IngestMediaFileOptions): Promise<IngestedMedia> {
+  const { file, maxBytes } = options;
+  const { size } = await stat(file);
+  if (maxBytes !== undefined && size > maxBytes) throw new UploadTooLargeError(maxBytes);
+  const detection = await detectMediaTypeOfFile(file);
+  if (!detection.allowed) throw new UnsupportedMediaTypeError(detection.detectedMime, detection.reason);
+  const probe = await probeAllowedMediaFile(file, detection.allowed);
+  return store(options, size, probe, detection.allowed.mime, (key, mimeType) =>
+    options.storage.putStream(key, createReadStream(file), size, mimeType),
+  );
+}
+
+/** Stores a probed file under a new key (nothing is left stored when that fails): the media columns. */
+async function store(
+  options: Omit<IngestMediaOptions, "bytes">,
+  size: number,
+  probe: ProbeResult | null,
+  allowedMime: string,
+  put: (key: string, mimeType: string) => Promise<void>,
+): Promise<IngestedMedia> {
+  if (!probe) throw new UnsupportedMediaTypeError(allowedMime, UNDECODABLE);
+  const storageKey = newMediaKey(options.workspaceId, probe.extension);
   try {
-    await storage.put(storageKey, bytes, probe.mimeType);
+    await put(storageKey, probe.mimeType);
   } catch (error) {
     // A put that failed on our side (a timeout, say) may still have completed remotely, or complete
     // when a hung store wakes up; removing the key until (and once after) the store takes it makes sure
     // a failed upload leaves no object behind. Not awaited: with a hung store the removal would wait out
     // a deadline of its own before the client hears of the first.
-    void removeWithRetries(storage, storageKey, options.logger, { repeatOnceRemoved: true });
+    void removeWithRetries(options.storage, storageKey, options.logger, { repeatOnceRemoved: true });
     throw error;
   }
 
   return {
     storageKey,
-    size: bytes.byteLength,
+    size,
     mimeType: probe.mimeType,
     type: probe.type,
     width: probe.width,

@@ -1,7 +1,11 @@
 // Media on the local disk, served by the service itself (serve-local-media.ts) under /media/<key>.
 import { randomBytes } from "node:crypto";
+import { createWriteStream } from "node:fs";
 import { mkdir, open, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { exactLength } from "./exact-length.ts";
 import { isMediaKey } from "./media-key.ts";
 import type { SelfServedMediaStorage, StorageCallOptions, StoredMediaObject } from "./storage.ts";
 import { isVariantKey, isVariantPrefix } from "./variant-key.ts";
@@ -35,14 +39,36 @@ export class LocalMediaStorage implements SelfServedMediaStorage {
     _contentType: string,
     { signal }: StorageCallOptions = {},
   ): Promise<void> {
+    await this.publish(key, signal, (temporary) => writeFile(temporary, bytes, { flag: "wx", signal }));
+  }
+
+  async putStream(
+    key: string,
+    body: Readable,
+    size: number,
+    _contentType: string,
+    { signal }: StorageCallOptions = {},
+  ): Promise<void> {
+    await this.publish(key, signal, (temporary) =>
+      pipeline(exactLength(body, size, key), createWriteStream(temporary, { flags: "wx" }), { signal }),
+    );
+  }
+
+  /**
+   * Writes beside the target and renames, so a crash or full disk never leaves a half-written object
+   * under a real key; the temporary name never matches a key, so it is never served, and a process
+   * killed before the rename leaves it to removeInterruptedUploads (interrupted-uploads.ts).
+   */
+  private async publish(
+    key: string,
+    signal: AbortSignal | undefined,
+    write: (temporary: string) => Promise<void>,
+  ): Promise<void> {
     const file = this.pathFor(key);
     await mkdir(path.dirname(file), { recursive: true });
-    // Write beside the target and rename, so a crash or full disk never leaves a half-written object
-    // under a real key; the temporary name never matches a key, so it is never served, and a process
-    // killed before the rename leaves it to removeInterruptedUploads (interrupted-uploads.ts).
     const temporary = `${file}.${randomBytes(6).toString("hex")}${PARTIAL_SUFFIX}`;
     try {
-      await writeFile(temporary, bytes, { flag: "wx", signal });
+      await write(temporary);
       // A put whose caller stopped waiting (its deadline passed) must not publish the file afterwards.
       signal?.throwIfAborted();
       await rename(temporary, file);

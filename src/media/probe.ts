@@ -4,6 +4,7 @@
 //
 // The decoders (sharp, music-metadata) load on the first upload that needs them, not with the server:
 // most starts never probe a file, and loading them is a noticeable part of a start.
+import { readFile } from "node:fs/promises";
 import type { AllowedMediaType, MediaType } from "./allowed-types.ts";
 import { detectMediaType } from "./detect-type.ts";
 
@@ -51,4 +52,27 @@ export async function probeAllowedMedia(
     case "document":
       return { ...base, ...none };
   }
+}
+
+/**
+ * probeAllowedMedia for the file at `file` (an import's temporary copy): an image is decoded from the
+ * file by sharp, never read into a buffer here. Audio and video are read whole for their parsers, as an
+ * upload is; MEDIA_MAX_BYTES (checked before) bounds them.
+ */
+export async function probeAllowedMediaFile(
+  file: string,
+  allowed: AllowedMediaType,
+): Promise<ProbeResult | null> {
+  if (allowed.type !== "image") return probeAllowedMedia(await readFile(file), allowed);
+  const { probeImage } = await import("./image-probe.ts");
+  const image = await probeImage(file);
+  return (
+    image && {
+      mimeType: allowed.mime,
+      extension: allowed.extension,
+      type: allowed.type,
+      duration: null,
+      ...image,
+    }
+  );
 }

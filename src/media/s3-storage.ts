@@ -1,7 +1,9 @@
 // Media in an S3-compatible bucket (AWS S3, MinIO, R2, …), served by the bucket or a CDN in front of it.
 import { createRequire } from "node:module";
+import type { Readable } from "node:stream";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { bufferedObject } from "./buffered-object.ts";
+import { exactLength } from "./exact-length.ts";
 import type { MediaStorage, StorageCallOptions, StoredMediaObject } from "./storage.ts";
 
 export interface S3MediaStorageOptions {
@@ -66,6 +68,41 @@ export class S3MediaStorage implements MediaStorage {
       // Aborting destroys the request (and stops the SDK's retries) the moment the caller gives up.
       { abortSignal: signal },
     );
+  }
+
+  async putStream(
+    key: string,
+    body: Readable,
+    size: number,
+    contentType: string,
+    { signal }: StorageCallOptions = {},
+  ): Promise<void> {
+    // One PutObject with a known length streams the body as it is sent: as atomic as `put`, and only
+    // the socket's buffers in memory. (Multipart uploads are for objects far above MEDIA_MAX_BYTES.)
+    const { PutObjectCommand } = loadSdk();
+    // The SDK pipes the body into its request, which does not carry a body's error: a body that fails
+    // (or ends short of its length) aborts the request itself, instead of leaving it waiting for bytes.
+    const bodyFailed = new AbortController();
+    let bodyError: unknown;
+    const counted = exactLength(body, size, key).once("error", (error) => {
+      bodyError = error;
+      bodyFailed.abort(error);
+    });
+    try {
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Body: counted,
+          ContentLength: size,
+          ContentType: contentType,
+          CacheControl: CACHE_CONTROL,
+        }),
+        { abortSignal: signal ? AbortSignal.any([signal, bodyFailed.signal]) : bodyFailed.signal },
+      );
+    } catch (error) {
+      throw bodyError ?? error;
+    }
   }
 
   async delete(key: string, { signal }: StorageCallOptions = {}): Promise<void> {

@@ -38,6 +38,10 @@ export function withDeadlines(
       bounded("put", key, uploadDeadlineMs(deadlines, bytes.byteLength), (signal) =>
         storage.put(key, bytes, contentType, { signal }),
       ),
+    putStream: (key, body, size, contentType) =>
+      bounded("put", key, uploadDeadlineMs(deadlines, size), (signal) =>
+        storage.putStream(key, body, size, contentType, { signal }),
+      ),
     delete: (key) => bounded("delete", key, deadlines.timeoutMs, (signal) => storage.delete(key, { signal })),
     // A load reads a whole original or variant (both bounded in size): one timeout, like a delete.
     load: (key) => bounded("load", key, deadlines.timeoutMs, (signal) => storage.load(key, { signal })),

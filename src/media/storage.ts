@@ -25,6 +25,18 @@ export interface StorageCallOptions {
 export interface MediaStorage {
   /** Stores `bytes` under `key`, all or nothing: a failed put leaves no object behind. */
   put(key: string, bytes: Uint8Array, contentType: string, options?: StorageCallOptions): Promise<void>;
+  /**
+   * Stores what `body` streams under `key`, all or nothing like `put`, without holding the object in
+   * memory (an import's media file, read from the archive). `size` is its exact length in bytes: a
+   * body that ends shorter or runs longer fails the put. The body is consumed (or destroyed on failure).
+   */
+  putStream(
+    key: string,
+    body: Readable,
+    size: number,
+    contentType: string,
+    options?: StorageCallOptions,
+  ): Promise<void>;
   /** Removes the object; removing one that does not exist is not an error. */
   delete(key: string, options?: StorageCallOptions): Promise<void>;
   /**

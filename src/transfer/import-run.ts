@@ -6,6 +6,12 @@
 // has unchanged cost neither bytes nor writes: a second run changes nothing, and a run after a crash
 // passes quickly over what the crashed one committed. After a real run ANALYZE refreshes the touched
 // tables' statistics (analyzeStaleTables, src/db/planner-statistics.ts).
+import { createWriteStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import {
   alreadyImported,
   type ImportTarget,
@@ -19,8 +25,9 @@ import { ImportLinks } from "../content/import-links.ts";
 import type { ImportedMedia, ImportKind, ImportRecord } from "../content/import-records.ts";
 import type { Database } from "../db/database.ts";
 import { analyzeStaleTables } from "../db/planner-statistics.ts";
-import { discardStoredMedia, ingestMedia } from "../media/ingest.ts";
+import { discardStoredMedia, ingestMedia, ingestMediaFile } from "../media/ingest.ts";
 import type { MediaStorage } from "../media/storage.ts";
+import { UploadTooLargeError } from "../media/upload-errors.ts";
 import { type ImportSummary, SummaryTally } from "./import-summary.ts";
 
 export interface ImportOptions {
@@ -82,22 +89,27 @@ export async function runImport(
     options.onBatch?.(kind, results, tally.done);
   };
 
-  for await (const record of records) {
-    if (record.kind !== batchKind) {
-      await flush();
-      batchKind = record.kind;
+  const spool = new Spool();
+  try {
+    for await (const record of records) {
+      if (record.kind !== batchKind) {
+        await flush();
+        batchKind = record.kind;
+      }
+      const fingerprint = fingerprintOf(record);
+      const prepared: PreparedRecord = { record, fingerprint };
+      if (record.kind === "media") {
+        const stored = await prepareMedia(target, options, prepared, tally, spool);
+        if (stored === "failed") continue;
+        // The file is in storage (or not needed): the batch keeps the record's metadata, not its bytes,
+        // or a batch of 100 media files would hold them all in memory until its transaction.
+        prepared.record = withoutBytes(record);
+      }
+      batch.push(prepared);
+      if (batch.length >= batchSize) await flush();
     }
-    const fingerprint = fingerprintOf(record);
-    const prepared: PreparedRecord = { record, fingerprint };
-    if (record.kind === "media") {
-      const stored = await prepareMedia(target, options, prepared, tally);
-      if (stored === "failed") continue;
-      // The file is in storage (or not needed): the batch keeps the record's metadata, not its bytes,
-      // or a batch of 100 media files would hold them all in memory until its transaction.
-      prepared.record = withoutBytes(record);
-    }
-    batch.push(prepared);
-    if (batch.length >= batchSize) await flush();
+  } finally {
+    await spool.remove();
   }
   await flush();
   // The statistics of the tables the import grew, now rather than at the service's next check.
@@ -106,7 +118,7 @@ export async function runImport(
 }
 
 /** A media record whose bytes are no longer held (an archive's reader gives them with the record). */
-function withoutBytes(record: ImportedMedia): ImportedMedia {
+function withoutBytes({ open: _stream, ...record }: ImportedMedia): ImportedMedia {
   return {
     ...record,
     load: () => Promise.reject(new Error(`${record.name}: its bytes were stored and released`)),
@@ -122,6 +134,7 @@ async function prepareMedia(
   options: ImportOptions,
   prepared: PreparedRecord,
   tally: SummaryTally,
+  spool: Spool,
 ): Promise<"stored" | "not needed" | "failed"> {
   const record = prepared.record;
   if (record.kind !== "media") return "not needed";
@@ -133,14 +146,35 @@ async function prepareMedia(
     tally.addMediaBytes(record.size ?? 0);
     return "not needed";
   }
+  const limit = options.maxMediaBytes ? { maxBytes: options.maxMediaBytes } : {};
   try {
+    if (record.open) {
+      // Streamed: the archive's entry to a temporary file (detection and the image probe read a file,
+      // not a buffer), then the file to storage; the file never is one buffer in memory.
+      if (limit.maxBytes !== undefined && (record.size ?? 0) > limit.maxBytes)
+        throw new UploadTooLargeError(limit.maxBytes);
+      const file = await spool.take(record.open(), limit.maxBytes);
+      try {
+        prepared.media = await ingestMediaFile({
+          storage: options.storage,
+          workspaceId: target.workspaceId,
+          file,
+          filename: record.name,
+          ...limit,
+        });
+      } finally {
+        await rm(file, { force: true });
+      }
+      tally.addMediaBytes(prepared.media.size);
+      return "stored";
+    }
     const bytes = await record.load();
     prepared.media = await ingestMedia({
       storage: options.storage,
       workspaceId: target.workspaceId,
       bytes,
       filename: record.name,
-      ...(options.maxMediaBytes ? { maxBytes: options.maxMediaBytes } : {}),
+      ...limit,
     });
     tally.addMediaBytes(bytes.byteLength);
     return "stored";
@@ -150,6 +184,45 @@ async function prepareMedia(
       { kind: "media", sourceId: record.sourceId, label: labelOf(record), outcome: "failed", reason },
     ]);
     return "failed";
+  }
+}
+
+/**
+ * Where streamed media files wait between the source and storage: one temporary folder per import,
+ * made when the first file comes and removed at the end, holding one file at a time.
+ */
+class Spool {
+  private dir: string | null = null;
+  private count = 0;
+
+  /**
+   * Writes `stream` to a new file of the folder and answers its path. A stream above `maxBytes` is read
+   * to its end (the source goes on with the next record) but not kept: UploadTooLargeError.
+   */
+  async take(stream: Readable, maxBytes?: number): Promise<string> {
+    this.dir ??= await mkdtemp(path.join(tmpdir(), "content-import-"));
+    this.count += 1;
+    const file = path.join(this.dir, String(this.count));
+    let size = 0;
+    const bounded = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        size += chunk.byteLength;
+        done(null, maxBytes !== undefined && size > maxBytes ? undefined : chunk);
+      },
+    });
+    try {
+      await pipeline(stream, bounded, createWriteStream(file, { flags: "wx" }));
+      if (maxBytes !== undefined && size > maxBytes) throw new UploadTooLargeError(maxBytes);
+      return file;
+    } catch (error) {
+      await rm(file, { force: true });
+      throw error;
+    }
+  }
+
+  async remove(): Promise<void> {
+    if (this.dir) await rm(this.dir, { recursive: true, force: true });
+    this.dir = null;
   }
 }
 

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { isBlurhashValid } from "blurhash";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { discardStoredMedia, ingestMedia } from "../../src/media/ingest.ts";
+import { discardStoredMedia, ingestMedia, ingestMediaFile } from "../../src/media/ingest.ts";
 import { LocalMediaStorage } from "../../src/media/local-storage.ts";
 import type { MediaStorage } from "../../src/media/storage.ts";
 import { UnsupportedMediaTypeError, UploadTooLargeError } from "../../src/media/upload-errors.ts";
@@ -101,6 +101,7 @@ describe("ingestMedia", () => {
     const failing: MediaStorage = {
       put: vi.fn().mockRejectedValue(failure),
       delete: vi.fn().mockResolvedValue(undefined),
+      putStream: async () => {},
       urlFor: (key) => key,
       load: async () => null,
       deleteUnder: async () => {},
@@ -110,6 +111,62 @@ describe("ingestMedia", () => {
     );
     const key = vi.mocked(failing.put).mock.calls[0]?.[0];
     expect(failing.delete).toHaveBeenCalledWith(key);
+  });
+});
+
+describe("ingestMediaFile (an import's file, streamed)", () => {
+  let input: Awaited<ReturnType<typeof makeTempDir>>;
+  beforeEach(async () => {
+    input = await makeTempDir("ingest-input");
+  });
+  afterEach(async () => {
+    await input.remove();
+  });
+  const fileOf = async (name: string, bytes: Uint8Array) => {
+    const file = path.join(input.dir, name);
+    await writeFile(file, bytes);
+    return file;
+  };
+
+  it("detects, probes and stores what ingestMedia would from the same bytes", async () => {
+    for (const [name, bytes] of [
+      ["a.png", await makeImage("png")],
+      ["b.jpg", await makeImage("jpeg")],
+      ["c.wav", makeWav(0.5)],
+      ["d.pdf", makePdf()],
+      ["e.doc", makeCfb([{ name: "WordDocument", kind: "stream" }])],
+    ] as const) {
+      const fromFile = await ingestMediaFile({ storage, workspaceId: "ws", file: await fileOf(name, bytes) });
+      const fromBytes = await ingestMedia({ storage, workspaceId: "ws", bytes });
+      expect({ ...fromFile, storageKey: fromFile.storageKey.slice(-4) }).toEqual({
+        ...fromBytes,
+        storageKey: fromBytes.storageKey.slice(-4),
+      });
+      expect(await readFile(path.join(temp.dir, ...fromFile.storageKey.split("/")))).toEqual(
+        Buffer.from(bytes),
+      );
+    }
+  });
+
+  it("refuses what ingestMedia refuses, storing nothing", async () => {
+    const macros = makeCfb([
+      { name: "WordDocument", kind: "stream" },
+      { name: "Macros", kind: "storage" },
+    ]);
+    await expect(
+      ingestMediaFile({ storage, workspaceId: "ws", file: await fileOf("m.doc", macros) }),
+    ).rejects.toThrow("not accepted when they contain macros");
+    await expect(
+      ingestMediaFile({ storage, workspaceId: "ws", file: await fileOf("x.png", makeElf()) }),
+    ).rejects.toMatchObject({ detectedMimeType: "application/x-elf" });
+    const png = await makeImage("png");
+    await expect(
+      ingestMediaFile({ storage, workspaceId: "ws", file: await fileOf("cut.png", png.subarray(0, 200)) }),
+    ).rejects.toThrow(UnsupportedMediaTypeError);
+    await expect(
+      ingestMediaFile({ storage, workspaceId: "ws", file: await fileOf("big.png", png), maxBytes: 100 }),
+    ).rejects.toThrow(UploadTooLargeError);
+    expect(await listFiles(temp.dir)).toEqual([]);
   });
 });
 
@@ -128,6 +185,7 @@ describe("discardStoredMedia", () => {
       delete: async () => {
         throw new Error("bucket unreachable");
       },
+      putStream: async () => {},
       urlFor: (key) => key,
       load: async () => null,
       deleteUnder: async () => {},

@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { Readable } from "node:stream";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalMediaStorage } from "../../src/media/local-storage.ts";
@@ -68,6 +69,39 @@ describe("LocalMediaStorage", () => {
     await storage.put(key, png, "image/png");
     expect(await readFile(path.join(temp.dir, "media", ...key.split("/")))).toEqual(png);
     expect(await listFiles(path.join(temp.dir, "media", "ws1"))).toEqual([key.split("/")[1]]);
+  });
+
+  it("stores a streamed body under the key, read a chunk at a time", async () => {
+    const key = newMediaKey("ws-stream", "png");
+    const png = Buffer.from(await makeImage("png"));
+    const chunks = [png.subarray(0, 10), png.subarray(10)];
+    await storage.putStream(key, Readable.from(chunks), png.byteLength, "image/png");
+    expect(await readFile(path.join(temp.dir, "media", ...key.split("/")))).toEqual(png);
+    expect(await listFiles(path.join(temp.dir, "media", "ws-stream"))).toEqual([key.split("/")[1]]);
+  });
+
+  it("publishes nothing when a streamed body is shorter or longer than announced", async () => {
+    const short = newMediaKey("ws-stream-bad", "png");
+    await expect(
+      storage.putStream(short, Readable.from([Buffer.alloc(10)]), 11, "image/png"),
+    ).rejects.toThrow(/10 bytes instead of the 11/);
+    const long = newMediaKey("ws-stream-bad", "png");
+    await expect(
+      storage.putStream(long, Readable.from([Buffer.alloc(10), Buffer.alloc(10)]), 15, "image/png"),
+    ).rejects.toThrow(/more than the 15 bytes/);
+    expect(await listFiles(path.join(temp.dir, "media", "ws-stream-bad"))).toEqual([]);
+  });
+
+  it("publishes nothing when a streamed body fails half way", async () => {
+    const key = newMediaKey("ws-stream-fail", "png");
+    async function* failing() {
+      yield Buffer.alloc(10);
+      throw new Error("archive cut short");
+    }
+    await expect(storage.putStream(key, Readable.from(failing()), 20, "image/png")).rejects.toThrow(
+      "archive cut short",
+    );
+    expect(await listFiles(path.join(temp.dir, "media", "ws-stream-fail"))).toEqual([]);
   });
 
   it("builds absolute URLs under /media from the public base", () => {

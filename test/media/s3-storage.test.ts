@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
 import { GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestMedia } from "../../src/media/ingest.ts";
@@ -84,6 +85,27 @@ describe("S3MediaStorage against s3rver", () => {
     expect(object.ContentType).toBe("image/png");
     expect(object.CacheControl).toBe("public, max-age=31536000, immutable");
     expect(Buffer.from(await object.Body!.transformToByteArray())).toEqual(png);
+  });
+
+  it("puts a streamed body with its content type, and refuses one shorter than announced", async () => {
+    const key = newMediaKey("ws1", "png");
+    const png = Buffer.from(await makeImage("png"));
+    await storage.putStream(
+      key,
+      Readable.from([png.subarray(0, 7), png.subarray(7)]),
+      png.byteLength,
+      "image/png",
+    );
+    const object = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
+    expect(object.ContentType).toBe("image/png");
+    expect(object.CacheControl).toBe("public, max-age=31536000, immutable");
+    expect(Buffer.from(await object.Body!.transformToByteArray())).toEqual(png);
+
+    const short = newMediaKey("ws1", "png");
+    await expect(
+      storage.putStream(short, Readable.from([png.subarray(0, 7)]), png.byteLength, "image/png"),
+    ).rejects.toThrow();
+    expect(await exists(short)).toBe(false);
   });
 
   it("derives a path-style public URL that serves the object", async () => {

@@ -73,6 +73,7 @@ describe("withDeadlines", () => {
         throw failure;
       },
       delete: async () => {},
+      putStream: async () => {},
       urlFor: (key) => key,
       load: async () => null,
       deleteUnder: async () => {},
@@ -108,6 +109,7 @@ describe("removeWithRetries", () => {
     const storage: MediaStorage = {
       put: async () => {},
       delete: remove,
+      putStream: async () => {},
       urlFor: (key) => key,
       load: async () => null,
       deleteUnder: async () => {},
@@ -132,6 +134,7 @@ describe("removeWithRetries", () => {
     const storage: MediaStorage = {
       put: async () => {},
       delete: remove,
+      putStream: async () => {},
       urlFor: (key) => key,
       load: async () => null,
       deleteUnder: async () => {},
@@ -153,6 +156,7 @@ describe("removeWithRetries", () => {
     const storage: MediaStorage = {
       put: async () => {},
       delete: remove,
+      putStream: async () => {},
       urlFor: (key) => key,
       load: async () => null,
       deleteUnder: async () => {},

@@ -1,8 +1,8 @@
 // Reads a portable archive (format.ts) as the import record stream (src/content/import-records.ts), in
 // one pass: the manifest first (its format version is checked before any record), then each chunk's
-// records; a media record is given out once its file's entry has arrived, with the bytes it needs, so
-// the reader holds one chunk and one media file at a time.
-import type { Readable } from "node:stream";
+// records; a media record is given out once its file's entry has arrived, with that entry as its stream
+// (`open`), so the reader holds one chunk and no media file: the import streams the entry to storage.
+import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { extract as createExtract } from "tar-stream";
 import type { ImportedMedia, ImportKind, ImportRecord } from "../../content/import-records.ts";
@@ -17,9 +17,9 @@ import {
 } from "../format.ts";
 import { lineSchemas, type PortableLine } from "./portable-lines.ts";
 
-async function readAll(stream: AsyncIterable<unknown>): Promise<Buffer> {
+async function readAll(stream: AsyncIterable<unknown>, { discard = false } = {}): Promise<Buffer> {
   const parts: Buffer[] = [];
-  for await (const part of stream) parts.push(part as Buffer);
+  for await (const part of stream) if (!discard) parts.push(part as Buffer);
   return Buffer.concat(parts);
 }
 
@@ -47,8 +47,13 @@ export async function* archiveRecords(
     const held = waiting.get(name);
     if (held) {
       waiting.delete(name);
-      const bytes = new Uint8Array(await readAll(entry));
-      yield mediaRecord(held, bytes);
+      let opened = false;
+      yield mediaRecord(held, () => {
+        opened = true;
+        return Readable.from(entry);
+      });
+      // A record whose file was not wanted (unchanged since the last run, a dry run, too large): skipped.
+      if (!opened) await readAll(entry, { discard: true });
       continue;
     }
     const kind = kindOfChunk(name);
@@ -58,7 +63,8 @@ export async function* archiveRecords(
     }
     if (waiting.size > 0) throw missingFiles(waiting);
     const lines = parseChunk(kind, name, (await readAll(entry)).toString("utf8"));
-    if (kind === "media") for (const line of lines as PortableLine<"media">[]) waiting.set(line.file, line);
+    if (kind === "media")
+      for (const line of lines as Iterable<PortableLine<"media">>) waiting.set(line.file, line);
     else for (const line of lines) yield recordOf(kind, line);
   }
   if (!manifest) throw new ArchiveFormatError(`Not a ${FORMAT_NAME} archive: no ${MANIFEST_ENTRY}`);
@@ -75,16 +81,20 @@ function parseManifest(text: Buffer): Manifest {
   return parsed.data;
 }
 
-function parseChunk(kind: ImportKind, entryName: string, text: string): unknown[] {
-  return text
-    .split("\n")
-    .filter((line) => line.trim())
-    .map((line, index) => {
-      const parsed = lineSchemas[kind].safeParse(JSON.parse(line));
-      if (!parsed.success)
-        throw new ArchiveFormatError(`${entryName} line ${index + 1}: ${parsed.error.message}`);
-      return parsed.data;
-    });
+/**
+ * A chunk's records, each parsed when it is asked for: a chunk of posts with their revisions is a few
+ * megabytes of text but several times that as objects, and the import batches fewer records than a
+ * chunk holds, so only the batch's records are ever objects at once.
+ */
+function* parseChunk(kind: ImportKind, entryName: string, text: string): Generator<unknown> {
+  let index = 0;
+  for (const line of text.split("\n")) {
+    index += 1;
+    if (!line.trim()) continue;
+    const parsed = lineSchemas[kind].safeParse(JSON.parse(line));
+    if (!parsed.success) throw new ArchiveFormatError(`${entryName} line ${index}: ${parsed.error.message}`);
+    yield parsed.data;
+  }
 }
 
 function recordOf(kind: Exclude<ImportKind, "media">, line: unknown): ImportRecord {
@@ -92,9 +102,16 @@ function recordOf(kind: Exclude<ImportKind, "media">, line: unknown): ImportReco
   return { ...rest, kind, sourceId: id } as ImportRecord;
 }
 
-function mediaRecord(line: PortableLine<"media">, bytes: Uint8Array): ImportedMedia {
+/** The media record of `line`, whose bytes are `open()`'s stream (or `load()`, read whole from it). */
+function mediaRecord(line: PortableLine<"media">, open: () => Readable): ImportedMedia {
   const { id, file: _file, ...rest } = line;
-  return { ...rest, kind: "media", sourceId: id, load: async () => bytes };
+  return {
+    ...rest,
+    kind: "media",
+    sourceId: id,
+    open,
+    load: async () => new Uint8Array(await readAll(open())),
+  };
 }
 
 function missingFiles(waiting: Map<string, unknown>): ArchiveFormatError {
