@@ -148,6 +148,63 @@ function pick(row: Record<string, unknown>, select: Prisma.PostSelect): Record<s
 
 const byFieldId = (a: { fieldId: string }, b: { fieldId: string }) => a.fieldId.localeCompare(b.fieldId);
 
+/** The relations' read-form columns only: the plan of a post list that shows nothing else of them. */
+const SHOWN = {
+  id: true,
+  category: { select: { id: true, name: true, slug: true, description: true } },
+  authors: {
+    orderBy: READ_MODEL_SELECT.authors.orderBy,
+    select: {
+      author: {
+        select: { id: true, name: true, slug: true, image: true, bio: true, role: true, socials: true },
+      },
+    },
+  },
+  tags: {
+    orderBy: READ_MODEL_SELECT.tags.orderBy,
+    select: { tag: { select: { id: true, name: true, slug: true, description: true } } },
+  },
+} satisfies Prisma.PostSelect;
+
+/** The app's executor, recording each statement's text in `statements`. */
+function countingStatements(statements: string[]): SqlExecutor {
+  return {
+    exec: (text) => app.db.sql.exec(text),
+    query: (text, params, options) => {
+      statements.push(text);
+      return app.db.sql.query(text, params, options);
+    },
+  };
+}
+
+/** readPostPage over the app's executor, by date, with the definitions and head; and its statements. */
+async function pageOf(
+  limit: number,
+  offset: number,
+  condition: (params: SqlParams) => string,
+  options: { shareMatches?: boolean } = {},
+) {
+  const statements: string[] = [];
+  const params = new SqlParams();
+  const found = await readPostPage(
+    countingStatements(statements),
+    workspaceId,
+    {
+      condition: condition(params),
+      join: "",
+      orderBy: `p."publishedAt" DESC, p.id ASC`,
+      limit,
+      offset,
+      params,
+      withFieldDefinitions: true,
+      withHead: true,
+      ...options,
+    },
+    { select: READ_MODEL_SELECT },
+  );
+  return { ...found, statements };
+}
+
 describe("post read model", () => {
   it("returns exactly Prisma's rows for the selection it covers, in the order of the ids", async () => {
     const expected = await prismaRows(ids);
@@ -178,22 +235,6 @@ describe("post read model", () => {
   });
 
   it("with the shown columns only, holds the relations' read-form columns, equal to Prisma's for them", async () => {
-    const shown = {
-      id: true,
-      category: { select: { id: true, name: true, slug: true, description: true } },
-      authors: {
-        orderBy: READ_MODEL_SELECT.authors.orderBy,
-        select: {
-          author: {
-            select: { id: true, name: true, slug: true, image: true, bio: true, role: true, socials: true },
-          },
-        },
-      },
-      tags: {
-        orderBy: READ_MODEL_SELECT.tags.orderBy,
-        select: { tag: { select: { id: true, name: true, slug: true, description: true } } },
-      },
-    } satisfies Prisma.PostSelect;
     const { category, authors, tags } = READ_MODEL_SELECT;
     const rows = await readPostRows(
       app.db.sql,
@@ -202,7 +243,7 @@ describe("post read model", () => {
       { select: { id: true, category, authors, tags } },
       "shown",
     );
-    expect(rows.map((row) => pick(row, shown))).toStrictEqual(await prismaRows(ids, shown));
+    expect(rows.map((row) => pick(row, SHOWN))).toStrictEqual(await prismaRows(ids, SHOWN));
     const full = rows[1] as { authors: { author: object }[]; tags: { tag: object }[]; category: object };
     for (const relation of [full.category, full.authors[0]?.author, full.tags[0]?.tag]) {
       expect(relation).not.toHaveProperty("workspaceId");
@@ -236,31 +277,8 @@ describe("post read model", () => {
     expect(ONE_STATEMENT_PAGE_SIZES.has(1)).toBe(true);
     expect(ONE_STATEMENT_PAGE_SIZES.has(2)).toBe(false);
     const page = async (limit: number, offset: number) => {
-      const statements: string[] = [];
-      const sql: SqlExecutor = {
-        exec: (text) => app.db.sql.exec(text),
-        query: (text, params, options) => {
-          statements.push(text);
-          return app.db.sql.query(text, params, options);
-        },
-      };
-      const params = new SqlParams();
-      const found = await readPostPage(
-        sql,
-        workspaceId,
-        {
-          condition: `p."workspaceId" = ${params.add(workspaceId)}`,
-          join: "",
-          orderBy: `p."publishedAt" DESC, p.id ASC`,
-          limit,
-          offset,
-          params,
-          withFieldDefinitions: true,
-          withHead: true,
-        },
-        { select: READ_MODEL_SELECT },
-      );
-      return { ...found, statements: statements.length };
+      const found = await pageOf(limit, offset, (params) => `p."workspaceId" = ${params.add(workspaceId)}`);
+      return { ...found, statements: found.statements.length };
     };
     const both = await page(2, 0);
     expect(both.statements).toBe(2);
@@ -287,33 +305,12 @@ describe("post read model", () => {
 
   it("finds the same page and count when the count and the page share one scan of the matches", async () => {
     const page = async (limit: number, offset: number, shareMatches: boolean) => {
-      const statements: string[] = [];
-      const sql: SqlExecutor = {
-        exec: (text) => app.db.sql.exec(text),
-        query: (text, params, options) => {
-          statements.push(text);
-          return app.db.sql.query(text, params, options);
-        },
-      };
-      const params = new SqlParams();
-      const found = await readPostPage(
-        sql,
-        workspaceId,
-        {
-          // A tag's posts, as the tag filter finds them (post-list-sql.ts).
-          condition: `p."workspaceId" = ${params.add(workspaceId)} AND p.id = ANY(ARRAY(
-            SELECT pt."postId" FROM "PostTag" pt WHERE pt."tagId" = ANY(${params.add(["tag-a", "tag-z"])}::text[])))`,
-          join: "",
-          orderBy: `p."publishedAt" DESC, p.id ASC`,
-          limit,
-          offset,
-          params,
-          withFieldDefinitions: true,
-          withHead: true,
-          shareMatches,
-        },
-        { select: READ_MODEL_SELECT },
-      );
+      // A tag's posts, as the tag filter finds them (post-list-sql.ts).
+      const tagged = (
+        params: SqlParams,
+      ) => `p."workspaceId" = ${params.add(workspaceId)} AND p.id = ANY(ARRAY(
+        SELECT pt."postId" FROM "PostTag" pt WHERE pt."tagId" = ANY(${params.add(["tag-a", "tag-z"])}::text[])))`;
+      const { statements, ...found } = await pageOf(limit, offset, tagged, { shareMatches });
       expect(statements.some((text) => text.includes("matched AS MATERIALIZED"))).toBe(shareMatches);
       return found;
     };
@@ -332,22 +329,6 @@ describe("post read model", () => {
   });
 
   it("reads one post in one statement, the same row as a page's, with its definitions and head", async () => {
-    const shown = {
-      id: true,
-      category: { select: { id: true, name: true, slug: true, description: true } },
-      authors: {
-        orderBy: READ_MODEL_SELECT.authors.orderBy,
-        select: {
-          author: {
-            select: { id: true, name: true, slug: true, image: true, bio: true, role: true, socials: true },
-          },
-        },
-      },
-      tags: {
-        orderBy: READ_MODEL_SELECT.tags.orderBy,
-        select: { tag: { select: { id: true, name: true, slug: true, description: true } } },
-      },
-    } satisfies Prisma.PostSelect;
     const { category, authors, tags } = READ_MODEL_SELECT;
     const single = async (
       identifier: string,
@@ -355,13 +336,7 @@ describe("post read model", () => {
       relationColumns: "all" | "shown" = "all",
     ) => {
       const statements: string[] = [];
-      const sql: SqlExecutor = {
-        exec: (text) => app.db.sql.exec(text),
-        query: (text, params, options) => {
-          statements.push(text);
-          return app.db.sql.query(text, params, options);
-        },
-      };
+      const sql = countingStatements(statements);
       const params = new SqlParams();
       const found = await readSinglePostRow(
         sql,
@@ -422,8 +397,8 @@ describe("post read model", () => {
       { select: { id: true, category, authors, tags } },
       "shown",
     );
-    expect(pick(shownItem as Record<string, unknown>, shown)).toStrictEqual(
-      (await prismaRows([fullId as string], shown))[0],
+    expect(pick(shownItem as Record<string, unknown>, SHOWN)).toStrictEqual(
+      (await prismaRows([fullId as string], SHOWN))[0],
     );
     // A post without relations has empty lists; nothing found, and another workspace's post, are null.
     const bare = await single("bare", { select: READ_MODEL_SELECT });
