@@ -197,7 +197,15 @@ export async function startTestApp(
       return result;
     },
     async close() {
-      await new Promise<void>((resolve) => server?.close(() => resolve()));
+      await new Promise<void>((resolve) => {
+        if (!server) return resolve();
+        server.close(() => resolve());
+        // A connection a test left mid-response (a body it never read) no longer ends by the idle
+        // timeout, which is long here (see keepAliveTimeout above): give requests in flight the 5 s
+        // Node's default timeout gave them, then end what is left.
+        const stragglers = setTimeout(() => server?.closeAllConnections(), 5_000);
+        stragglers.unref();
+      });
       await background?.stop(1_000);
       await changes.close();
       await sharedAnswers?.close();
