@@ -9,7 +9,7 @@ import { stat } from "node:fs/promises";
 import type { MediaType } from "./allowed-types.ts";
 import { detectMediaType, detectMediaTypeOfFile } from "./detect-type.ts";
 import { newMediaKey } from "./media-key.ts";
-import { type ProbeResult, probeAllowedMedia, probeAllowedMediaFile } from "./probe.ts";
+import { type ProbeResult, probeAllowedMedia } from "./probe.ts";
 import { type RemovalLogger, removeWithRetries } from "./removal-retries.ts";
 import type { MediaStorage } from "./storage.ts";
 import { UnsupportedMediaTypeError, UploadTooLargeError } from "./upload-errors.ts";
@@ -80,7 +80,7 @@ export async function ingestMediaFile(options: IngestMediaFileOptions): Promise<
   if (maxBytes !== undefined && size > maxBytes) throw new UploadTooLargeError(maxBytes);
   const detection = await detectMediaTypeOfFile(file);
   if (!detection.allowed) throw new UnsupportedMediaTypeError(detection.detectedMime, detection.reason);
-  const probe = await probeAllowedMediaFile(file, detection.allowed);
+  const probe = await probeAllowedMedia(file, detection.allowed);
   return store(options, size, probe, detection.allowed.mime, (key, mimeType) =>
     options.storage.putStream(key, createReadStream(file), size, mimeType),
   );

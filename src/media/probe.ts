@@ -30,10 +30,13 @@ export async function probeMedia(bytes: Uint8Array): Promise<ProbeResult | null>
 
 /**
  * Reads the details of a file whose type has already been detected and allowed; null when the file is an
- * image whose bytes cannot be decoded (truncated or corrupt).
+ * image whose bytes cannot be decoded (truncated or corrupt). `source` is the bytes, or the path of a
+ * file holding them (an import's temporary copy): an image is then decoded from the file by sharp, never
+ * read into a buffer here; audio and video are read whole for their parsers, as an upload is
+ * (MEDIA_MAX_BYTES, checked before, bounds them); a document is not read at all.
  */
 export async function probeAllowedMedia(
-  bytes: Uint8Array,
+  source: Uint8Array | string,
   allowed: AllowedMediaType,
 ): Promise<ProbeResult | null> {
   const base = { mimeType: allowed.mime, extension: allowed.extension, type: allowed.type };
@@ -41,38 +44,16 @@ export async function probeAllowedMedia(
   switch (allowed.type) {
     case "image": {
       const { probeImage } = await import("./image-probe.ts");
-      const image = await probeImage(bytes);
+      const image = await probeImage(source);
       return image && { ...base, ...none, ...image };
     }
     case "audio":
     case "video": {
       const { probeAudioVideo } = await import("./av-probe.ts");
+      const bytes = typeof source === "string" ? await readFile(source) : source;
       return { ...base, ...none, ...(await probeAudioVideo(bytes, allowed.mime)) };
     }
     case "document":
       return { ...base, ...none };
   }
-}
-
-/**
- * probeAllowedMedia for the file at `file` (an import's temporary copy): an image is decoded from the
- * file by sharp, never read into a buffer here. Audio and video are read whole for their parsers, as an
- * upload is; MEDIA_MAX_BYTES (checked before) bounds them.
- */
-export async function probeAllowedMediaFile(
-  file: string,
-  allowed: AllowedMediaType,
-): Promise<ProbeResult | null> {
-  if (allowed.type !== "image") return probeAllowedMedia(await readFile(file), allowed);
-  const { probeImage } = await import("./image-probe.ts");
-  const image = await probeImage(file);
-  return (
-    image && {
-      mimeType: allowed.mime,
-      extension: allowed.extension,
-      type: allowed.type,
-      duration: null,
-      ...image,
-    }
-  );
 }
