@@ -1,6 +1,5 @@
 // Media on the local disk, served by the service itself (serve-local-media.ts) under /media/<key>.
 import { randomBytes } from "node:crypto";
-import { createWriteStream } from "node:fs";
 import { mkdir, open, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
@@ -49,9 +48,12 @@ export class LocalMediaStorage implements SelfServedMediaStorage {
     _contentType: string,
     { signal }: StorageCallOptions = {},
   ): Promise<void> {
-    await this.publish(key, signal, (temporary) =>
-      pipeline(exactLength(body, size, key), createWriteStream(temporary, { flags: "wx" }), { signal }),
-    );
+    await this.publish(key, signal, async (temporary) => {
+      // Opened before the pipeline starts: a write stream that opened its own file could still be opening
+      // when a short or long body rejects the pipeline, and create the file after publish removed it.
+      const file = await open(temporary, "wx");
+      await pipeline(exactLength(body, size, key), file.createWriteStream(), { signal });
+    });
   }
 
   /**
