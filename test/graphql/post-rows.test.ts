@@ -58,7 +58,8 @@ async function seed(workspaceId: string): Promise<string[]> {
       workspaceId,
       name: "Ada",
       slug: "ada",
-      bio: "Writes",
+      // Characters that text arrays and json quote or escape (relation-layout.ts): they must come back as stored.
+      bio: 'Writes "quoted", {braced}, back\\slashed, NULL, ünïcode ✓',
       email: "ada@example.com",
       socials: [{ platform: "github", url: "https://github.com/ada" }],
     },
@@ -94,7 +95,7 @@ async function seed(workspaceId: string): Promise<string[]> {
       fieldValues: {
         create: [
           { fieldId: rating.id, value: 4.5 },
-          { fieldId: topics.id, value: ["a", "b"] },
+          { fieldId: topics.id, value: ["a", 'b "quoted" {x}', "back\\slash", "ünï"] },
         ],
       },
     },

@@ -179,7 +179,7 @@ describe("statements per post list request", () => {
     const ownStatements = statements.filter((sql) => sql !== `SELECT ${logHeadExpression("$1")} AS head`);
     expect(ownStatements, ownStatements.join("\n---\n")).toHaveLength(2);
     expect(ownStatements[0]).toContain("count(*)::int");
-    expect(ownStatements[1]).toContain("WITH page AS");
+    expect(ownStatements[1]).toContain("FROM unnest($2::text[]) WITH ORDINALITY AS page");
   });
 
   it("a ranked search also stays constant", async () => {
@@ -268,7 +268,7 @@ describe("statements per single post request", () => {
       const ownStatements = statements.filter((sql) => sql !== `SELECT ${logHeadExpression("$1")} AS head`);
       expect(ownStatements, ownStatements.join("\n---\n")).toHaveLength(1);
       // The read model's single-post statement (readSinglePostRow), not Prisma's.
-      expect(ownStatements[0]).toMatch(/WHERE pa\."postId" = p\.id\), '\[\]'\) AS "authors"/);
+      expect(ownStatements[0]).toMatch(/WHERE pa\."postId" = p\.id ORDER BY pa\.position\)\) AS authors/);
     }
   });
 

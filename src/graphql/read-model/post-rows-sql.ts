@@ -1,6 +1,7 @@
-// The SQL of the post read model (post-rows.ts): the rows of a list of post ids as one json array, with
-// only the parts the plan asks for. One text per shape of plan, built once.
+// The SQL of the post read model (post-rows.ts): a post's columns in the read form, with only the parts
+// the plan asks for, and the rows of a list of post ids. One text per shape of plan, built once.
 import type { RelationColumns } from "./relation-columns.ts";
+import { authorLayout, FIELD_VALUE_LAYOUT, rowArraySql, taxonomyLayout } from "./relation-layout.ts";
 
 /**
  * Where a rows statement finds its posts: the workspace's placeholder and an expression of the ids as a
@@ -25,65 +26,23 @@ export interface PostRowParts {
   relationColumns: RelationColumns;
 }
 
-/**
- * A timestamp as milliseconds since the epoch (the columns are `timestamp(3)` holding UTC): a json number
- * becomes a Date with no string to parse, where json's own timestamp text would need one. `date_part`
- * (double precision), not `extract` (numeric, several times slower per value); whole milliseconds
- * survive the float and the rounding cast exactly.
- */
-const epochMs = (column: string) => `(date_part('epoch', ${column}) * 1000)::int8`;
-
-// A category or tag: the columns the read form shows (SHOWN_RELATION_FIELDS), then with "all" the rest.
-const TAXONOMY_JSON = (alias: string, columns: RelationColumns) =>
-  `json_build_object('id', ${alias}.id, 'name', ${alias}.name, 'slug', ${alias}.slug,
-     'description', ${alias}.description${
-       columns === "all"
-         ? `, 'workspaceId', ${alias}."workspaceId", 'createdAt', ${epochMs(`${alias}."createdAt"`)},
-     'updatedAt', ${epochMs(`${alias}."updatedAt"`)}`
-         : ""
-     })`;
-
-// Each relation's list: its aggregate (over `pa`, `pt` or `v`) and its FROM, shared by the page's
-// aggregates (one join per relation for the whole page) and a single post's correlated subqueries.
-const AUTHORS_LIST = (columns: RelationColumns) =>
-  `json_agg(json_build_object('author', json_build_object(
-           'id', a.id, 'name', a.name, 'slug', a.slug, 'image', a.image, 'bio', a.bio, 'role', a.role,
-           'socials', a.socials${
-             columns === "all"
-               ? `, 'workspaceId', a."workspaceId", 'email', a.email,
-           'createdAt', ${epochMs('a."createdAt"')}, 'updatedAt', ${epochMs('a."updatedAt"')}`
-               : ""
-           })) ORDER BY pa.position)`;
-const AUTHORS_FROM = `FROM "PostAuthor" pa JOIN "Author" a ON a.id = pa."authorId"`;
-
+// Each relation as a correlated subquery of the post `p`: for the rows of a page, a few index lookups per
+// post, built as arrays of text (relation-layout.ts). Measured against aggregating each relation for the
+// whole page at once (one join per relation, grouped by post, joined back): with json objects the
+// aggregates were cheaper, with text arrays the per-post lookups are (a page of 100: 2.8 against
+// 3.4 ms of PostgreSQL CPU; a page of 10: 0.63 against 0.80 ms), and they plan the same without
+// statistics (each is a primary-key prefix lookup).
+const CATEGORY_SQL = (columns: RelationColumns) =>
+  `(SELECT array_to_json(${rowArraySql(taxonomyLayout(columns), "c")}) FROM "Category" c WHERE c.id = p."categoryId")`;
+const AUTHORS_SQL = (columns: RelationColumns) =>
+  `array_to_json(ARRAY(SELECT ${rowArraySql(authorLayout(columns), "a")}
+     FROM "PostAuthor" pa JOIN "Author" a ON a.id = pa."authorId" WHERE pa."postId" = p.id ORDER BY pa.position))`;
 // By name, ties by id: the order of Post.tags' Prisma plan (schema/post.ts).
-const TAGS_LIST = (columns: RelationColumns) =>
-  `json_agg(json_build_object('tag', ${TAXONOMY_JSON("t", columns)}) ORDER BY t.name, t.id)`;
-const TAGS_FROM = `FROM "PostTag" pt JOIN "Tag" t ON t.id = pt."tagId"`;
-
-const FIELD_VALUES_LIST = `json_agg(json_build_object('fieldId', v."fieldId", 'value', v.value))`;
-const FIELD_VALUES_FROM = `FROM "PostFieldValue" v`;
-
-const AUTHORS_CTE = (columns: RelationColumns, ids: string) => `authors AS (
-  SELECT pa."postId", ${AUTHORS_LIST(columns)} AS list
-    ${AUTHORS_FROM}
-   WHERE pa."postId" = ANY(${ids})
-   GROUP BY pa."postId"
-)`;
-
-const TAGS_CTE = (columns: RelationColumns, ids: string) => `tags AS (
-  SELECT pt."postId", ${TAGS_LIST(columns)} AS list
-    ${TAGS_FROM}
-   WHERE pt."postId" = ANY(${ids})
-   GROUP BY pt."postId"
-)`;
-
-const FIELD_VALUES_CTE = (ids: string) => `field_values AS (
-  SELECT v."postId", ${FIELD_VALUES_LIST} AS list
-    ${FIELD_VALUES_FROM}
-   WHERE v."postId" = ANY(${ids})
-   GROUP BY v."postId"
-)`;
+const TAGS_SQL = (columns: RelationColumns) =>
+  `array_to_json(ARRAY(SELECT ${rowArraySql(taxonomyLayout(columns), "t")}
+     FROM "PostTag" pt JOIN "Tag" t ON t.id = pt."tagId" WHERE pt."postId" = p.id ORDER BY t.name, t.id))`;
+const FIELD_VALUES_SQL = `array_to_json(ARRAY(SELECT ${rowArraySql(FIELD_VALUE_LAYOUT, "v")}
+     FROM "PostFieldValue" v WHERE v."postId" = p.id))`;
 
 // The post's own columns in the read form, as columns of the statement: json built for each row costs
 // PostgreSQL more than the columns themselves (about 0.7 ms of CPU for a page of 100, issue 39), and
@@ -98,22 +57,13 @@ const POST_COLUMNS_SQL = `p.id, p."workspaceId", p.slug, p.title, p.status, p.fe
 
 /**
  * The posts of workspace `$1` whose ids the text[] `$2` lists, one row each in that order (unknown ids,
- * and ids of other workspaces, left out): the post's own columns (POST_COLUMNS_SQL), each relation the
- * plan asks for as a json column named after it, and `content`, the body, when the plan asks for it. A
- * body inside json would be escaped by PostgreSQL and unescaped by the driver only to be escaped again in
- * the answer; as text it arrives as it is stored (with the rows of a page of 100 bodies, the statement
- * took about a third less time). json (not jsonb) relations: nothing is compared or indexed, and building
- * json is the cheaper of the two. Relations are aggregated for the whole page at once (one join each, not one subquery per
- * post), each looked up by the listed ids through its post index: matched against the ids' own array,
- * the plan settles on index lookups whatever the page size (matched against the page, a generic plan read
- * all of PostAuthor for a page of 100).
+ * and ids of other workspaces, left out), with the columns of postColumnsSql.
  */
 export function postRowsSql(parts: PostRowParts): string {
   const key = JSON.stringify(parts);
   let sql = built.get(key);
   if (!sql) {
-    const { ctes, columns, from } = postRowsParts(parts, IDS_PARAMETER);
-    sql = `WITH ${ctes.join(", ")}\nSELECT ${columns}\n${from}\nORDER BY page.ord`;
+    sql = `SELECT ${postColumnsSql(parts)}\n${postRowsFrom(IDS_PARAMETER)}\nORDER BY page.ord`;
     built.set(key, sql);
   }
   return sql;
@@ -121,79 +71,34 @@ export function postRowsSql(parts: PostRowParts): string {
 const built = new Map<string, string>();
 
 /**
- * The rows statement's CTEs (`page`: the ids with their position `ord`, first), its columns (as
- * postRowsSql's) and its FROM over `page`, for a statement of the caller's to compose.
+ * The FROM of a page's rows: `page` (the ids with their position `ord`) and each one's post `p` of the
+ * workspace, for a statement of the caller's to compose with postColumnsSql.
  */
-export function postRowsParts(parts: PostRowParts, source: PostIdsSource): PostRowsStatementParts {
-  const key = `${JSON.stringify(parts)} ${source.workspace} ${source.ids}`;
-  let built = builtParts.get(key);
-  if (!built) {
-    built = buildPostRowsParts(parts, source);
-    builtParts.set(key, built);
-  }
-  return built;
-}
-/** Few: one per shape of plan and placeholder of the workspace (a page's filters number its parameters). */
-const builtParts = new Map<string, PostRowsStatementParts>();
-
-interface PostRowsStatementParts {
-  ctes: readonly string[];
-  columns: string;
-  from: string;
-}
-
-function buildPostRowsParts(parts: PostRowParts, source: PostIdsSource): PostRowsStatementParts {
-  const { ids, workspace } = source;
-  const ctes = [`page AS (SELECT id, ord FROM unnest(${ids}) WITH ORDINALITY AS page(id, ord))`];
-  const columns = [POST_COLUMNS_SQL];
-  const joins = [`JOIN "Post" p ON p.id = page.id AND p."workspaceId" = ${workspace}`];
-  if (parts.category) {
-    columns.push(`${TAXONOMY_JSON("c", parts.relationColumns)} AS category`);
-    joins.push(`JOIN "Category" c ON c.id = p."categoryId"`);
-  }
-  const lists = [
-    [parts.authors, "authors", "authors", AUTHORS_CTE(parts.relationColumns, ids), "au"],
-    [parts.tags, "tags", "tags", TAGS_CTE(parts.relationColumns, ids), "tg"],
-    [parts.fieldValues, "fieldValues", "field_values", FIELD_VALUES_CTE(ids), "fv"],
-  ] as const;
-  for (const [wanted, name, table, cte, alias] of lists) {
-    if (!wanted) continue;
-    ctes.push(cte);
-    columns.push(`coalesce(${alias}.list, '[]') AS "${name}"`);
-    joins.push(`LEFT JOIN ${table} ${alias} ON ${alias}."postId" = p.id`);
-  }
-  if (parts.content) columns.push("p.content");
-  return { ctes, columns: columns.join(", "), from: `FROM page\n${joins.join("\n")}` };
-}
+export const postRowsFrom = ({ ids, workspace }: PostIdsSource): string =>
+  `FROM unnest(${ids}) WITH ORDINALITY AS page(id, ord)
+JOIN "Post" p ON p.id = page.id AND p."workspaceId" = ${workspace}`;
 
 /**
- * The columns of one post `p` in the read form (as postRowsSql's), each relation a
- * correlated subquery: for one row, a few index lookups of its own rows cost PostgreSQL about half of
- * what the page's form (an id array, its unnest, one aggregate per relation joined back and sorted)
- * costs for a page of one (issue 39).
+ * The columns of one post `p` in the read form: the post's own columns (POST_COLUMNS_SQL), each relation
+ * the plan asks for as a json column named after it (arrays of text: relation-layout.ts), and `content`,
+ * the body, when the plan asks for it. A body inside json would be escaped by PostgreSQL and unescaped
+ * by the driver only to be escaped again in the answer; as text it arrives as it is stored (with the
+ * rows of a page of 100 bodies, the statement took about a third less time).
  */
-export function singlePostColumns(parts: PostRowParts): string {
+export function postColumnsSql(parts: PostRowParts): string {
   const key = JSON.stringify(parts);
-  let built = builtSingle.get(key);
-  if (!built) {
-    const columns = [POST_COLUMNS_SQL];
-    const relationColumns = parts.relationColumns;
-    if (parts.category)
-      columns.push(
-        `(SELECT ${TAXONOMY_JSON("c", relationColumns)} FROM "Category" c WHERE c.id = p."categoryId") AS category`,
-      );
-    const lists = [
-      [parts.authors, "authors", AUTHORS_LIST(relationColumns), AUTHORS_FROM, "pa"],
-      [parts.tags, "tags", TAGS_LIST(relationColumns), TAGS_FROM, "pt"],
-      [parts.fieldValues, "fieldValues", FIELD_VALUES_LIST, FIELD_VALUES_FROM, "v"],
-    ] as const;
-    for (const [wanted, name, list, from, alias] of lists)
-      if (wanted)
-        columns.push(`coalesce((SELECT ${list} ${from} WHERE ${alias}."postId" = p.id), '[]') AS "${name}"`);
-    if (parts.content) columns.push("p.content");
-    built = columns.join(", ");
-    builtSingle.set(key, built);
+  let columns = builtColumns.get(key);
+  if (!columns) {
+    const list = [POST_COLUMNS_SQL];
+    const { relationColumns } = parts;
+    if (parts.category) list.push(`${CATEGORY_SQL(relationColumns)} AS category`);
+    if (parts.authors) list.push(`${AUTHORS_SQL(relationColumns)} AS authors`);
+    if (parts.tags) list.push(`${TAGS_SQL(relationColumns)} AS tags`);
+    if (parts.fieldValues) list.push(`${FIELD_VALUES_SQL} AS "fieldValues"`);
+    if (parts.content) list.push("p.content");
+    columns = list.join(", ");
+    builtColumns.set(key, columns);
   }
-  return built;
+  return columns;
 }
-const builtSingle = new Map<string, string>();
+const builtColumns = new Map<string, string>();

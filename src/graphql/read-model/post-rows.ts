@@ -16,10 +16,17 @@ import { statementName } from "../../db/statement-names.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import { type FieldDefinitionSummary, fieldDefinitionsJson } from "../loaders.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../pagination.ts";
-import { type PostRowParts, postRowsParts, postRowsSql, singlePostColumns } from "./post-rows-sql.ts";
+import { type PostRowParts, postColumnsSql, postRowsFrom, postRowsSql } from "./post-rows-sql.ts";
 import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "./post-selection.ts";
 import { markReadModelRow } from "./read-model-fields.ts";
 import type { RelationColumns } from "./relation-columns.ts";
+import {
+  authorLayout,
+  decodeRow,
+  FIELD_VALUE_LAYOUT,
+  type RelationLayout,
+  taxonomyLayout,
+} from "./relation-layout.ts";
 
 /** What the read model loads, as the Prisma `select` entries plugin-prisma plans for `Post` fields. */
 export const READ_MODEL_SELECT = {
@@ -45,15 +52,12 @@ export function readModelCovers(query: PlannedPostQuery): boolean {
   );
 }
 
-/** Relations' timestamps arrive as milliseconds since the epoch, and only with all columns. */
-interface TimestampedJson {
-  createdAt?: number;
-  updatedAt?: number;
-}
+/** One related row as the statement sends it: its columns' text in the order of its layout. */
+type RowArray = (string | null)[];
 
 /**
  * One post as the read model's statements return it (post-rows-sql.ts: POST_COLUMNS_SQL, then the
- * relations the plan asks for as json, then the body), beside whatever else the statement reads.
+ * relations the plan asks for as json arrays of text arrays, then the body), beside whatever else the statement reads.
  */
 interface PostColumns {
   id: string;
@@ -69,10 +73,10 @@ interface PostColumns {
   createdAt: number;
   updatedAt: number;
   categoryId: string;
-  category?: TimestampedJson;
-  authors?: { author: TimestampedJson }[];
-  tags?: { tag: TimestampedJson }[];
-  fieldValues?: unknown[];
+  category?: RowArray;
+  authors?: RowArray[];
+  tags?: RowArray[];
+  fieldValues?: RowArray[];
   content?: string;
 }
 
@@ -113,7 +117,8 @@ export async function readPostRows(
   const rows = await sql.query<PostColumns>(statement, [workspaceId, ids], {
     name: statementName(statement),
   });
-  return rows.map(toPrismaShape);
+  const decode = prismaShapeFor(relationColumns);
+  return rows.map(decode);
 }
 
 /**
@@ -266,21 +271,21 @@ async function readPostPageAtOnce(
   const { params } = page;
   const { definitions, head } = pageExtras(workspaceId, page);
   const parts = partsOf(query, relationColumns);
-  const { ctes, columns, from } = postRowsParts(parts, {
+  const from = postRowsFrom({
     workspace: params.add(workspaceId),
-    // Cast, so that ANY reads one array rather than the rows of a subquery.
+    // Cast, so that unnest reads one array rather than the rows of a subquery.
     ids: "(SELECT list FROM page_ids)::text[]",
   });
   const matched = matchedCte(page);
   const pageIds = `${matched ? `${matched}, ` : ""}page_ids AS (SELECT ${pageIdsSql(page, page.limit)} AS list)`;
   const first = (column: string) => `CASE WHEN r.ord IS NULL OR r.ord = 1 THEN head.${column} END`;
   // The head's columns first, named apart from the post's (`total`, `fieldDefinitions`, `head`).
-  const statement = `WITH ${[pageIds, ...ctes].join(", ")}
+  const statement = `WITH ${pageIds}
 SELECT ${first("total")} AS total${definitions ? `, ${first('"fieldDefinitions"')} AS "fieldDefinitions"` : ""}${
     head ? `, ${first("head")} AS head` : ""
   }, r.*
 FROM (SELECT ${countSql(page)} AS total${definitions}${head}) head
-LEFT JOIN (SELECT page.ord, ${columns}
+LEFT JOIN (SELECT page.ord, ${postColumnsSql(parts)}
 ${from}) r ON true
 ORDER BY r.ord`;
   const rows = await sql.query<
@@ -291,8 +296,9 @@ ORDER BY r.ord`;
     } & ({ id: null } | PostColumns)
   >(statement, params.values, { name: statementName(statement) });
   const [top] = rows;
+  const decode = prismaShapeFor(relationColumns);
   const items: Record<string, unknown>[] = [];
-  for (const row of rows) if (row.id !== null) items.push(toPrismaShape(row as PostColumns));
+  for (const row of rows) if (row.id !== null) items.push(decode(row as PostColumns));
   return {
     totalItems: top?.total ?? 0,
     items,
@@ -312,8 +318,7 @@ interface SinglePostQuery {
 /**
  * The first post (by id) matching `condition`, in readPostRows' shape, with the workspace's field
  * definitions and the change log head when asked for, in one statement; null when none matches (then
- * neither is read: nothing is answered from them). No count, no page: each relation is a correlated
- * subquery of the one row (singlePostColumns).
+ * neither is read: nothing is answered from them). No count, no page.
  */
 export async function readSinglePostRow(
   sql: SqlExecutor,
@@ -325,7 +330,7 @@ export async function readSinglePostRow(
   const { definitions, head } = pageExtras(workspaceId, single);
   const parts = partsOf(query, relationColumns);
   // Ordered by id, so that the row is the same whatever plan PostgreSQL picks.
-  const statement = `SELECT ${singlePostColumns(parts)}${definitions}${head}
+  const statement = `SELECT ${postColumnsSql(parts)}${definitions}${head}
 FROM "Post" p WHERE ${single.condition}
 ORDER BY p.id LIMIT 1`;
   const [row] = await sql.query<PostColumns & { fieldDefinitions?: FieldDefinitionSummary[]; head?: string }>(
@@ -335,7 +340,7 @@ ORDER BY p.id LIMIT 1`;
   );
   if (!row) return { item: null, fieldDefinitions: null, head: null };
   return {
-    item: toPrismaShape(row),
+    item: prismaShapeFor(relationColumns)(row),
     fieldDefinitions: row.fieldDefinitions ?? null,
     head: row.head ?? null,
   };
@@ -343,47 +348,41 @@ ORDER BY p.id LIMIT 1`;
 
 /**
  * Prisma's shape for the plan: the post's columns (POST_COLUMNS_SQL), its timestamps as Dates, and only
- * the relations and body the statement read (a plan that does not ask for one has no key for it). The
- * relations were just parsed from the statement's json and belong to no one else, so their timestamps
- * change in place. Marked as the read model's: its fields answer without plugin-prisma's per-row
- * bookkeeping (read-model-fields.ts).
+ * the relations and body the statement read (a plan that does not ask for one has no key for it), each
+ * related row decoded from its array (relation-layout.ts). Marked as the read model's: its fields answer
+ * without plugin-prisma's per-row bookkeeping (read-model-fields.ts).
  */
-function toPrismaShape(columns: PostColumns): Record<string, unknown> {
-  const row: Record<string, unknown> = {
-    id: columns.id,
-    workspaceId: columns.workspaceId,
-    slug: columns.slug,
-    title: columns.title,
-    status: columns.status,
-    featured: columns.featured,
-    coverImage: columns.coverImage,
-    description: columns.description,
-    attribution: columns.attribution,
-    publishedAt: new Date(columns.publishedAt),
-    createdAt: new Date(columns.createdAt),
-    updatedAt: new Date(columns.updatedAt),
-    categoryId: columns.categoryId,
+function prismaShapeFor(relationColumns: RelationColumns): (columns: PostColumns) => Record<string, unknown> {
+  const authors = authorLayout(relationColumns);
+  const taxonomy = taxonomyLayout(relationColumns);
+  return (columns) => {
+    const row: Record<string, unknown> = {
+      id: columns.id,
+      workspaceId: columns.workspaceId,
+      slug: columns.slug,
+      title: columns.title,
+      status: columns.status,
+      featured: columns.featured,
+      coverImage: columns.coverImage,
+      description: columns.description,
+      attribution: columns.attribution,
+      publishedAt: new Date(columns.publishedAt),
+      createdAt: new Date(columns.createdAt),
+      updatedAt: new Date(columns.updatedAt),
+      categoryId: columns.categoryId,
+    };
+    if (columns.category !== undefined) row.category = decodeRow(taxonomy, columns.category);
+    if (columns.authors !== undefined) row.authors = wrapped(columns.authors, authors, "author");
+    if (columns.tags !== undefined) row.tags = wrapped(columns.tags, taxonomy, "tag");
+    if (columns.fieldValues !== undefined)
+      row.fieldValues = columns.fieldValues.map((values) => decodeRow(FIELD_VALUE_LAYOUT, values));
+    if (columns.content !== undefined) row.content = columns.content;
+    markReadModelRow(row);
+    return row;
   };
-  if (columns.category !== undefined) row.category = withDates(columns.category);
-  if (columns.authors !== undefined) {
-    for (const { author } of columns.authors) withDates(author);
-    row.authors = columns.authors;
-  }
-  if (columns.tags !== undefined) {
-    for (const { tag } of columns.tags) withDates(tag);
-    row.tags = columns.tags;
-  }
-  if (columns.fieldValues !== undefined) row.fieldValues = columns.fieldValues;
-  if (columns.content !== undefined) row.content = columns.content;
-  markReadModelRow(row);
-  return row;
 }
 
-/** A relation's timestamps as Dates, when it has them (all columns loaded); the same object. */
-function withDates<Row extends TimestampedJson>(row: Row): Row {
-  if (row.createdAt === undefined || row.updatedAt === undefined) return row;
-  const record = row as unknown as Record<string, unknown>;
-  record.createdAt = new Date(row.createdAt);
-  record.updatedAt = new Date(row.updatedAt);
-  return row;
+/** A join table's rows as Prisma returns them: `[{ author: {...} }]`, `[{ tag: {...} }]`. */
+function wrapped(rows: RowArray[], layout: RelationLayout, key: string): Record<string, unknown>[] {
+  return rows.map((values) => ({ [key]: decodeRow(layout, values) }));
 }

@@ -17,7 +17,7 @@ const TAXONOMY_SHOWN = new Set(["__typename", "id", "name", "slug", "description
 
 /**
  * The fields of each relation the shown columns answer, by the `Post` field that holds the relation.
- * The columns themselves: TAXONOMY_JSON and AUTHORS_CTE in post-rows-sql.ts.
+ * The columns themselves: relation-layout.ts.
  */
 const SHOWN_RELATION_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
   authors: new Set(["__typename", "id", "name", "slug", "image", "bio", "role", "socials"]),
