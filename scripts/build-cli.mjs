@@ -10,7 +10,9 @@ import { bundle, isStale, root } from "./esbuild-bundle.mjs";
 const outdir = path.join(root, "dist", "cli");
 export const cliEntry = path.join(outdir, "main.js");
 
-export const buildCli = () => bundle({ main: "src/cli/main.ts" }, outdir);
+// The worker that export and import run in (src/cli/command-in-worker.ts) is an entry of its own, beside main.js.
+export const buildCli = () =>
+  bundle({ main: "src/cli/main.ts", "command-worker": "src/cli/command-worker.ts" }, outdir);
 
 export async function ensureCliBuilt() {
   if (isStale(outdir, cliEntry)) await buildCli();

@@ -12,6 +12,7 @@ import { loadConfig } from "../config.ts";
 import { type CliCommand, EXIT, EXPECTED_ERRORS, exitCodeForError } from "./command.ts";
 import { controlSocketPath, runThroughServer } from "./control-socket.ts";
 import { buildProgram } from "./program.ts";
+import { runLocally } from "./run-locally.ts";
 
 /** An error the server's run of the command ended with, under its original name. */
 class ServerCommandError extends Error {
@@ -28,21 +29,14 @@ async function execute(command: CliCommand): Promise<unknown> {
     if (answer && "result" in answer) return answer.result;
     if (answer) throw new ServerCommandError(answer.error.name, answer.error.message);
   }
-  if (config.database.kind === "postgres") compileWasmOnce();
-  const moves = command.command === "export" || command.command === "import";
-  if (moves) boundHeapGrowth();
-  const [{ openDatabase }, { runCommand }, { progressReporter }] = await Promise.all([
-    import("../db/database.ts"),
-    import("./commands.ts"),
+  compileWasmOnce();
+  if (command.command !== "export" && command.command !== "import") return runLocally(command);
+  boundHeapGrowth();
+  const [{ runInWorker }, { progressReporter }] = await Promise.all([
+    import("./command-in-worker.ts"),
     import("../transfer/progress.ts"),
   ]);
-  // The migrate command applies migrations itself (and reports them); every other command needs them applied.
-  const db = await openDatabase(config.database, { migrate: command.command !== "migrate" });
-  try {
-    return await runCommand(db, command, moves ? progressReporter(command.command) : undefined);
-  } finally {
-    await db.close();
-  }
+  return runInWorker(command, progressReporter(command.command));
 }
 
 /**
@@ -51,10 +45,11 @@ async function execute(command: CliCommand): Promise<unknown> {
  * warm: that second compilation is about 50 MB of the CLI's peak memory (`workspace list`: 170 MB
  * peak, 120 MB with Liftoff only), for a process that runs a handful of queries, or an import whose
  * time goes to the database rather than to compiling queries (bench:transfer at full size: 137 s
- * against 134 s before). The flag is read when a module is compiled, so setting it before the database
- * (and Prisma) load is in time. Not on the embedded store, whose PostgreSQL is WebAssembly too (PGlite)
- * and does the real work of every query there; nor in the server, which runs long and whose queries
- * deserve the optimised code.
+ * against 134 s before). The same holds for the embedded store's PostgreSQL, WebAssembly too (PGlite):
+ * its second compilation is about 70 MB (an import of 2,000 posts: 448 → 385 MB peak, 40 → 43 s). The
+ * flag is read when a module is compiled and is the process's, so setting it before the database
+ * (and Prisma) load is in time, for a worker thread too. Not in the server, which runs long and whose
+ * queries deserve the optimised code.
  */
 function compileWasmOnce(): void {
   v8.setFlagsFromString("--liftoff-only");

@@ -1,6 +1,6 @@
 // Opens the one database the service uses: embedded PGlite (default) or a PostgreSQL server.
 // Both go through a Prisma driver adapter, so everything above this file runs one code path.
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
@@ -57,6 +57,19 @@ export interface OpenDatabaseOptions {
    * used by statement-count tests and the benchmark.
    */
   onQuery?: QueryObserver;
+  /**
+   * PostgreSQL's shared_buffers on the embedded store (PGlite), e.g. "16MB"; its default is the data
+   * folder's (128MB). PGlite allocates and touches them at start, inside its WebAssembly memory, so they
+   * count in full in the process's resident memory whatever the database's size: a command line run
+   * that wants a small footprint asks for less (cli/main.ts). Ignored on a PostgreSQL server.
+   */
+  embeddedSharedBuffers?: string;
+}
+
+function pgliteOptions({ embeddedSharedBuffers }: OpenDatabaseOptions): PGliteOptions {
+  if (!embeddedSharedBuffers) return {};
+  // Start parameters replace PGlite's own, so its defaults are kept and the setting added after them.
+  return { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${embeddedSharedBuffers}`] };
 }
 
 export async function openDatabase(
@@ -133,9 +146,9 @@ export async function openDatabase(
       lock.release();
       throw error;
     }
-    client = new PGlite(config.dir);
+    client = new PGlite(config.dir, pgliteOptions(options));
   } else {
-    client = new PGlite();
+    client = new PGlite(pgliteOptions(options));
   }
   const sql = pgliteExecutor(client);
   const migrate = () => applyPendingMigrations(sql, { log });
