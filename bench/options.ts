@@ -37,6 +37,8 @@ export interface BenchOptions {
   analyze: boolean;
   /** Start the services with DATABASE_ANALYZE_INTERVAL_MS=0: they never analyse (with --no-analyze: no statistics at all). */
   serviceAnalyze: boolean;
+  /** Run bench/peers.ts (PostGraphile 5 against the uncached read path) after the routes; PostgreSQL only. */
+  peers: boolean;
 }
 
 const HELP = `Usage: npm run bench -- [flags]
@@ -56,6 +58,8 @@ const HELP = `Usage: npm run bench -- [flags]
   --list                print the route ids and exit
   --no-analyze          no VACUUM ANALYZE after seeding, autovacuum off for the bench tables (statistics missing)
   --no-service-analyze  the services never analyse either (DATABASE_ANALYZE_INTERVAL_MS=0)
+  --no-peers            skip the last stage, PostGraphile 5 against the uncached read path (bench/peers.ts;
+                        PostgreSQL only, run unless --only is given; needs a Node 22+ for PostGraphile)
 `;
 
 export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
@@ -86,6 +90,7 @@ function toOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
       list: { type: "boolean", default: false },
       "no-analyze": { type: "boolean", default: false },
       "no-service-analyze": { type: "boolean", default: false },
+      "no-peers": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -115,6 +120,7 @@ function toOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
     list: values.list,
     analyze: !values["no-analyze"],
     serviceAnalyze: !values["no-service-analyze"],
+    peers: !values["no-peers"] && !values.embedded && !values.only,
   };
 }
 
