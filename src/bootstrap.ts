@@ -6,7 +6,7 @@ import { createRedisAnswers, type SharedAnswers } from "./cache/shared-answers.t
 import type { Config } from "./config.ts";
 import { CHANGES_CHANNEL_PREFIX, logHead } from "./content/change-log.ts";
 import { scheduleEventPruning } from "./content/event-retention.ts";
-import { PUBLISH_SWEEP_MS, PublishScheduler } from "./content/scheduler.ts";
+import { mayMoveSchedule, PUBLISH_SWEEP_MS, PublishScheduler } from "./content/scheduler.ts";
 import { WEBHOOK_CHANNEL_PREFIX } from "./content/webhook-delivery-ids.ts";
 import { createDeliveryStore } from "./content/webhook-delivery-store.ts";
 import { API_KEYS_CHANNEL_PREFIX, onCommittedChanges } from "./content/writer.ts";
@@ -130,8 +130,9 @@ export async function startBackgroundWork(
 
 /**
  * The publishing scheduler (src/content/scheduler.ts): a round at once (a restart after a due time
- * publishes on start-up), then woken to re-arm its timer by this process's post writes and, through
- * the change NOTIFY, by every other process's writes.
+ * publishes on start-up), then woken to re-arm its timer by this process's post writes that may move
+ * the schedule (mayMoveSchedule: not a draft save) and, through the change NOTIFY, by every other
+ * process's writes.
  */
 async function startPublishScheduler(
   db: Database,
@@ -139,7 +140,7 @@ async function startPublishScheduler(
 ): Promise<{ stop(): Promise<void> }> {
   const scheduler = new PublishScheduler({ prisma: db.prisma, sweepMs: PUBLISH_SWEEP_MS, onError: report });
   const stopListening = onCommittedChanges(db.prisma, (changes) => {
-    if (changes.some((change) => change.resource === "post")) scheduler.wake();
+    if (changes.some(mayMoveSchedule)) scheduler.wake();
   });
   const listening = await db.listen(
     CHANGES_CHANNEL_PREFIX,

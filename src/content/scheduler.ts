@@ -6,10 +6,23 @@
 // writer's signal, other instances' through the change NOTIFY (both wired in src/bootstrap.ts).
 // `start()` runs a round at once, so a restart after a due time publishes on start-up.
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { Change } from "./change.ts";
 import { nextReleaseDue, RELEASE_BATCH, releaseDuePosts } from "./post-release.ts";
 
 /** The safety sweep: a missed wake-up delays a due post by at most this. */
 export const PUBLISH_SWEEP_MS = 60_000;
+
+/**
+ * Whether a committed change may have moved the next due time, so the scheduler must look again. A
+ * post update that keeps every listing (Change.keepsListings: no status, publication date, featured,
+ * category or tags given, and the post as public as before) neither scheduled, released nor
+ * rescheduled anything: an editor's draft saves and title or body edits cost no read of the schedule.
+ * Every other post change may have (a delete of a scheduled post only leaves the timer early: its round
+ * finds nothing due and re-arms).
+ */
+export function mayMoveSchedule(change: Change): boolean {
+  return change.resource === "post" && !(change.action === "updated" && change.keepsListings === true);
+}
 
 export interface PublishSchedulerOptions {
   prisma: PrismaClient;

@@ -20,6 +20,7 @@ import {
   type SqlExecutor,
 } from "./sql-executor.ts";
 import { statementName } from "./statement-names.ts";
+import { yieldingTransactions } from "./yielding-transactions.ts";
 
 export type DatabaseConfig = Config["database"] | { kind: "memory" };
 
@@ -161,7 +162,8 @@ export async function openDatabase(
     lock?.release();
     throw error;
   }
-  const prisma = createPrisma(new PrismaPGlite(client), options.onQuery);
+  // A write's statements let requests in between them (yielding-transactions.ts).
+  const prisma = createPrisma(yieldingTransactions(new PrismaPGlite(client)), options.onQuery);
   return {
     kind: config.kind,
     prisma,
