@@ -9,7 +9,7 @@
 // import peaked at 385 MB with V8's default and at 310 MB with 2 MB semi-spaces, in the same time.
 import { Worker } from "node:worker_threads";
 import type { ProgressReporter } from "../transfer/progress.ts";
-import type { CliCommand } from "./command.ts";
+import { type CliCommand, RemoteCommandError } from "./command.ts";
 
 /** What the worker posts: progress as it goes, then its result or its error. */
 export type WorkerMessage =
@@ -20,15 +20,6 @@ export type WorkerMessage =
 
 /** The young generation of the worker's heap: two semi-spaces of 2 MB and their overhead. */
 const YOUNG_GENERATION_MB = 6;
-
-/** An error the worker's run ended with, under its original name (main.ts maps names to exit codes). */
-export class WorkerCommandError extends Error {
-  constructor(name: string, message: string, stack?: string) {
-    super(message);
-    this.name = name;
-    if (stack) this.stack = stack;
-  }
-}
 
 export function runInWorker(command: CliCommand, progress: ProgressReporter): Promise<unknown> {
   // Beside this file: src/cli/ under tsx, dist/cli/ in the CLI's build (scripts/build-cli.mjs).
@@ -43,7 +34,7 @@ export function runInWorker(command: CliCommand, progress: ProgressReporter): Pr
       if (message.type === "progress") progress.update(message.kind, message.done, message.total);
       else if (message.type === "stop") progress.stop();
       else if (message.type === "result") outcome = { result: message.result };
-      else outcome = { error: new WorkerCommandError(message.name, message.message, message.stack) };
+      else outcome = { error: new RemoteCommandError(message.name, message.message, message.stack) };
     });
     worker.on("error", (error) => {
       outcome ??= { error };

@@ -36,6 +36,18 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
+/**
+ * An error a command's run elsewhere (the server, over the control socket; the CLI's worker thread)
+ * ended with, under its original name: exitCodeForError and EXPECTED_ERRORS go by the name.
+ */
+export class RemoteCommandError extends Error {
+  constructor(name: string, message: string, stack?: string) {
+    super(message);
+    this.name = name;
+    if (stack) this.stack = stack;
+  }
+}
+
 /** Checks a command that arrives as JSON (from the control socket): a bad one is a usage error. */
 export function parseCliCommand(value: unknown): CliCommand {
   const parsed = cliCommandSchema.safeParse(value);

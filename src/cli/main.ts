@@ -9,25 +9,17 @@
 import v8 from "node:v8";
 import { CommanderError } from "commander";
 import { loadConfig } from "../config.ts";
-import { type CliCommand, EXIT, EXPECTED_ERRORS, exitCodeForError } from "./command.ts";
+import { type CliCommand, EXIT, EXPECTED_ERRORS, exitCodeForError, RemoteCommandError } from "./command.ts";
 import { controlSocketPath, runThroughServer } from "./control-socket.ts";
 import { buildProgram } from "./program.ts";
 import { runLocally } from "./run-locally.ts";
-
-/** An error the server's run of the command ended with, under its original name. */
-class ServerCommandError extends Error {
-  constructor(name: string, message: string) {
-    super(message);
-    this.name = name;
-  }
-}
 
 async function execute(command: CliCommand): Promise<unknown> {
   const config = loadConfig();
   if (config.database.kind === "embedded") {
     const answer = await runThroughServer(controlSocketPath(config.dataDir), command);
     if (answer && "result" in answer) return answer.result;
-    if (answer) throw new ServerCommandError(answer.error.name, answer.error.message);
+    if (answer) throw new RemoteCommandError(answer.error.name, answer.error.message);
   }
   compileWasmOnce();
   if (command.command !== "export" && command.command !== "import") return runLocally(command);

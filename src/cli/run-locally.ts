@@ -9,8 +9,7 @@ import type { CliCommand } from "./command.ts";
  * The embedded store's PostgreSQL (PGlite) allocates the data folder's 128 MB of shared buffers in its
  * WebAssembly memory and touches them at start, so all of it is resident whatever the database's size
  * (`workspace list`: 394 MB peak, 283 MB with 16 MB of buffers). A command runs alone, and the
- * operating system's page cache stands behind the buffers: an import of 2,000 posts took as long with
- * 16 MB. Ignored on a PostgreSQL server.
+ * operating system's page cache stands behind the buffers. Ignored on a PostgreSQL server.
  */
 const COMMAND_SHARED_BUFFERS = "16MB";
 

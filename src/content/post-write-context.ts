@@ -76,8 +76,7 @@ export async function loadPostWriteContext(
     [...(refs.authors ?? [])],
   );
   if (!row) throw new Error("post write context query returned no row");
-  const post: { id: string; released: boolean } | null =
-    typeof row.post === "string" ? JSON.parse(row.post) : row.post;
+  const post = lockedPost(row.post);
   return {
     postId: post?.id ?? null,
     postReleased: post ? post.released : null,
@@ -109,8 +108,7 @@ async function postOnlyContext(
     workspaceId,
     identifier,
   );
-  const post: { id: string; released: boolean } | null =
-    typeof row?.post === "string" ? JSON.parse(row.post) : (row?.post ?? null);
+  const post = lockedPost(row?.post ?? null);
   return {
     postId: post?.id ?? null,
     postReleased: post ? post.released : null,
@@ -120,6 +118,11 @@ async function postOnlyContext(
     firstAuthorId: null,
     fields: [],
   };
+}
+
+/** POST_SQL's json: an object, or its text, as the driver hands it back. */
+function lockedPost(value: ContextRow["post"]): { id: string; released: boolean } | null {
+  return typeof value === "string" ? JSON.parse(value) : value;
 }
 
 /** Drivers differ in how they hand back a text[]: an array, or its literal `{a,b}`. */

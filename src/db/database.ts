@@ -62,7 +62,7 @@ export interface OpenDatabaseOptions {
    * PostgreSQL's shared_buffers on the embedded store (PGlite), e.g. "16MB"; its default is the data
    * folder's (128MB). PGlite allocates and touches them at start, inside its WebAssembly memory, so they
    * count in full in the process's resident memory whatever the database's size: a command line run
-   * that wants a small footprint asks for less (cli/main.ts). Ignored on a PostgreSQL server.
+   * that wants a small footprint asks for less (cli/run-locally.ts). Ignored on a PostgreSQL server.
    */
   embeddedSharedBuffers?: string;
 }
