@@ -282,10 +282,14 @@ async function measure(
   };
   if (values.threads) {
     const threads = [...server.threadCpuMs()]
-      .map(([name, after]) => [name, (after - (threadsBefore.get(name) ?? 0)) / result.requests.total] as const)
+      .map(
+        ([name, after]) => [name, (after - (threadsBefore.get(name) ?? 0)) / result.requests.total] as const,
+      )
       .filter(([, perRead]) => perRead > 0)
       .sort((a, b) => b[1] - a[1]);
-    log(`    CPU/read by thread: ${threads.map(([name, perRead]) => `${name} ${perRead.toFixed(4)} ms`).join(", ")}`);
+    log(
+      `    CPU/read by thread: ${threads.map(([name, perRead]) => `${name} ${perRead.toFixed(4)} ms`).join(", ")}`,
+    );
   }
   log(
     `  ${title}: ${outcome.rps.toFixed(0)} req/s, hit ratio ${percent(outcome.hitRatio)}, ${writes.done} writes, CPU/read: service ${ms(cpu.service)}, PostgreSQL ${ms(cpu.database)}`,

@@ -65,8 +65,10 @@ export function createGraphQLAnswers(options: {
   /** How far the change index has found each kept answer unchanged (change-index.ts FreshnessCheck). */
   const checks = new WeakMap<GraphQLAnswer, FreshnessCheck>();
   const checkOf = (answer: GraphQLAnswer) => {
-    let check = checks.get(answer);
-    if (!check) checks.set(answer, (check = newFreshnessCheck()));
+    const kept = checks.get(answer);
+    if (kept) return kept;
+    const check = newFreshnessCheck();
+    checks.set(answer, check);
     return check;
   };
   const fresh = (answer: GraphQLAnswer, head: string) =>
