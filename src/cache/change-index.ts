@@ -62,7 +62,7 @@ export interface ChangeIndex {
  * How far one answer (computed at one position, with one set of dependencies) is known unchanged: every
  * event up to `through` was applied and changed none of its keys. After a write every cached answer is
  * looked up under a head newer than its own, and a list page has some forty keys to read per lookup
- * (0.7–0.9 µs of the 53 µs a hit cost in the embedded bench's profile); this makes it one comparison.
+ * (0.7 µs of a 48–62 µs hit in the embedded writers bench's profile); this makes it one comparison.
  */
 export interface FreshnessCheck {
   through: number;

@@ -52,7 +52,7 @@ export class MemoryRateLimiter implements RateLimiter {
     // The entries that left are skipped by moving `start`, and removed once they are half the array:
     // a key with a high limit holds a window's worth of requests (160,000 at 16,000 req/s for 10 s),
     // and removing the expired head on every request moved the whole array once per millisecond
-    // (3–4 µs per request on average in the embedded writers bench's profile).
+    // (2.5–3.9 µs of a 48–62 µs cached read in the embedded writers bench's profile).
     log.start = countAtOrBefore(times, log.start, nowMs - this.#windowMs);
     if (log.start > 0 && log.start * 2 >= times.length) {
       times.splice(0, log.start);
