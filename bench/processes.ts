@@ -2,7 +2,7 @@
 // their event loop: the service (`node --import tsx src/server.ts`, i.e. `tsx src/server.ts` without
 // tsx's extra watcher process) and the baseline (`bench/baseline-server.ts`).
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -22,6 +22,8 @@ export interface ChildServer {
   cpuMs(): number | null;
   /** The system (kernel) part of cpuMs: socket reads and writes, wake-ups. */
   systemCpuMs(): number | null;
+  /** CPU time (user + system) per thread: `main`, else the thread's name, summed over threads of a name. */
+  threadCpuMs(): Map<string, number>;
   /**
    * Waits a moment for requests the load generator abandoned at the end of its run (the server keeps
    * working on them after their sockets close), then SIGTERM and a clean exit (the service drains,
@@ -45,6 +47,8 @@ export interface StartOptions {
    * than the bench's (PostGraphile 5: Node 22 or later).
    */
   nodeBinary?: string;
+  /** Also append everything the process writes to this file (e.g. the output of `--trace-gc`). */
+  outputFile?: string;
 }
 
 /** Variables the bench decides itself; inherited values would point the children elsewhere. */
@@ -81,6 +85,7 @@ export async function startServer(options: StartOptions): Promise<ChildServer> {
     const text = chunk.toString("utf8");
     errors += text.split('"level":"error"').length - 1;
     tail = (tail + text).slice(-8_000);
+    if (options.outputFile) appendFileSync(options.outputFile, chunk);
   };
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
@@ -99,6 +104,7 @@ export async function startServer(options: StartOptions): Promise<ChildServer> {
       return times && times.user + times.system;
     },
     systemCpuMs: () => processTimesMs(child.pid)?.system ?? null,
+    threadCpuMs: () => threadTimesMs(child.pid),
     stop: () => stopChild(child, exited),
   };
   try {
@@ -164,6 +170,32 @@ function processTimesMs(pid: number | undefined): ReturnType<typeof statTimesMs>
   } catch {
     return null;
   }
+}
+
+/**
+ * CPU time per thread name of a process (/proc/<pid>/task/<tid>/stat, Linux): which of the main thread,
+ * V8's helper threads (concurrent marking, parallel scavenges, compilers) and libuv's pool spent it.
+ * Threads that have exited are not counted; empty where /proc cannot be read.
+ */
+function threadTimesMs(pid: number | undefined): Map<string, number> {
+  const byName = new Map<string, number>();
+  if (pid === undefined) return byName;
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byName;
+  }
+  for (const task of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
+      const name = task === String(pid) ? "main" : stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      byName.set(name, (byName.get(name) ?? 0) + statCpuMs(stat));
+    } catch {
+      // the thread ended while we looked
+    }
+  }
+  return byName;
 }
 
 /** utime + stime (and, with `reapedChildren`, cutime + cstime: its children that have exited). */

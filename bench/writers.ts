@@ -13,7 +13,12 @@
 //                  the rounds' ratios to that round's reads only
 //   --before DIR   the same scenarios, on the same database, with the service run from another checkout
 //                  (e.g. the commit before issue 38's cache) — figures of both in one run
+//   --only KINDS   only these scenarios (comma-separated: none, draft, one-post, random-posts), no CACHE=off
+//   --node-args="…"  node flags for the cached service, e.g. --node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"
+//   --output FILE  the cached service's output appended to FILE (with --node-args --trace-gc: its GC lines)
+//   --threads      also print each scenario's CPU per read by thread (main thread, V8's helpers, libuv)
 
+import { appendFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import autocannon, { type AutocannonRequest } from "autocannon";
 import { cacheLookups, hitRatio, METRICS_TOKEN } from "./cache-metrics.ts";
@@ -29,6 +34,10 @@ const { values } = parseArgs({
     warmup: { type: "string", default: "3" },
     rounds: { type: "string", default: "3" },
     before: { type: "string" },
+    only: { type: "string" },
+    "node-args": { type: "string" },
+    threads: { type: "boolean", default: false },
+    output: { type: "string" },
   },
 });
 const log = (text: string) => process.stdout.write(`${text}\n`);
@@ -75,6 +84,8 @@ async function scenarios(
       script: "src/server.ts",
       env: benchServiceEnv(database, values.embedded, { CACHE: cache, METRICS_TOKEN }),
       cwd: checkout,
+      nodeArgs: cache === "off" ? [] : (values["node-args"]?.split(" ").filter(Boolean) ?? []),
+      outputFile: cache === "off" ? undefined : values.output,
     });
   const outcomes: Outcome[] = [];
   const cached = await start("memory");
@@ -85,12 +96,15 @@ async function scenarios(
     const reads = readMix(slugs, keys.public);
     // Every path once first: the scenarios compare a filled cache's steady state, not its warming.
     await readEveryPath(cached.url, slugs, keys.public);
-    const scenarios: [string, WriterKind][] = [
-      ["reads only", "none"],
-      ["+ 2 draft saves/s (one unpublished post)", "draft"],
-      ["+ 2 edits/s of one published post", "one-post"],
-      ["+ 2 edits/s of random published posts", "random-posts"],
-    ];
+    const only = values.only?.split(",");
+    const scenarios = (
+      [
+        ["reads only", "none"],
+        ["+ 2 draft saves/s (one unpublished post)", "draft"],
+        ["+ 2 edits/s of one published post", "one-post"],
+        ["+ 2 edits/s of random published posts", "random-posts"],
+      ] as [string, WriterKind][]
+    ).filter(([, kind]) => !only || only.includes(kind));
     // In rounds (each scenario once per round, in order), the median round of each scenario reported:
     // one 10-second run of a scenario varies by ±10% on a 2-core machine that also runs the load.
     const byScenario: Outcome[][] = scenarios.map(() => []);
@@ -113,6 +127,7 @@ async function scenarios(
   } finally {
     await cached.stop();
   }
+  if (values.only) return outcomes;
   // After the cached service has stopped: the embedded store admits one process at a time.
   const uncached = await start("off");
   try {
@@ -232,8 +247,16 @@ async function measure(
   await run(Number(values.warmup));
   const before = await cacheLookups(server.url);
   const cpuBefore = { service: server.cpuMs(), database: postgresCpuMs() };
+  const threadsBefore = server.threadCpuMs();
   const writesBefore = writer?.counts() ?? { done: 0, failed: 0 };
+  // Marks the measured seconds in the service's output (--output), so its trace lines can be told apart;
+  // with the monotonic clock in µs, which a CPU profile's timestamps also use (the same machine).
+  const mark = (text: string) =>
+    values.output &&
+    appendFileSync(values.output, `=== ${title}: ${text} at ${process.hrtime.bigint() / 1000n} µs\n`);
+  mark("measured from here");
   const result = await run(Number(values.seconds));
+  mark("measured to here");
   const writesAfter = writer ? await writer.stop() : { done: 0, failed: 0 };
   const writes = {
     done: writesAfter.done - writesBefore.done,
@@ -257,6 +280,17 @@ async function measure(
     failedWrites: writes.failed,
     non2xx: result.non2xx,
   };
+  if (values.threads) {
+    const threads = [...server.threadCpuMs()]
+      .map(
+        ([name, after]) => [name, (after - (threadsBefore.get(name) ?? 0)) / result.requests.total] as const,
+      )
+      .filter(([, perRead]) => perRead > 0)
+      .sort((a, b) => b[1] - a[1]);
+    log(
+      `    CPU/read by thread: ${threads.map(([name, perRead]) => `${name} ${perRead.toFixed(4)} ms`).join(", ")}`,
+    );
+  }
   log(
     `  ${title}: ${outcome.rps.toFixed(0)} req/s, hit ratio ${percent(outcome.hitRatio)}, ${writes.done} writes, CPU/read: service ${ms(cpu.service)}, PostgreSQL ${ms(cpu.database)}`,
   );

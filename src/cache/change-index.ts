@@ -45,8 +45,32 @@ export interface ChangeIndexOptions {
 export interface ChangeIndex {
   /** Makes the workspace's index know every event up to `head` (reads what it is missing). */
   coverUpTo(workspaceId: string, head: string): Promise<void>;
-  /** Whether an answer computed at `position` with these dependencies is unchanged up to the index's position. */
-  isFresh(workspaceId: string, position: number, dependencies: readonly string[]): boolean;
+  /**
+   * Whether an answer computed at `position` with these dependencies is unchanged up to the index's
+   * position. `checked`, kept with the answer, remembers how far it was found unchanged: until another
+   * change is applied, a lookup of that answer then reads none of its keys again.
+   */
+  isFresh(
+    workspaceId: string,
+    position: number,
+    dependencies: readonly string[],
+    checked?: FreshnessCheck,
+  ): boolean;
+}
+
+/**
+ * How far one answer (computed at one position, with one set of dependencies) is known unchanged: every
+ * event up to `through` was applied and changed none of its keys. After a write every cached answer is
+ * looked up under a head newer than its own, and a list page has some forty keys to read per lookup
+ * (0.7 µs of a 48–62 µs hit in the embedded writers bench's profile); this makes it one comparison.
+ */
+export interface FreshnessCheck {
+  through: number;
+}
+
+/** A check that knows nothing yet, for an answer being stored. */
+export function newFreshnessCheck(): FreshnessCheck {
+  return { through: -1 };
 }
 
 interface WorkspaceIndex {
@@ -55,6 +79,8 @@ interface WorkspaceIndex {
   /** Nothing is known of events up to here: answers computed before it count as changed. */
   floor: number;
   lastChanged: Map<string, number>;
+  /** The position of the newest change applied (or of the floor, after a reset): a check through it still holds. */
+  lastChangeAt: number;
   coveredAt: number;
   /** The catch-up under way, if any: concurrent reads wait for it rather than read the same events. */
   catchingUp: Promise<void> | null;
@@ -71,12 +97,14 @@ export function createChangeIndex(options: ChangeIndexOptions): ChangeIndex {
     index.floor = Math.max(index.floor, position);
     index.position = Math.max(index.position, position);
     index.lastChanged.clear();
+    index.lastChangeAt = index.floor;
   };
 
   const apply = (index: WorkspaceIndex, changes: readonly LoggedChange[]) => {
     for (const change of changes) {
       for (const key of keysChangedBy(change)) index.lastChanged.set(key, change.position);
       index.position = change.position;
+      index.lastChangeAt = change.position;
     }
     if (index.lastChanged.size > maxKeys) resetTo(index, index.position);
   };
@@ -98,7 +126,14 @@ export function createChangeIndex(options: ChangeIndexOptions): ChangeIndex {
     let index = workspaces.get(workspaceId);
     if (!index) {
       // First sight of the workspace: nothing before this head is known.
-      index = { position: target, floor: target, lastChanged: new Map(), coveredAt: now(), catchingUp: null };
+      index = {
+        position: target,
+        floor: target,
+        lastChanged: new Map(),
+        lastChangeAt: target,
+        coveredAt: now(),
+        catchingUp: null,
+      };
       workspaces.set(workspaceId, index);
       return;
     }
@@ -118,13 +153,17 @@ export function createChangeIndex(options: ChangeIndexOptions): ChangeIndex {
 
   return {
     coverUpTo,
-    isFresh(workspaceId, position, dependencies) {
+    isFresh(workspaceId, position, dependencies, checked) {
       const index = workspaces.get(workspaceId);
       if (!index || position < index.floor) return false;
+      // Found unchanged through a position no change came after: still unchanged (a reset moves
+      // lastChangeAt to the floor, so a check from before it is not trusted).
+      if (checked && checked.through >= index.lastChangeAt) return true;
       for (const key of dependencies) {
         const changed = index.lastChanged.get(key);
         if (changed !== undefined && changed > position) return false;
       }
+      if (checked) checked.through = index.position;
       return true;
     },
   };

@@ -6,7 +6,7 @@
 // when another instance reads it back from the shared store.
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
-import type { ChangeIndex } from "./change-index.ts";
+import { type ChangeIndex, type FreshnessCheck, newFreshnessCheck } from "./change-index.ts";
 import { strongETag } from "./etag.ts";
 import { packAnswer, type SharedAnswers, unpackAnswer } from "./shared-answers.ts";
 
@@ -62,9 +62,18 @@ export function createGraphQLAnswers(options: {
     sizeCalculation: (entry, key) => entry.bytes + key.length,
   });
   const { shared, changes } = options;
+  /** How far the change index has found each kept answer unchanged (change-index.ts FreshnessCheck). */
+  const checks = new WeakMap<GraphQLAnswer, FreshnessCheck>();
+  const checkOf = (answer: GraphQLAnswer) => {
+    const kept = checks.get(answer);
+    if (kept) return kept;
+    const check = newFreshnessCheck();
+    checks.set(answer, check);
+    return check;
+  };
   const fresh = (answer: GraphQLAnswer, head: string) =>
     answer.head === head ||
-    changes?.isFresh(answer.workspaceId, Number(answer.head), answer.dependencies) === true;
+    changes?.isFresh(answer.workspaceId, Number(answer.head), answer.dependencies, checkOf(answer)) === true;
   const counted = (hit: GraphQLAnswer | undefined) => {
     options.onLookup?.(hit !== undefined);
     return hit;

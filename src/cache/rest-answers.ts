@@ -32,7 +32,7 @@ import type { Request } from "express";
 import { LRUCache } from "lru-cache";
 import { ANY_CONTENT } from "./answer-dependencies.ts";
 import { AnswerSlab, type SlabSlot } from "./answer-slab.ts";
-import type { ChangeIndex } from "./change-index.ts";
+import { type ChangeIndex, type FreshnessCheck, newFreshnessCheck } from "./change-index.ts";
 import { holdsETag, strongETag } from "./etag.ts";
 import { packAnswer, type SharedAnswers, unpackAnswer } from "./shared-answers.ts";
 
@@ -67,6 +67,8 @@ interface StoredAnswer {
   /** The head as a number, and the dependency keys whose changes after it make the answer stale. */
   position: number;
   dependencies: readonly string[];
+  /** How far the change index has found it unchanged (change-index.ts FreshnessCheck). */
+  checked: FreshnessCheck;
   workspaceId: string;
   route: string;
   etag: string;
@@ -132,7 +134,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   /** Unchanged since it was computed, as far as every event up to the request's head goes. */
   const fresh = (stored: Omit<StoredAnswer, "body" | "encoded">, head: string) =>
     stored.head === head ||
-    changes?.isFresh(stored.workspaceId, stored.position, stored.dependencies) === true;
+    changes?.isFresh(stored.workspaceId, stored.position, stored.dependencies, stored.checked) === true;
   let hits = 0;
   let misses = 0;
   /** A slot's bytes, written again when the writer is more than half round past them (a hot answer stays). */
@@ -228,7 +230,16 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     countHit,
     put(key, head, route, answer, dependencies = [ANY_CONTENT]) {
       const { etag, tags, workspaceId } = answer;
-      const header = { etag, tags, head, route, workspaceId, dependencies, position: Number(head) };
+      const header = {
+        etag,
+        tags,
+        head,
+        route,
+        workspaceId,
+        dependencies,
+        position: Number(head),
+        checked: newFreshnessCheck(),
+      };
       const stored = store(key, header, answer.body);
       shared?.set(
         sharedKey(key),
@@ -272,6 +283,7 @@ function fromShared(
       head: head as string,
       position,
       dependencies: (dependencies as string).split(" ").filter(Boolean),
+      checked: newFreshnessCheck(),
     },
     body: unpacked.body,
   };

@@ -13,11 +13,20 @@ export interface MemoryRateLimiterOptions {
   now?: () => number;
 }
 
+/**
+ * One key's admission times, ascending, from `start` on: those before `start` have left the window and
+ * are dropped in bulk, not one splice at a time (see #decide).
+ */
+interface AdmissionLog {
+  times: number[];
+  start: number;
+}
+
 export class MemoryRateLimiter implements RateLimiter {
   readonly #windowMs: number;
   readonly #now: () => number;
-  /** Admission times per key, ascending; never longer than the key's limit since rejections aren't stored. */
-  readonly #logs = new Map<string, number[]>();
+  /** Admission times per key; never more in the window than the key's limit since rejections aren't stored. */
+  readonly #logs = new Map<string, AdmissionLog>();
   #lastSweepMs = Number.NEGATIVE_INFINITY;
 
   constructor(options: MemoryRateLimiterOptions) {
@@ -37,19 +46,33 @@ export class MemoryRateLimiter implements RateLimiter {
     const nowMs = this.#now();
     this.#sweepIdleKeys(nowMs);
 
-    const log = this.#logs.get(key) ?? [];
+    const log = this.#logs.get(key) ?? { times: [], start: 0 };
+    const { times } = log;
     // A request at time t is counted while now < t + window, the same boundary the Redis script uses.
-    log.splice(0, countAtOrBefore(log, nowMs - this.#windowMs));
-    const allowed = log.length < limit;
-    if (allowed && count) log.splice(countAtOrBefore(log, nowMs), 0, nowMs);
-    if (log.length > 0) this.#logs.set(key, log);
+    // The entries that left are skipped by moving `start`, and removed once they are half the array:
+    // a key with a high limit holds a window's worth of requests (160,000 at 16,000 req/s for 10 s),
+    // and removing the expired head on every request moved the whole array once per millisecond
+    // (2.5–3.9 µs of a 48–62 µs cached read in the embedded writers bench's profile).
+    log.start = countAtOrBefore(times, log.start, nowMs - this.#windowMs);
+    if (log.start > 0 && log.start * 2 >= times.length) {
+      times.splice(0, log.start);
+      log.start = 0;
+    }
+    const allowed = times.length - log.start < limit;
+    if (allowed && count) {
+      const last = times[times.length - 1];
+      if (last === undefined || last <= nowMs) times.push(nowMs);
+      else times.splice(countAtOrBefore(times, log.start, nowMs), 0, nowMs);
+    }
+    const inWindow = times.length - log.start;
+    if (inWindow > 0) this.#logs.set(key, log);
     else this.#logs.delete(key);
 
-    const freeing = log[allowed ? 0 : log.length - limit];
+    const freeing = times[log.start + (allowed ? 0 : inWindow - limit)];
     return decisionFromLog({
       allowed,
       limit,
-      count: log.length,
+      count: inWindow,
       nowMs,
       freesAtMs: (freeing ?? nowMs) + this.#windowMs,
     });
@@ -72,16 +95,16 @@ export class MemoryRateLimiter implements RateLimiter {
     if (nowMs - this.#lastSweepMs < this.#windowMs) return;
     this.#lastSweepMs = nowMs;
     const cutoff = nowMs - this.#windowMs;
-    for (const [key, log] of this.#logs) {
-      const newest = log[log.length - 1];
+    for (const [key, { times }] of this.#logs) {
+      const newest = times[times.length - 1];
       if (newest === undefined || newest <= cutoff) this.#logs.delete(key);
     }
   }
 }
 
-/** Number of leading entries ≤ t in an ascending array (binary search; the clock may step backwards). */
-function countAtOrBefore(sorted: number[], t: number): number {
-  let lo = 0;
+/** Index of the first entry > t in an ascending array, searched from `from` (binary search; the clock may step backwards). */
+function countAtOrBefore(sorted: number[], from: number, t: number): number {
+  let lo = from;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;

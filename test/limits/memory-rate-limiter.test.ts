@@ -26,4 +26,31 @@ describe("MemoryRateLimiter", () => {
     expect(await limiter.consume("k", 2)).toMatchObject({ allowed: true, remaining: 0 });
     expect((await limiter.consume("k", 2)).allowed).toBe(false);
   });
+
+  it("a key with a long window of admissions counts as a plain sliding log does, expired entries dropped in bulk", async () => {
+    let t = 1_000_000;
+    const windowMs = 1_000;
+    const limit = 500;
+    const limiter = new MemoryRateLimiter({ windowMs, now: () => t });
+    /** The reference: every admission time, filtered on each request. */
+    let reference: number[] = [];
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    for (let i = 0; i < 20_000; i++) {
+      // Mostly forward in small steps (many requests per millisecond), sometimes a step back.
+      t += random() < 0.02 ? -Math.floor(random() * 300) : Math.floor(random() * 3);
+      reference = reference.filter((admitted) => t < admitted + windowMs);
+      const allowed = reference.length < limit;
+      if (allowed) reference.push(t);
+      reference.sort((a, b) => a - b);
+      const decision = await limiter.consume("k", limit);
+      expect(decision.allowed).toBe(allowed);
+      expect(decision.remaining).toBe(Math.max(0, limit - reference.length));
+      const freeing = reference[allowed ? 0 : reference.length - limit] ?? t;
+      expect(decision.resetAtSeconds).toBe(Math.ceil((freeing + windowMs) / 1000));
+    }
+  });
 });

@@ -11,7 +11,7 @@ import {
   PUBLIC_LISTINGS,
 } from "../../src/cache/answer-dependencies.ts";
 import type { LoggedChange } from "../../src/cache/change-index.ts";
-import { createChangeIndex } from "../../src/cache/change-index.ts";
+import { createChangeIndex, newFreshnessCheck } from "../../src/cache/change-index.ts";
 
 const WS = "ws1";
 
@@ -142,5 +142,32 @@ describe("the change index", () => {
     await idle.index.coverUpTo(WS, "11");
     expect(idle.reads).toEqual([]);
     expect(idle.index.isFresh(WS, 10, ["cunrelated"])).toBe(false);
+  });
+
+  it("an answer's kept check spares re-reading its keys only until the next change, and never across a reset", async () => {
+    const log = [
+      event(11, "post.updated", "cdraft", "draft"),
+      event(12, "post.updated", "cpost", "published", true),
+      ...Array.from({ length: 5 }, (_, n) => event(13 + n, "tag.created", `ct${n}`)),
+    ];
+    const { index } = indexOver(log, { maxCatchUp: 3 });
+    const checked = newFreshnessCheck();
+    const page = ["cpost", FIELD_DEFINITIONS, PUBLIC_LISTINGS];
+    await index.coverUpTo(WS, "10");
+    await index.coverUpTo(WS, "11");
+    expect(index.isFresh(WS, 10, page, checked)).toBe(true);
+    expect(checked.through).toBe(11);
+    // The same head again: fresh, from the check.
+    expect(index.isFresh(WS, 10, page, checked)).toBe(true);
+    // A change of one of its keys after the check: stale, although it was found fresh before.
+    await index.coverUpTo(WS, "12");
+    expect(index.isFresh(WS, 10, page, checked)).toBe(false);
+    expect(index.isFresh(WS, 10, page, checked)).toBe(false);
+    // An answer checked fresh, then a reset (too many missing events): stale, its check not trusted.
+    const later = newFreshnessCheck();
+    expect(index.isFresh(WS, 12, page, later)).toBe(true);
+    await index.coverUpTo(WS, "17");
+    expect(index.isFresh(WS, 12, page, later)).toBe(false);
+    expect(index.isFresh(WS, 17, page, newFreshnessCheck())).toBe(true);
   });
 });
