@@ -11,6 +11,14 @@ import { Worker } from "node:worker_threads";
 import type { ProgressReporter } from "../transfer/progress.ts";
 import { type CliCommand, RemoteCommandError } from "./command.ts";
 
+/**
+ * What a worker is asked to do: a command (an import may leave the planner statistics to a later task),
+ * or the planner statistics of the tables an import left stale.
+ */
+export type WorkerTask =
+  | { run: "command"; command: CliCommand; deferStatistics: boolean }
+  | { run: "statistics" };
+
 /** What the worker posts: progress as it goes, then its result or its error. */
 export type WorkerMessage =
   | { type: "progress"; kind: string; done: number; total: number | null }
@@ -21,11 +29,11 @@ export type WorkerMessage =
 /** The young generation of the worker's heap: two semi-spaces of 2 MB and their overhead. */
 const YOUNG_GENERATION_MB = 6;
 
-export function runInWorker(command: CliCommand, progress: ProgressReporter): Promise<unknown> {
+export function runInWorker(task: WorkerTask, progress: ProgressReporter): Promise<unknown> {
   // Beside this file: src/cli/ under tsx, dist/cli/ in the CLI's build (scripts/build-cli.mjs).
   const extension = import.meta.url.endsWith(".ts") ? "ts" : "js";
   const worker = new Worker(new URL(`./command-worker.${extension}`, import.meta.url), {
-    workerData: command,
+    workerData: task,
     resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
   });
   return new Promise((resolve, reject) => {
