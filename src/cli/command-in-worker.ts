@@ -7,6 +7,7 @@
 // a worker's heap is made with the limits the worker is given. Measured on the embedded store, 2,000
 // posts and 104 MB of media (`npm run bench:transfer -- --embedded --posts 2000 --media-mb 100`): the
 // import peaked at 385 MB with V8's default and at 310 MB with 2 MB semi-spaces, in the same time.
+// An embedded import's ANALYZE runs in a second worker after it (main.ts says why).
 import { Worker } from "node:worker_threads";
 import type { ProgressReporter } from "../transfer/progress.ts";
 import { type CliCommand, RemoteCommandError } from "./command.ts";

@@ -5,7 +5,8 @@
 // does not use it), so a batch never holds more than its records' metadata. Records the ledger already
 // has unchanged cost neither bytes nor writes: a second run changes nothing, and a run after a crash
 // passes quickly over what the crashed one committed. After a real run ANALYZE refreshes the touched
-// tables' statistics (analyzeStaleTables, src/db/planner-statistics.ts).
+// tables' statistics (analyzeStaleTables, src/db/planner-statistics.ts), here or, when the caller says
+// so (`analyze: false`), in the caller: the CLI on the embedded store (cli/main.ts).
 import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
