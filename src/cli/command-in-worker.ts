@@ -7,9 +7,18 @@
 // a worker's heap is made with the limits the worker is given. Measured on the embedded store, 2,000
 // posts and 104 MB of media (`npm run bench:transfer -- --embedded --posts 2000 --media-mb 100`): the
 // import peaked at 385 MB with V8's default and at 310 MB with 2 MB semi-spaces, in the same time.
+// An embedded import's ANALYZE runs in a second worker after it (main.ts says why).
 import { Worker } from "node:worker_threads";
 import type { ProgressReporter } from "../transfer/progress.ts";
 import { type CliCommand, RemoteCommandError } from "./command.ts";
+
+/**
+ * What a worker is asked to do: a command (an import may leave the planner statistics to a later task),
+ * or the planner statistics of the tables an import left stale.
+ */
+export type WorkerTask =
+  | { run: "command"; command: CliCommand; deferStatistics: boolean }
+  | { run: "statistics" };
 
 /** What the worker posts: progress as it goes, then its result or its error. */
 export type WorkerMessage =
@@ -21,11 +30,11 @@ export type WorkerMessage =
 /** The young generation of the worker's heap: two semi-spaces of 2 MB and their overhead. */
 const YOUNG_GENERATION_MB = 6;
 
-export function runInWorker(command: CliCommand, progress: ProgressReporter): Promise<unknown> {
+export function runInWorker(task: WorkerTask, progress: ProgressReporter): Promise<unknown> {
   // Beside this file: src/cli/ under tsx, dist/cli/ in the CLI's build (scripts/build-cli.mjs).
   const extension = import.meta.url.endsWith(".ts") ? "ts" : "js";
   const worker = new Worker(new URL(`./command-worker.${extension}`, import.meta.url), {
-    workerData: command,
+    workerData: task,
     resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
   });
   return new Promise((resolve, reject) => {

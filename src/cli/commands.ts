@@ -27,10 +27,16 @@ function transferContext(db: Database, progress: ProgressReporter | undefined): 
   return { db, config, storage: createMediaStorage(config, silentLogger), ...(progress ? { progress } : {}) };
 }
 
+export interface RunOptions {
+  /** An import leaves the planner statistics to the caller (cli/main.ts, on the embedded store). */
+  deferStatistics?: boolean;
+}
+
 export async function runCommand(
   db: Database,
   command: CliCommand,
   progress?: ProgressReporter,
+  options: RunOptions = {},
 ): Promise<unknown> {
   const { prisma } = db;
   switch (command.command) {
@@ -70,6 +76,7 @@ export async function runCommand(
           dryRun: command.dryRun,
           webhooks: command.webhooks,
           ...(command.batchSize ? { batchSize: command.batchSize } : {}),
+          ...(options.deferStatistics ? { analyze: false } : {}),
         },
       );
       return { workspace, ...summary };

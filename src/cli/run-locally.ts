@@ -4,6 +4,7 @@
 import { loadConfig } from "../config.ts";
 import type { ProgressReporter } from "../transfer/progress.ts";
 import type { CliCommand } from "./command.ts";
+import type { RunOptions } from "./commands.ts";
 
 /**
  * The embedded store's PostgreSQL (PGlite) allocates the data folder's 128 MB of shared buffers in its
@@ -13,7 +14,11 @@ import type { CliCommand } from "./command.ts";
  */
 const COMMAND_SHARED_BUFFERS = "16MB";
 
-export async function runLocally(command: CliCommand, progress?: ProgressReporter): Promise<unknown> {
+export async function runLocally(
+  command: CliCommand,
+  progress?: ProgressReporter,
+  options: RunOptions = {},
+): Promise<unknown> {
   const config = loadConfig();
   const [{ openDatabase }, { runCommand }] = await Promise.all([
     import("../db/database.ts"),
@@ -25,7 +30,22 @@ export async function runLocally(command: CliCommand, progress?: ProgressReporte
     embeddedSharedBuffers: COMMAND_SHARED_BUFFERS,
   });
   try {
-    return await runCommand(db, command, progress);
+    return await runCommand(db, command, progress, options);
+  } finally {
+    await db.close();
+  }
+}
+
+/** Refreshes the planner statistics of the tables left stale (after an import that deferred them). */
+export async function analyzeLocally(): Promise<{ analysed: string[] }> {
+  const config = loadConfig();
+  const [{ openDatabase }, { analyzeStaleTables }] = await Promise.all([
+    import("../db/database.ts"),
+    import("../db/planner-statistics.ts"),
+  ]);
+  const db = await openDatabase(config.database, { embeddedSharedBuffers: COMMAND_SHARED_BUFFERS });
+  try {
+    return { analysed: (await analyzeStaleTables(db)).map(({ table }) => table) };
   } finally {
     await db.close();
   }

@@ -5,7 +5,8 @@
 // does not use it), so a batch never holds more than its records' metadata. Records the ledger already
 // has unchanged cost neither bytes nor writes: a second run changes nothing, and a run after a crash
 // passes quickly over what the crashed one committed. After a real run ANALYZE refreshes the touched
-// tables' statistics (analyzeStaleTables, src/db/planner-statistics.ts).
+// tables' statistics (analyzeStaleTables, src/db/planner-statistics.ts), here or, when the caller says
+// so (`analyze: false`), in the caller: the CLI on the embedded store (cli/main.ts).
 import { createWriteStream } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -43,6 +44,12 @@ export interface ImportOptions {
   batchSize?: number;
   /** Media files above this size are refused (MEDIA_MAX_BYTES). */
   maxMediaBytes?: number;
+  /**
+   * false: the tables' planner statistics are left to the caller, which refreshes them itself
+   * (analyzeStaleTables). The CLI on the embedded store does so in a worker of its own once the
+   * import's has ended (cli/main.ts), so ANALYZE's sample rows are not added to the import's peak.
+   */
+  analyze?: boolean;
   /** After each batch: what the progress bar or log line shows. */
   onBatch?: (kind: ImportKind, results: readonly RecordResult[], done: number) => void;
 }
@@ -113,7 +120,7 @@ export async function runImport(
   }
   await flush();
   // The statistics of the tables the import grew, now rather than at the service's next check.
-  if (!dryRun && tally.done > 0) await analyzeStaleTables(options.db);
+  if (!dryRun && tally.done > 0 && options.analyze !== false) await analyzeStaleTables(options.db);
   return tally.finish();
 }
 

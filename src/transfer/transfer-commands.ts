@@ -58,6 +58,8 @@ export interface ImportFlags {
   dryRun: boolean;
   webhooks: boolean;
   batchSize?: number;
+  /** false: leave the planner statistics to the caller (ImportOptions.analyze). */
+  analyze?: boolean;
 }
 
 export async function importInto(
@@ -77,6 +79,7 @@ export async function importInto(
       webhooks: flags.webhooks,
       maxMediaBytes: context.config.media.maxBytes,
       ...(flags.batchSize ? { batchSize: flags.batchSize } : {}),
+      ...(flags.analyze === false ? { analyze: false } : {}),
       onBatch: (kind, _results, done) => context.progress?.update(kind, done, source.total),
     });
     return { origin: source.origin, ...summary };
