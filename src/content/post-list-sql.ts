@@ -70,11 +70,7 @@ export function postListOrder(
  * `publishedAt <= now` checked the date of every entry: 0.47 → 0.44 ms of PostgreSQL's CPU for a list of
  * 10 of 1,800 public posts (issue 39). The same snapshot, so the same number: publishedAt is never null.
  */
-export function publicPostCount(
-  workspaceId: string,
-  filter: PostListFilter,
-  params: SqlParams,
-): string | null {
+export function publicPostCount(workspaceId: string, filter: PostListFilter, params: SqlParams): string | null {
   const plain =
     filter.status === "published" &&
     !filter.tags?.length &&

@@ -180,9 +180,7 @@ describe("post list filters: SQL and Prisma agree", () => {
   });
 
   it("counts the plain public list (and only it) as every published post less those scheduled ahead", async () => {
-    const counted = filters.filter(
-      (filter) => publicPostCount(workspaceId, filter, new SqlParams()) !== null,
-    );
+    const counted = filters.filter((filter) => publicPostCount(workspaceId, filter, new SqlParams()) !== null);
     expect(counted).toEqual([{ now: NOW, status: "published" }]);
     const params = new SqlParams();
     const count = publicPostCount(workspaceId, { now: NOW, status: "published" }, params) as string;
