@@ -62,29 +62,6 @@ export function postListOrder(
   return { join: "", orderBy: `p."publishedAt" ${order.direction === "asc" ? "ASC" : "DESC"}, p.id ASC` };
 }
 
-/**
- * The number of the workspace's public posts, for the plain public list only (status published, no
- * other filter); null for any other list, which counts its condition. Counted as every published post
- * less those scheduled ahead (a date past `now`; few or none), both read from the published posts'
- * partial index (migration 20261126170000_post_published_index) by the workspace alone, where counting
- * `publishedAt <= now` checked the date of every entry: 0.47 → 0.44 ms of PostgreSQL's CPU for a list of
- * 10 of 1,800 public posts (issue 39). The same snapshot, so the same number: publishedAt is never null.
- */
-export function publicPostCount(workspaceId: string, filter: PostListFilter, params: SqlParams): string | null {
-  const plain =
-    filter.status === "published" &&
-    !filter.tags?.length &&
-    !filter.excludeTags?.length &&
-    !filter.categories?.length &&
-    !filter.excludeCategories?.length &&
-    (filter.featured === null || filter.featured === undefined) &&
-    !filter.matchingIds;
-  if (!plain) return null;
-  const published = `FROM "Post" p WHERE p."workspaceId" = ${params.add(workspaceId)} AND p.status = 'published'::"PostStatus"`;
-  const at = `(${params.add(filter.now.toISOString())}::timestamptz AT TIME ZONE 'UTC')`;
-  return `(SELECT count(*)::int ${published}) - (SELECT count(*)::int ${published} AND p."publishedAt" > ${at})`;
-}
-
 /** Where a page's count and ids come from when not from `"Post" p` (tagListing). */
 export interface PostListing {
   from: string;

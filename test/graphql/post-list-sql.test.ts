@@ -3,12 +3,7 @@
 // the same posts in the same order, for every filter and order.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostListFilter, postListWhere } from "../../src/content/post-filters.ts";
-import {
-  postListCondition,
-  postListOrder,
-  publicPostCount,
-  SqlParams,
-} from "../../src/content/post-list-sql.ts";
+import { postListCondition, postListOrder, SqlParams } from "../../src/content/post-list-sql.ts";
 import { readPostPage } from "../../src/graphql/read-model/post-rows.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
@@ -155,14 +150,12 @@ describe("post list filters: SQL and Prisma agree", () => {
       ] as const) {
         const params = new SqlParams();
         const condition = postListCondition(workspaceId, filter, params);
-        // The plain public list counts its own way (all published less those scheduled ahead).
-        const count = publicPostCount(workspaceId, filter, params);
         const order = postListOrder({ by: "publishedAt", direction: "desc" }, params);
         const offset = (page - 1) * limit;
         const { totalItems, items } = await readPostPage(
           app.db.sql,
           workspaceId,
-          { condition, count, ...order, limit, offset, params },
+          { condition, ...order, limit, offset, params },
           { select: { id: true, title: true } },
         );
         const where = postListWhere(workspaceId, filter);
@@ -177,16 +170,6 @@ describe("post list filters: SQL and Prisma agree", () => {
         expect(items.map((row) => row.id)).toEqual(expected.map((row) => row.id));
       }
     }
-  });
-
-  it("counts the plain public list (and only it) as every published post less those scheduled ahead", async () => {
-    const counted = filters.filter((filter) => publicPostCount(workspaceId, filter, new SqlParams()) !== null);
-    expect(counted).toEqual([{ now: NOW, status: "published" }]);
-    const params = new SqlParams();
-    const count = publicPostCount(workspaceId, { now: NOW, status: "published" }, params) as string;
-    const [row] = await app.db.sql.query<{ total: number }>(`SELECT ${count} AS total`, params.values);
-    // 11 public, 8 more published with a date ahead (the sanity check above), other workspaces left out.
-    expect(row?.total).toBe(11);
   });
 
   it("restricts to matching ids and orders by search rank", async () => {

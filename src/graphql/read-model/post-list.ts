@@ -3,13 +3,7 @@
 import type { GraphQLResolveInfo } from "graphql";
 import { logHead } from "../../content/change-log.ts";
 import { type PostListFilter, type PostStatusFilter, postListWhere } from "../../content/post-filters.ts";
-import {
-  postListCondition,
-  postListOrder,
-  publicPostCount,
-  SqlParams,
-  tagListing,
-} from "../../content/post-list-sql.ts";
+import { postListCondition, postListOrder, SqlParams, tagListing } from "../../content/post-list-sql.ts";
 import { checkSearchText, searchPostIds } from "../../content/post-search.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import { assertCanReadDrafts, type GraphQLContext } from "../context.ts";
@@ -91,14 +85,12 @@ export async function postPage(
     // A public tag page from the tag's links (tagListing); any other list from its condition on Post.
     const listing = byRank ? null : tagListing(ctx.caller.workspaceId, filter, direction, params);
     const condition = listing ? "" : postListCondition(ctx.caller.workspaceId, filter, params);
-    const count = listing || byRank ? null : publicPostCount(ctx.caller.workspaceId, filter, params);
     const order = listing
       ? { join: "", orderBy: "" }
       : postListOrder(byRank ? { by: "rank", rankedIds } : { by: "publishedAt", direction }, params);
     const page = {
       condition,
       listing,
-      count,
       ...order,
       limit: window.take,
       offset: window.skip,

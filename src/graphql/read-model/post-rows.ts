@@ -163,8 +163,6 @@ interface PostPageQuery {
   shareMatches?: boolean;
   /** The count and the ids from another source than `"Post" p` (tagListing); `condition` is then unused. */
   listing?: PostListing | null;
-  /** The count as this expression rather than from `condition` (publicPostCount). */
-  count?: string | null;
 }
 
 interface PostPageRows {
@@ -226,7 +224,6 @@ const matchedCte = (page: PostPageQuery) =>
 
 /** How many posts match the page's condition, as a scalar subquery. */
 function countSql(page: PostPageQuery): string {
-  if (page.count) return `(${page.count})`;
   if (page.listing) return `(SELECT count(*)::int FROM ${page.listing.from} WHERE ${page.listing.where})`;
   return matchedCte(page)
     ? "(SELECT count(*)::int FROM matched)"
