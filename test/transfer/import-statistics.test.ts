@@ -87,8 +87,16 @@ it("the CLI's import leaves them current too, on a store of its own", async () =
   );
   try {
     expect(await plannedAndActualPosts(db)).toEqual({ planned: SIZES.posts, actual: SIZES.posts });
-    // Read, not analysed here: analyzeStaleTables would refresh what it finds stale.
-    const stale = (await readTableSizes(db.sql)).filter((size) => staleReason(size) !== null);
+    // Read, not analysed here: analyzeStaleTables would refresh what it finds stale. On a PostgreSQL
+    // server the CLI's backends report their row changes to the statistics system as they exit, after
+    // the import's ANALYZE has read those rows (PostgreSQL 15 flushes them up to a second late), so a
+    // table's modification count may lag there (the server's next check analyses it again); its row
+    // count, what the planner plans with, may not. The embedded store is one backend: nothing lags.
+    const lagging = (reason: string | null) => reason === "modified" && Boolean(process.env.DATABASE_URL);
+    const stale = (await readTableSizes(db.sql)).filter((size) => {
+      const reason = staleReason(size);
+      return reason !== null && !lagging(reason);
+    });
     expect(stale).toEqual([]);
   } finally {
     await db.close();
