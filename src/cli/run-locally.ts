@@ -2,6 +2,7 @@
 // main thread does for most commands, and its worker thread for export and import (command-worker.ts).
 // The database and Prisma load here, lazily: a command run through the server never loads them.
 import { loadConfig } from "../config.ts";
+import type { Database } from "../db/database.ts";
 import type { ProgressReporter } from "../transfer/progress.ts";
 import type { CliCommand } from "./command.ts";
 import type { RunOptions } from "./commands.ts";
@@ -19,33 +20,33 @@ export async function runLocally(
   progress?: ProgressReporter,
   options: RunOptions = {},
 ): Promise<unknown> {
-  const config = loadConfig();
-  const [{ openDatabase }, { runCommand }] = await Promise.all([
-    import("../db/database.ts"),
-    import("./commands.ts"),
-  ]);
+  const { runCommand } = await import("./commands.ts");
   // The migrate command applies migrations itself (and reports them); every other command needs them applied.
-  const db = await openDatabase(config.database, {
-    migrate: command.command !== "migrate",
-    embeddedSharedBuffers: COMMAND_SHARED_BUFFERS,
-  });
-  try {
-    return await runCommand(db, command, progress, options);
-  } finally {
-    await db.close();
-  }
+  return withCommandDatabase({ migrate: command.command !== "migrate" }, (db) =>
+    runCommand(db, command, progress, options),
+  );
 }
 
 /** Refreshes the planner statistics of the tables left stale (after an import that deferred them). */
 export async function analyzeLocally(): Promise<{ analysed: string[] }> {
-  const config = loadConfig();
-  const [{ openDatabase }, { analyzeStaleTables }] = await Promise.all([
-    import("../db/database.ts"),
-    import("../db/planner-statistics.ts"),
-  ]);
-  const db = await openDatabase(config.database, { embeddedSharedBuffers: COMMAND_SHARED_BUFFERS });
+  const { analyzeStaleTables } = await import("../db/planner-statistics.ts");
+  return withCommandDatabase({ migrate: false }, async (db) => ({
+    analysed: (await analyzeStaleTables(db)).map(({ table }) => table),
+  }));
+}
+
+/** The configured database, opened as a command opens it (COMMAND_SHARED_BUFFERS), for `use`, then closed. */
+async function withCommandDatabase<T>(
+  { migrate }: { migrate: boolean },
+  use: (db: Database) => Promise<T>,
+): Promise<T> {
+  const { openDatabase } = await import("../db/database.ts");
+  const db = await openDatabase(loadConfig().database, {
+    migrate,
+    embeddedSharedBuffers: COMMAND_SHARED_BUFFERS,
+  });
   try {
-    return { analysed: (await analyzeStaleTables(db)).map(({ table }) => table) };
+    return await use(db);
   } finally {
     await db.close();
   }
