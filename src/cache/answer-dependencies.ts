@@ -23,9 +23,12 @@
 //   keeps it where it was in every list, leaves the page as it was; any change of which posts the list
 //   holds or their order (a post published, unpublished, created, deleted, re-dated, re-filed, retagged,
 //   featured) changes the listings key.
+// - a GraphQL answer: as a single post when its document asks for records by identifier and what they
+//   hold (the ids it returned), as a list when it also lists posts without a search; which documents
+//   are which: src/graphql/execution/answer-shape.ts.
 // - everything else (searches — a title or body edit can change what matches —, counts, taxonomies,
-//   media, fields, every GraphQL answer): the whole content its key kind can see — PUBLIC_CONTENT for
-//   public keys, ANY_CONTENT for private ones.
+//   media, fields, other GraphQL documents): the whole content its key kind can see — PUBLIC_CONTENT
+//   for public keys, ANY_CONTENT for private ones.
 // An answer whose ids could not all be collected (more than the tagging bound) falls back to the
 // whole content of its key kind.
 
@@ -94,7 +97,18 @@ export function restAnswerDependencies(
   return [contentOf(keyKind)];
 }
 
-/** A GraphQL answer's dependencies: a document may embed anything, so the whole content its key kind sees. */
-export function graphqlAnswerDependencies(keyKind: string): readonly string[] {
-  return [contentOf(keyKind)];
+/**
+ * A GraphQL answer's dependencies, by what its document asks for (src/graphql/execution/answer-shape.ts):
+ * records only — the ids it returned and the field definitions, as REST's single post; records and
+ * post lists without a search — those and the listings, as REST's lists; anything else — the whole
+ * content its key kind sees. `ids` null: too many, or not collected.
+ */
+export function graphqlAnswerDependencies(
+  keyKind: string,
+  shape: "records" | "listing" | "content",
+  ids: readonly string[] | null,
+): readonly string[] {
+  if (shape === "content" || ids === null) return [contentOf(keyKind)];
+  if (shape === "records") return [...ids, FIELD_DEFINITIONS];
+  return [...ids, FIELD_DEFINITIONS, listingsOf(keyKind)];
 }

@@ -1,6 +1,7 @@
 // The schema every execution runs (Yoga, REST's compiled queries, tests): the resources' schema
 // (schema/index.ts) with the execution machinery's field-level preparations applied once, so that no
 // schema file depends on how it is executed.
+import { recordAnswerRecords } from "./execution/answer-records.ts";
 import { internCompiledPaths } from "./execution/compiled-paths.ts";
 import { answerReadModelRowsDirectly } from "./read-model/read-model-fields.ts";
 import { definedSchema } from "./schema/index.ts";
@@ -8,3 +9,5 @@ import { definedSchema } from "./schema/index.ts";
 export const schema = definedSchema;
 internCompiledPaths(schema);
 answerReadModelRowsDirectly(schema);
+// Last: it wraps what the fields resolve with, whatever the steps above made of it.
+recordAnswerRecords(schema);

@@ -10,8 +10,8 @@ import { adminWorkspace, type Instance, instanceGroup } from "../helpers/server-
 import { storageMode } from "../helpers/test-database.ts";
 import { makeImage } from "../media/helpers/make-files.ts";
 
-/** Runs of the property: each a fresh workspace and up to 24 steps, a few seconds each (CI stays fast). */
-const RUNS = 20;
+/** Runs of the property: each a fresh workspace and up to 24 steps, about a second each (CI stays fast). */
+const RUNS = 40;
 const redisUrl = process.env.REDIS_URL;
 
 interface Workspace {
@@ -98,9 +98,19 @@ const TAXONOMY_DOCUMENT = `{ categories(limit: 20) { items { slug name count { p
   tags(limit: 20) { items { slug name count { posts } } } }`;
 const POST_DOCUMENT = `query One($id: String!) { post(identifier: $id) { slug title status fields
   category { name } tags { name } authors { name } } }`;
+/** Lists of posts without counts or search: they depend on the records they hold and on the listings. */
+const LISTING_DOCUMENT = `{ posts(limit: 5) { items { slug title featured publishedAt fields category { name }
+  tags { name } } pagination { totalItems } } postsConnection(first: 3) { totalCount edges { cursor
+  node { slug authors { name } } } } }`;
+const SEARCH_DOCUMENT = `{ posts(query: "Edited", limit: 20) { items { slug title } } }`;
+const FILTERED_LISTING_DOCUMENT = `query Filtered($category: String!, $tag: String!) {
+  inCategory: posts(categories: [$category], limit: 5) { items { title } pagination { totalItems } }
+  withTag: posts(tags: [$tag], limit: 5) { items { title tags { slug } } } }`;
 
 /** Every read of a cached kind the run can make now: REST lists (filtered), singles, counts, GraphQL. */
-function readsOf(made: Made): { rest?: string; graphql?: { query: string; variables?: object } }[] {
+function readsOf(
+  made: Made,
+): { rest?: string; graphql?: { query: string; variables?: object }; single?: boolean }[] {
   const category = pick(made.categories, made.serial);
   const tag = pick(made.tags, made.serial);
   return [
@@ -111,16 +121,33 @@ function readsOf(made: Made): { rest?: string; graphql?: { query: string; variab
       : []),
     ...(tag ? [{ rest: `/v1/posts?tags=${tag.slug}` }] : []),
     { rest: "/v1/posts?featured=true" },
+    // A search: an edit of a post it did not hold can make it match ("Edited …") without moving a list.
+    { rest: "/v1/posts?query=Edited" },
     { rest: "/v1/categories" },
     { rest: "/v1/tags" },
     { rest: "/v1/authors" },
     { rest: "/v1/fields" },
     { rest: "/v1/media" },
-    ...made.posts.map((post) => ({ rest: `/v1/posts/${post.slug}` })),
-    ...made.posts.map((post) => ({ rest: `/v1/posts/${post.id}?status=all` })),
+    ...made.posts.map((post) => ({ rest: `/v1/posts/${post.slug}`, single: true })),
+    ...made.posts.map((post) => ({ rest: `/v1/posts/${post.id}?status=all`, single: true })),
     { graphql: { query: POSTS_DOCUMENT } },
     { graphql: { query: TAXONOMY_DOCUMENT } },
-    ...made.posts.map((post) => ({ graphql: { query: POST_DOCUMENT, variables: { id: post.slug } } })),
+    ...made.posts.map((post) => ({
+      graphql: { query: POST_DOCUMENT, variables: { id: post.slug } },
+      single: true,
+    })),
+    { graphql: { query: LISTING_DOCUMENT } },
+    { graphql: { query: SEARCH_DOCUMENT } },
+    ...(category && tag
+      ? [
+          {
+            graphql: {
+              query: FILTERED_LISTING_DOCUMENT,
+              variables: { category: category.slug, tag: tag.slug },
+            },
+          },
+        ]
+      : []),
   ];
 }
 
@@ -343,8 +370,13 @@ describe.skipIf(storageMode !== "postgres" || !redisUrl)(
     }
 
     async function readBoth(ws: Workspace, made: Made, read: Read) {
+      // Half the reads are single posts (REST or GraphQL), whatever the number of posts: the answers a
+      // write of one post, or of a category, tag or author one of them holds, must change or keep.
       const reads = readsOf(made);
-      const chosen = reads[read.n % reads.length];
+      const singles = reads.filter((r) => r.single);
+      const others = reads.filter((r) => !r.single);
+      const group = read.n % 2 === 0 && singles.length > 0 ? singles : others;
+      const chosen = group[Math.floor(read.n / 2) % group.length];
       const key = read.privateKey ? ws.privateKey : ws.publicKey;
       const instance = read.onSecond ? second : first;
       const make = (on: Instance) =>

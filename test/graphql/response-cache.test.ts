@@ -4,7 +4,7 @@
 // served from the cache.
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { restFixtures } from "../helpers/rest-fixtures.ts";
+import { day, restFixtures } from "../helpers/rest-fixtures.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 
 let app: TestApp;
@@ -90,6 +90,104 @@ describe("GraphQL response cache", () => {
     const again = await query(create, ws.privateKey);
     expect(again.cache).toBeNull();
     expect(JSON.stringify(again.body.errors)).toContain("CONFLICT");
+  });
+});
+
+describe("GraphQL answers depend on what they hold (issue 38)", () => {
+  let own: TestWorkspace;
+  const ask = (text: string, key?: string) => query(text, key ?? own.publicKey);
+  const patch = async (path: string, body: Record<string, unknown>) =>
+    expect((await app.request("PATCH", path, { key: own.privateKey, body })).status).toBe(200);
+  // No `id` selected anywhere: the records are collected as the answer runs, not read from it.
+  const ONE = `{ post(identifier: "held") { title category { name } tags { name } authors { name } fields } }`;
+  const PAGE =
+    "{ posts(limit: 2, order: DESC) { items { slug title tags { slug } } pagination { totalItems } } }";
+  const SEARCH = '{ posts(query: "held", limit: 2) { items { slug } } }';
+  let ids: { held: string; other: string; older: string; category: string; tag: string; otherTag: string };
+
+  beforeAll(async () => {
+    own = await app.workspace("GraphQL dependencies");
+    const f = restFixtures(app, own.privateKey);
+    const category = await f.category("deps-cat");
+    const tag = await f.tag("deps-tag");
+    const otherTag = await f.tag("deps-other-tag");
+    const author = await f.author("deps-author");
+    const base = { categoryId: category.id, authors: [author.id] };
+    const older = await f.post({ ...base, slug: "older", publishedAt: day(1) });
+    const other = await f.post({ ...base, slug: "other", publishedAt: day(2), tags: [otherTag.id] });
+    const held = await f.post({ ...base, slug: "held", publishedAt: day(3), tags: [tag.id] });
+    ids = {
+      held: held.id,
+      other: other.id,
+      older: older.id,
+      category: category.id,
+      tag: tag.id,
+      otherTag: otherTag.id,
+    };
+  });
+
+  /** Asks each document twice (a miss, then a hit), runs `write`, and gives each document's next X-Cache. */
+  async function afterWrite(documents: string[], write: () => Promise<void>) {
+    for (const document of documents) {
+      await ask(document);
+      expect((await ask(document)).cache).toBe("HIT");
+    }
+    await write();
+    return Promise.all(documents.map(async (document) => (await ask(document)).cache));
+  }
+
+  it("an edit of a post the answer does not hold leaves it; a search and a count do not survive it", async () => {
+    const COUNT = '{ category(identifier: "deps-cat") { name count { posts } } }';
+    const outcome = await afterWrite([ONE, PAGE, SEARCH, COUNT], () =>
+      patch(`/v1/posts/${ids.older}`, { title: "Older, edited" }),
+    );
+    expect(outcome).toEqual(["HIT", "HIT", "MISS", "MISS"]);
+  });
+
+  it("a draft save leaves every public answer", async () => {
+    const draft = await restFixtures(app, own.privateKey).post({
+      categoryId: ids.category,
+      slug: "deps-draft",
+      status: "draft",
+    });
+    const outcome = await afterWrite([ONE, PAGE, SEARCH], () =>
+      patch(`/v1/posts/${draft.id}`, { title: "Typing" }),
+    );
+    expect(outcome).toEqual(["HIT", "HIT", "HIT"]);
+  });
+
+  it("an edit of a post it holds, of its category, of its tags, changes it at once", async () => {
+    expect(
+      await afterWrite([ONE, PAGE], () => patch(`/v1/posts/${ids.held}`, { title: "Held, edited" })),
+    ).toEqual(["MISS", "MISS"]);
+    expect((await ask(ONE)).body.data?.post).toMatchObject({ title: "Held, edited" });
+    expect(
+      await afterWrite([ONE, PAGE], () => patch(`/v1/categories/${ids.category}`, { name: "Renamed" })),
+    ).toEqual(["MISS", "MISS"]);
+    expect((await ask(ONE)).body.data?.post).toMatchObject({ category: { name: "Renamed" } });
+    expect(await afterWrite([ONE], () => patch(`/v1/tags/${ids.tag}`, { name: "Retitled" }))).toEqual([
+      "MISS",
+    ]);
+    expect((await ask(ONE)).body.data?.post).toMatchObject({ tags: [{ name: "Retitled" }] });
+    // The other post's tag is on the page (slug selected) but not in the single post.
+    expect(
+      await afterWrite([ONE, PAGE], () => patch(`/v1/tags/${ids.otherTag}`, { slug: "deps-moved" })),
+    ).toEqual(["HIT", "MISS"]);
+  });
+
+  it("a post published into the list changes the page, not the single post", async () => {
+    const outcome = await afterWrite([ONE, PAGE], async () => {
+      await restFixtures(app, own.privateKey).post({
+        categoryId: ids.category,
+        slug: "newest",
+        publishedAt: day(9),
+      });
+    });
+    expect(outcome).toEqual(["HIT", "MISS"]);
+    expect((await ask(PAGE)).body.data?.posts).toMatchObject({
+      items: [{ slug: "newest" }, { slug: "held" }],
+      pagination: { totalItems: 4 },
+    });
   });
 });
 

@@ -1,9 +1,11 @@
 // The GraphQL door's response cache, on the same never-stale rule as the REST door's
 // (src/cache/rest-answers.ts): an answer is stored with the head of the workspace's change log, read
-// before the answer is computed, and with what it depends on (a document may embed anything: the whole
-// content its key kind sees, src/cache/answer-dependencies.ts); it is served only while nothing it
-// depends on has changed since, as far as every event up to the request's own head goes — so a draft
-// save leaves public answers, and any other committed write, on any instance, makes them misses.
+// before the answer is computed, and with what it depends on (src/cache/answer-dependencies.ts: the
+// records it returned when its document asks for records and their own data, plus the listings when it
+// lists posts; else the whole content its key kind sees); it is served only while nothing it depends on
+// has changed since, as far as every event up to the request's own head goes — so a draft save leaves
+// public answers, an edit of one post leaves the answers that do not hold it, and any write that
+// changes an answer, on any instance, makes it a miss.
 // Nothing is ever invalidated, only outgrown (LRU by bytes).
 //
 // The key also holds the key kind (public and private answers never mix), the document, the operation
@@ -24,6 +26,8 @@ import type { Plugin } from "graphql-yoga";
 import { graphqlAnswerDependencies } from "../../cache/answer-dependencies.ts";
 import { holdsETag, strongETag } from "../../cache/etag.ts";
 import type { GraphQLAnswer, GraphQLAnswers } from "../../cache/graphql-answers.ts";
+import { answerRecords, collectAnswerRecords } from "../execution/answer-records.ts";
+import { answerShape } from "../execution/answer-shape.ts";
 import { readsPreview } from "./use-preview-no-store.ts";
 
 /** Root fields whose answers change without a change log event: never cached. */
@@ -103,8 +107,12 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
       const request = context.request;
       const pending = request ? keyByRequest.get(request) : undefined;
       const keyKind = context.req?.caller?.keyKind;
-      if (!request || !pending || !keyKind || !cacheable(args.document, args.operationName ?? null)) return;
+      if (!request || !pending || !keyKind) return;
+      const operation = cacheableOperation(args.document, args.operationName ?? null);
+      if (!operation) return;
       const { key, head, workspaceId } = pending;
+      const shape = answerShape(args.schema, args.document, operation);
+      if (shape !== "content") collectAnswerRecords(args.contextValue as object);
       return {
         onExecuteDone({ result }) {
           if (!("data" in result) || result.errors?.length || !result.data) return;
@@ -117,7 +125,11 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
             etag: strongETag(body),
             workspaceId,
             head,
-            dependencies: graphqlAnswerDependencies(keyKind),
+            dependencies: graphqlAnswerDependencies(
+              keyKind,
+              shape,
+              shape === "content" ? null : answerRecords(args.contextValue as object),
+            ),
           };
           answers.set(key, entry);
           answerByRequest.set(request, { entry, keyKind });
@@ -151,8 +163,11 @@ function validatorHeaders(
   };
 }
 
-/** A query whose root selections are plain fields, none of them uncacheable. */
-function cacheable(document: DocumentNode, operationName: string | null): boolean {
+/** The operation, if it is a query whose root selections are plain fields, none of them uncacheable. */
+function cacheableOperation(
+  document: DocumentNode,
+  operationName: string | null,
+): OperationDefinitionNode | undefined {
   const operations = document.definitions.filter(
     (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
   );
@@ -163,8 +178,9 @@ function cacheable(document: DocumentNode, operationName: string | null): boolea
         : undefined
       : operations.find((o) => o.name?.value === operationName);
   // A preview read expires and is revoked without an event: its answer would outlive its token.
-  if (operation?.operation !== "query" || readsPreview(document)) return false;
-  return operation.selectionSet.selections.every(
+  if (operation?.operation !== "query" || readsPreview(document)) return undefined;
+  const storable = operation.selectionSet.selections.every(
     (selection) => selection.kind === Kind.FIELD && !UNCACHEABLE_ROOT_FIELDS.has(selection.name.value),
   );
+  return storable ? operation : undefined;
 }

@@ -1,0 +1,190 @@
+// What a GraphQL answer can depend on, read from its document before it runs (issue 38): the GraphQL
+// side of src/cache/answer-dependencies.ts. A document that asks only for records and what those
+// records hold themselves (a post with its category, tags, authors and field values; a category, tag
+// or author by identifier) depends on the records it returned (collected as it runs:
+// answer-records.ts). A document that also lists posts, without a search, depends on those records and
+// on the listings (which posts a list holds, in what order, how many). Anything else — counts,
+// searches, taxonomies' and media's lists, revisions, field definitions as such — depends on the whole
+// content its key kind sees, as every GraphQL answer did before.
+//
+// The fields below are an allowlist, type by type: a field not named here makes the answer "content",
+// so a field added to the schema later is safe until someone says what it depends on (a test checks
+// that every field of these types is named on one side or the other).
+import {
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  getNamedType,
+  isObjectType,
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from "graphql";
+
+/** What an answer depends on beside the records it holds. */
+export type AnswerShape = "records" | "listing" | "content";
+
+/** A field that keeps an answer record-shaped, and whether it lists posts. */
+type FieldRule = "record" | "listing";
+
+/**
+ * Per type: the fields whose values come from the record itself (or from the records they return,
+ * which are collected too), and the fields that do not (`content`: counts, nested post lists,
+ * revisions). Every field of each type is on one side.
+ */
+export const RECORD_FIELDS: Record<
+  string,
+  { fields: Record<string, FieldRule>; content: readonly string[] }
+> = {
+  Query: {
+    // By identifier: the record found (a missing one is an error, never stored).
+    fields: { post: "record", category: "record", tag: "record", author: "record" },
+    // Everything else on Query (posts lists are handled below, by their arguments).
+    content: [],
+  },
+  Post: {
+    fields: Object.fromEntries(
+      [
+        "id",
+        "slug",
+        "title",
+        "status",
+        "featured",
+        "content",
+        "description",
+        "attribution",
+        "publishedAt",
+        "scheduled",
+        "createdAt",
+        "updatedAt",
+        "coverImage",
+        "coverImageSrcSet",
+        "category",
+        "tags",
+        "authors",
+        // Values are the post's own; their keys follow the field definitions (always a dependency).
+        "fields",
+        "fieldEntries",
+      ].map((name) => [name, "record" as const]),
+    ),
+    content: ["revisions"],
+  },
+  Category: {
+    fields: recordFields("id", "name", "slug", "description", "createdAt", "updatedAt"),
+    content: ["count", "posts"],
+  },
+  Tag: {
+    fields: recordFields("id", "name", "slug", "description", "createdAt", "updatedAt"),
+    content: ["count", "posts"],
+  },
+  Author: {
+    fields: recordFields(
+      "id",
+      "name",
+      "slug",
+      "bio",
+      "email",
+      "image",
+      "role",
+      "socials",
+      "createdAt",
+      "updatedAt",
+    ),
+    content: ["count"],
+  },
+  Social: { fields: recordFields("platform", "url"), content: [] },
+  PostFieldEntry: {
+    fields: recordFields("key", "type", "value", "text", "number", "boolean", "values"),
+    content: [],
+  },
+  // A post list's page and its connection: which posts, in what order, how many — the listings.
+  PostPage: { fields: recordFields("items", "pagination"), content: [] },
+  Pagination: {
+    fields: recordFields("currentPage", "limit", "nextPage", "previousPage", "totalItems", "totalPages"),
+    content: [],
+  },
+  QueryPostsConnection: { fields: recordFields("edges", "pageInfo", "totalCount"), content: [] },
+  QueryPostsConnectionEdge: { fields: recordFields("cursor", "node"), content: [] },
+  PageInfo: {
+    fields: recordFields("endCursor", "hasNextPage", "hasPreviousPage", "startCursor"),
+    content: [],
+  },
+};
+
+/** Root fields that list posts: listing-shaped unless they search (a title or body edit moves matches). */
+const POST_LISTS = new Set(["posts", "postsConnection"]);
+const SEARCH_ARGUMENT = "query";
+
+function recordFields(...names: string[]): Record<string, FieldRule> {
+  return Object.fromEntries(names.map((name) => [name, "record" as const]));
+}
+
+/** The shape of the operation's answer (the operation is one the cache stores: a query). */
+export function answerShape(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+): AnswerShape {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const root = schema.getQueryType();
+  if (!root) return "content";
+  let listing = false;
+  /** False as soon as one field reads beyond its records. */
+  const visit = (selectionSet: SelectionSetNode, type: GraphQLNamedType, seen: Set<string>): boolean => {
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const name = selection.name.value;
+        const fragment = fragments.get(name);
+        if (!fragment || seen.has(name)) return false;
+        if (
+          !visit(
+            fragment.selectionSet,
+            typeNamed(schema, fragment.typeCondition?.name.value, type),
+            new Set(seen).add(name),
+          )
+        )
+          return false;
+        continue;
+      }
+      if (selection.kind === Kind.INLINE_FRAGMENT) {
+        if (
+          !visit(selection.selectionSet, typeNamed(schema, selection.typeCondition?.name.value, type), seen)
+        )
+          return false;
+        continue;
+      }
+      const rule = fieldRule(type, selection, root.name);
+      if (!rule) return false;
+      if (rule === "listing") listing = true;
+      if (!selection.selectionSet) continue;
+      if (!isObjectType(type)) return false;
+      const field = type.getFields()[selection.name.value];
+      if (!field || !visit(selection.selectionSet, getNamedType(field.type), seen)) return false;
+    }
+    return true;
+  };
+  if (!visit(operation.selectionSet, root, new Set())) return "content";
+  return listing ? "listing" : "records";
+}
+
+function typeNamed(
+  schema: GraphQLSchema,
+  name: string | undefined,
+  fallback: GraphQLNamedType,
+): GraphQLNamedType {
+  return (name && schema.getType(name)) || fallback;
+}
+
+function fieldRule(type: GraphQLNamedType, field: FieldNode, rootName: string): FieldRule | undefined {
+  const name = field.name.value;
+  if (name === "__typename") return "record";
+  if (type.name === rootName && POST_LISTS.has(name))
+    return field.arguments?.some((argument) => argument.name.value === SEARCH_ARGUMENT)
+      ? undefined
+      : "listing";
+  return RECORD_FIELDS[type.name]?.fields[name];
+}
