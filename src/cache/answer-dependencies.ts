@@ -39,6 +39,12 @@ export const FIELD_DEFINITIONS = "*fields";
 export const PUBLIC_LISTINGS = "*public-listings";
 export const ANY_LISTINGS = "*listings";
 
+/** Beyond this many record ids an answer depends on the whole content of its key kind (REST and GraphQL). */
+export const MAX_RECORD_DEPENDENCIES = 100;
+
+/** What a GraphQL answer depends on beside the records it holds (src/graphql/execution/answer-shape.ts). */
+export type AnswerShape = "records" | "listing" | "content";
+
 /** The REST routes whose answers depend on the records they hold rather than on the whole content. */
 const RECORD_ROUTES = new Set(["getPost"]);
 /** The REST routes whose answers depend on the records they hold and on the listings (unless a search). */
@@ -105,7 +111,7 @@ export function restAnswerDependencies(
  */
 export function graphqlAnswerDependencies(
   keyKind: string,
-  shape: "records" | "listing" | "content",
+  shape: AnswerShape,
   ids: readonly string[] | null,
 ): readonly string[] {
   if (shape === "content" || ids === null) return [contentOf(keyKind)];

@@ -30,7 +30,7 @@ import { brotliCompressSync, gzipSync, constants as zlibConstants } from "node:z
 import accepts from "accepts";
 import type { Request } from "express";
 import { LRUCache } from "lru-cache";
-import { ANY_CONTENT } from "./answer-dependencies.ts";
+import { ANY_CONTENT, MAX_RECORD_DEPENDENCIES } from "./answer-dependencies.ts";
 import { AnswerSlab, type SlabSlot } from "./answer-slab.ts";
 import { type ChangeIndex, type FreshnessCheck, newFreshnessCheck } from "./change-index.ts";
 import { holdsETag, strongETag } from "./etag.ts";
@@ -292,7 +292,7 @@ function fromShared(
 /** Bodies below this go out as they are: compressing them saves less than it costs. */
 const COMPRESS_FROM_BYTES = 1_024;
 /** Surrogate keys beyond this many: the answer is tagged by workspace and kind only (purge those). */
-const MAX_TAGGED_IDS = 100;
+const MAX_TAGGED_IDS = MAX_RECORD_DEPENDENCIES;
 
 /** An answer from its body: validators and surrogate keys (the workspace, `kind`, each record id). */
 export function jsonAnswer(value: unknown, workspaceId: string, kind: string): JsonAnswer {

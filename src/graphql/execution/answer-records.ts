@@ -5,11 +5,10 @@
 // selects its `id`. Requests without a collector (REST's in-process executions, mutations, answers the
 // cache does not store) pay one property read per such field.
 import { defaultFieldResolver, type GraphQLSchema, getNamedType, isObjectType } from "graphql";
+import { MAX_RECORD_DEPENDENCIES } from "../../cache/answer-dependencies.ts";
 
 /** Types whose records are change log resources: their events name these ids. */
 const RECORD_TYPES = new Set(["Post", "Category", "Tag", "Author"]);
-/** Beyond this many ids the answer depends on the whole content instead (REST's tagging bound). */
-export const MAX_ANSWER_RECORDS = 100;
 
 const COLLECTOR = Symbol("answer records");
 
@@ -65,5 +64,5 @@ function collect(value: unknown, collector: Collector): void {
     return;
   }
   collector.ids.add(id);
-  if (collector.ids.size > MAX_ANSWER_RECORDS) collector.overflowed = true;
+  if (collector.ids.size > MAX_RECORD_DEPENDENCIES) collector.overflowed = true;
 }

@@ -10,6 +10,7 @@
 // The fields below are an allowlist, type by type: a field not named here makes the answer "content",
 // so a field added to the schema later is safe until someone says what it depends on (a test checks
 // that every field of these types is named on one side or the other).
+
 import {
   type DocumentNode,
   type FieldNode,
@@ -22,104 +23,75 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from "graphql";
-
-/** What an answer depends on beside the records it holds. */
-export type AnswerShape = "records" | "listing" | "content";
-
-/** A field that keeps an answer record-shaped, and whether it lists posts. */
-type FieldRule = "record" | "listing";
+import type { AnswerShape } from "../../cache/answer-dependencies.ts";
 
 /**
  * Per type: the fields whose values come from the record itself (or from the records they return,
  * which are collected too), and the fields that do not (`content`: counts, nested post lists,
  * revisions). Every field of each type is on one side.
  */
-export const RECORD_FIELDS: Record<
-  string,
-  { fields: Record<string, FieldRule>; content: readonly string[] }
-> = {
+export const RECORD_FIELDS: Record<string, { fields: readonly string[]; content: readonly string[] }> = {
   Query: {
-    // By identifier: the record found (a missing one is an error, never stored).
-    fields: { post: "record", category: "record", tag: "record", author: "record" },
-    // Everything else on Query (posts lists are handled below, by their arguments).
+    // By identifier: the record found (a missing one is an error, never stored). Post lists: below.
+    fields: ["post", "category", "tag", "author"],
     content: [],
   },
   Post: {
-    fields: Object.fromEntries(
-      [
-        "id",
-        "slug",
-        "title",
-        "status",
-        "featured",
-        "content",
-        "description",
-        "attribution",
-        "publishedAt",
-        "scheduled",
-        "createdAt",
-        "updatedAt",
-        "coverImage",
-        "coverImageSrcSet",
-        "category",
-        "tags",
-        "authors",
-        // Values are the post's own; their keys follow the field definitions (always a dependency).
-        "fields",
-        "fieldEntries",
-      ].map((name) => [name, "record" as const]),
-    ),
+    fields: [
+      "id",
+      "slug",
+      "title",
+      "status",
+      "featured",
+      "content",
+      "description",
+      "attribution",
+      "publishedAt",
+      "scheduled",
+      "createdAt",
+      "updatedAt",
+      "coverImage",
+      "coverImageSrcSet",
+      "category",
+      "tags",
+      "authors",
+      // Values are the post's own; their keys follow the field definitions (always a dependency).
+      "fields",
+      "fieldEntries",
+    ],
     content: ["revisions"],
   },
   Category: {
-    fields: recordFields("id", "name", "slug", "description", "createdAt", "updatedAt"),
+    fields: ["id", "name", "slug", "description", "createdAt", "updatedAt"],
     content: ["count", "posts"],
   },
   Tag: {
-    fields: recordFields("id", "name", "slug", "description", "createdAt", "updatedAt"),
+    fields: ["id", "name", "slug", "description", "createdAt", "updatedAt"],
     content: ["count", "posts"],
   },
   Author: {
-    fields: recordFields(
-      "id",
-      "name",
-      "slug",
-      "bio",
-      "email",
-      "image",
-      "role",
-      "socials",
-      "createdAt",
-      "updatedAt",
-    ),
+    fields: ["id", "name", "slug", "bio", "email", "image", "role", "socials", "createdAt", "updatedAt"],
     content: ["count"],
   },
-  Social: { fields: recordFields("platform", "url"), content: [] },
-  PostFieldEntry: {
-    fields: recordFields("key", "type", "value", "text", "number", "boolean", "values"),
-    content: [],
-  },
+  Social: { fields: ["platform", "url"], content: [] },
+  PostFieldEntry: { fields: ["key", "type", "value", "text", "number", "boolean", "values"], content: [] },
   // A post list's page and its connection: which posts, in what order, how many — the listings.
-  PostPage: { fields: recordFields("items", "pagination"), content: [] },
+  PostPage: { fields: ["items", "pagination"], content: [] },
   Pagination: {
-    fields: recordFields("currentPage", "limit", "nextPage", "previousPage", "totalItems", "totalPages"),
+    fields: ["currentPage", "limit", "nextPage", "previousPage", "totalItems", "totalPages"],
     content: [],
   },
-  QueryPostsConnection: { fields: recordFields("edges", "pageInfo", "totalCount"), content: [] },
-  QueryPostsConnectionEdge: { fields: recordFields("cursor", "node"), content: [] },
-  PageInfo: {
-    fields: recordFields("endCursor", "hasNextPage", "hasPreviousPage", "startCursor"),
-    content: [],
-  },
+  QueryPostsConnection: { fields: ["edges", "pageInfo", "totalCount"], content: [] },
+  QueryPostsConnectionEdge: { fields: ["cursor", "node"], content: [] },
+  PageInfo: { fields: ["endCursor", "hasNextPage", "hasPreviousPage", "startCursor"], content: [] },
 };
 
+const RECORD_FIELD_SETS = new Map(
+  Object.entries(RECORD_FIELDS).map(([type, { fields }]) => [type, new Set(fields)]),
+);
 /** Root fields that list posts: listing-shaped unless they search (a title or body edit moves matches). */
 const POST_LISTS = new Set(["posts", "postsConnection"]);
 const SEARCH_ARGUMENT = "query";
-
-function recordFields(...names: string[]): Record<string, FieldRule> {
-  return Object.fromEntries(names.map((name) => [name, "record" as const]));
-}
 
 /** The shape of the operation's answer (the operation is one the cache stores: a query). */
 export function answerShape(
@@ -179,12 +151,16 @@ function typeNamed(
   return (name && schema.getType(name)) || fallback;
 }
 
-function fieldRule(type: GraphQLNamedType, field: FieldNode, rootName: string): FieldRule | undefined {
+function fieldRule(
+  type: GraphQLNamedType,
+  field: FieldNode,
+  rootName: string,
+): "record" | "listing" | undefined {
   const name = field.name.value;
   if (name === "__typename") return "record";
   if (type.name === rootName && POST_LISTS.has(name))
     return field.arguments?.some((argument) => argument.name.value === SEARCH_ARGUMENT)
       ? undefined
       : "listing";
-  return RECORD_FIELDS[type.name]?.fields[name];
+  return RECORD_FIELD_SETS.get(type.name)?.has(name) ? "record" : undefined;
 }

@@ -128,7 +128,7 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
             dependencies: graphqlAnswerDependencies(
               keyKind,
               shape,
-              shape === "content" ? null : answerRecords(args.contextValue as object),
+              answerRecords(args.contextValue as object),
             ),
           };
           answers.set(key, entry);
