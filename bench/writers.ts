@@ -2,18 +2,20 @@
 // 2,000 published posts; 16 keep-alive connections; 70% single posts by slug with a Zipf(1) popularity
 // over every slug, 30% list pages 1–20; a writer making 2 writes per second, one kind per scenario:
 // draft saves of one unpublished post (an editor's autosave), edits of one published post, edits of
-// random published posts — against reads only on the same service, and reads only with CACHE=off.
+// random published posts — against reads only on the same service, and reads only with CACHE=off. A
+// control scenario holds a writer's slot and writes nothing: what it measures is the run's own noise.
 // Prints req/s, the ratio to reads only and the hit ratio (the service's own cache lookup counters),
 // and whether the issue's targets are met in this run.
 //
 //   npm run bench:writers                   PostgreSQL (DATABASE_URL or the local server), CACHE=memory
 //   npm run bench:writers -- --embedded     embedded PGlite
 //   --seconds N (default 10)   --warmup N (default 3)
-//   --rounds N (default 3): each scenario once per round; req/s of the median round, and the median of
-//                  the rounds' ratios to that round's reads only
+//   --rounds N (default 3): each writer scenario once per round, between two reads-only runs; req/s of
+//                  the median round, and the median of the rounds' ratios to the mean of those two runs
 //   --before DIR   the same scenarios, on the same database, with the service run from another checkout
 //                  (e.g. the commit before issue 38's cache) — figures of both in one run
-//   --only KINDS   only these scenarios (comma-separated: none, draft, one-post, random-posts), no CACHE=off
+//   --only KINDS   only these writer scenarios (comma-separated: draft, one-post, random-posts, control),
+//                  no CACHE=off
 //   --node-args="…"  node flags for the cached service, e.g. --node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"
 //   --output FILE  the cached service's output appended to FILE (with --node-args --trace-gc: its GC lines)
 //   --threads      also print each scenario's CPU per read by thread (main thread, V8's helpers, libuv)
@@ -47,10 +49,20 @@ const LIST_PAGES = 20;
 /** The seeder makes every tenth post a draft: this many posts are 2,000 published ones. */
 const SEEDED_POSTS = 2_223;
 
-type WriterKind = "none" | "draft" | "one-post" | "random-posts";
+type WriterKind = "none" | "draft" | "one-post" | "random-posts" | "control";
+
+/** The scenarios with a writer, each run between two reads-only runs; "control" writes nothing. */
+const WRITER_SCENARIOS: [string, WriterKind][] = [
+  ["+ 2 draft saves/s (one unpublished post)", "draft"],
+  ["+ 2 edits/s of one published post", "one-post"],
+  ["+ 2 edits/s of random published posts", "random-posts"],
+  ["control: reads only in a writer's slot", "control"],
+];
 
 interface Outcome {
   title: string;
+  /** The scenario's writer (absent: CACHE=off). */
+  kind?: WriterKind;
   /** Against reads only: the median over rounds of each round's ratio (absent: against the reported reads only). */
   ratio?: number;
   /** CPU milliseconds per read of the service process and of PostgreSQL (writes included). */
@@ -97,43 +109,45 @@ async function scenarios(
     // Every path once first: the scenarios compare a filled cache's steady state, not its warming.
     await readEveryPath(cached.url, slugs, keys.public);
     const only = values.only?.split(",");
-    const scenarios = (
-      [
-        ["reads only", "none"],
-        ["+ 2 draft saves/s (one unpublished post)", "draft"],
-        ["+ 2 edits/s of one published post", "one-post"],
-        ["+ 2 edits/s of random published posts", "random-posts"],
-      ] as [string, WriterKind][]
-    ).filter(([, kind]) => !only || only.includes(kind));
-    // In rounds (each scenario once per round), the median round of each scenario reported: one
-    // 10-second run of a scenario varies by ±10% on a 2-core machine that also runs the load. Reads only
-    // opens each round; the writer scenarios' order turns by one each round, because the first writer
-    // after reads only measured lowest whichever kind it was (bench/README.md), and that should not
-    // always fall on the same kind.
-    const byScenario: Outcome[][] = scenarios.map(() => []);
-    const writerIndexes = scenarios
-      .map((_, index) => index)
-      .filter((index) => scenarios[index]?.[1] !== "none");
-    const readsOnlyIndexes = scenarios
-      .map((_, index) => index)
-      .filter((index) => scenarios[index]?.[1] === "none");
+    const writerScenarios = WRITER_SCENARIOS.filter(([, kind]) => !only || only.includes(kind));
+    // Reads only runs before and after every writer scenario (A B A C A …), and each writer scenario is
+    // set against the mean of the two reads-only runs around it. On this 2-core machine, which also runs
+    // the load, back-to-back runs of the same reads-only load differ by up to ±8%, and a fixed order put
+    // that drift on whichever scenario held a slot: with reads only measured once, first in each round,
+    // a writer slot that wrote nothing ("control") measured 0.92× (bench/README.md). The writer
+    // scenarios' order also turns by one each round. Of the rounds, the median ratio is reported.
+    const readsOnlyRuns: Outcome[] = [];
+    const byScenario: Outcome[][] = writerScenarios.map(() => []);
+    const ratios: number[][] = writerScenarios.map(() => []);
+    const readsOnly = async () => {
+      const run = await measure(cached, "reads only", reads, null, keys.private);
+      readsOnlyRuns.push(run);
+      return run;
+    };
     for (let round = 1; round <= Number(values.rounds); round++) {
       if (Number(values.rounds) > 1) log(` round ${round}`);
-      const turn = (round - 1) % Math.max(1, writerIndexes.length);
-      const order = [...readsOnlyIndexes, ...writerIndexes.slice(turn), ...writerIndexes.slice(0, turn)];
+      const turn = (round - 1) % Math.max(1, writerScenarios.length);
+      const order = writerScenarios.map((_, index) => (index + turn) % writerScenarios.length);
+      let before = await readsOnly();
       for (const index of order) {
-        const [title, kind] = scenarios[index] as [string, WriterKind];
-        const target = writeTarget(kind, slugs, draftSlug);
-        byScenario[index]?.push(await measure(cached, title, reads, target, keys.private));
+        const [title, kind] = writerScenarios[index] as [string, WriterKind];
+        const run = await measure(cached, title, reads, writeTarget(kind, slugs, draftSlug), keys.private);
+        const after = await readsOnly();
+        byScenario[index]?.push(run);
+        ratios[index]?.push(run.rps / ((before.rps + after.rps) / 2));
+        before = after;
       }
     }
-    // Each round's scenarios against that round's reads only: paired, the machine's drift between
-    // rounds cancels out; the median of those ratios is the scenario's.
-    const readsOnlyRuns = byScenario[0] ?? [];
+    const rps = readsOnlyRuns.map((run) => run.rps);
+    log(
+      `  reads only, ${readsOnlyRuns.length} runs: ${Math.min(...rps).toFixed(0)}–${Math.max(...rps).toFixed(0)} req/s`,
+    );
     outcomes.push(
-      ...byScenario.map((runs) => ({
+      { ...median(readsOnlyRuns), kind: "none", ratio: 1 },
+      ...byScenario.map((runs, index) => ({
         ...median(runs),
-        ratio: medianOf(runs.map((run, round) => run.rps / (readsOnlyRuns[round]?.rps ?? run.rps))),
+        kind: writerScenarios[index]?.[1] ?? "none",
+        ratio: medianOf(ratios[index] ?? []),
       })),
     );
   } finally {
@@ -231,6 +245,7 @@ function readMix(slugs: readonly string[], publicKey: string): AutocannonRequest
 function writeTarget(kind: WriterKind, slugs: readonly string[], draftSlug: string): (() => string) | null {
   switch (kind) {
     case "none":
+    case "control":
       return null;
     case "draft":
       return () => draftSlug;
@@ -366,7 +381,7 @@ function percent(ratio: number | null): string {
 
 /** The table, and each target of the issue checked against this run's reads-only figure. */
 function report(outcomes: readonly Outcome[]): void {
-  const readsOnly = outcomes[0];
+  const readsOnly = outcomes.find((outcome) => outcome.kind === "none");
   if (!readsOnly) return;
   const ratio = (outcome: Outcome | undefined) =>
     outcome ? (outcome.ratio ?? outcome.rps / readsOnly.rps) : 0;
@@ -377,7 +392,8 @@ function report(outcomes: readonly Outcome[]): void {
     log(
       `| ${outcome.title} | ${outcome.rps.toFixed(0)} | ${ratio(outcome).toFixed(2)} | ${percent(outcome.hitRatio)} | ${outcome.writes} (${outcome.failedWrites}) | ${ms(outcome.cpu.service)} + ${ms(outcome.cpu.database)} |`,
     );
-  const [, draft, onePost, randomPosts] = outcomes;
+  const byKind = (kind: WriterKind) => outcomes.find((outcome) => outcome.kind === kind);
+  const [draft, onePost, randomPosts] = [byKind("draft"), byKind("one-post"), byKind("random-posts")];
   const hitGap =
     draft?.hitRatio != null && readsOnly.hitRatio !== null
       ? (readsOnly.hitRatio - draft.hitRatio) * 100
@@ -390,6 +406,11 @@ function report(outcomes: readonly Outcome[]): void {
   ];
   log("");
   for (const [name, met] of targets) log(`${met ? "met    " : "MISSED "} ${name}`);
+  const control = byKind("control");
+  if (control)
+    log(
+      `(the control, a writer slot without writes, measured ${ratio(control).toFixed(2)}×: this run's own noise)`,
+    );
   const non2xx = outcomes.reduce((total, outcome) => total + outcome.non2xx, 0);
   if (non2xx > 0) log(`! ${non2xx} non-2xx answers`);
 }
