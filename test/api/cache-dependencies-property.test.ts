@@ -42,6 +42,8 @@ type Write =
   | { kind: "retag"; n: number; tags: number[] }
   | { kind: "recategorise"; n: number; category: number }
   | { kind: "rename"; resource: "tags" | "categories" | "authors"; n: number }
+  /** Renames the category, a tag or an author that post `n` carries, right after its single reads. */
+  | { kind: "rename-carried"; resource: "tags" | "categories" | "authors"; n: number }
   | { kind: "field-value"; n: number; field: number }
   | { kind: "field-definition"; action: "create" | "rename" | "delete"; n: number }
   | { kind: "media-delete"; n: number };
@@ -66,6 +68,11 @@ const writeArbitrary: fc.Arbitrary<Write> = fc.oneof(
   fc.record({ kind: fc.constant("recategorise" as const), n: nat, category: nat }),
   fc.record({
     kind: fc.constant("rename" as const),
+    resource: fc.constantFrom("tags" as const, "categories" as const, "authors" as const),
+    n: nat,
+  }),
+  fc.record({
+    kind: fc.constant("rename-carried" as const),
     resource: fc.constantFrom("tags" as const, "categories" as const, "authors" as const),
     n: nat,
   }),
@@ -325,6 +332,27 @@ describe.skipIf(storageMode !== "postgres" || !redisUrl)(
             });
           return;
         }
+        case "rename-carried": {
+          const post = pick(made.posts, write.n);
+          if (!post) return;
+          // What the post carries now, as the uncached instance sees it (a retag may have changed it).
+          const res = await call(uncached, ws.privateKey, "GET", `/v1/posts/${post.id}?status=all`);
+          const carried = res.body?.post as
+            | { category?: { id: string }; tags?: { id: string }[]; authors?: { id: string }[] }
+            | undefined;
+          const records =
+            write.resource === "categories"
+              ? [carried?.category].filter(Boolean)
+              : write.resource === "tags"
+                ? (carried?.tags ?? [])
+                : (carried?.authors ?? []);
+          const record = pick(records, write.n);
+          if (record)
+            await call(instance, ws.privateKey, "PATCH", `/v1/${write.resource}/${record?.id}`, {
+              name: `Renamed ${made.serial}`,
+            });
+          return;
+        }
         case "field-value": {
           const field = pick(made.fields, write.field);
           if (field) await patchPost(write.n, { fields: { [field.key]: `value ${made.serial}` } });
@@ -369,6 +397,23 @@ describe.skipIf(storageMode !== "postgres" || !redisUrl)(
       }
     }
 
+    /** The single reads (REST by slug, REST by id, GraphQL) of post `n`, with either key, on either instance. */
+    function singleReadsOf(made: Made, n: number): Read[] {
+      const count = made.posts.length;
+      if (count === 0) return [];
+      const index = n % count;
+      // readBoth picks single reads by even `n`, at (n / 2) modulo their number, in readsOf's order:
+      // every post by slug, then every post by id, then every post through GraphQL.
+      return [index, count + index, 2 * count + index].flatMap((single) =>
+        [false, true].map((privateKey) => ({
+          kind: "read" as const,
+          n: 2 * single,
+          privateKey,
+          onSecond: privateKey,
+        })),
+      );
+    }
+
     async function readBoth(ws: Workspace, made: Made, read: Read) {
       // Half the reads are single posts (REST or GraphQL), whatever the number of posts: the answers a
       // write of one post, or of a category, tag or author one of them holds, must change or keep.
@@ -404,6 +449,12 @@ describe.skipIf(storageMode !== "postgres" || !redisUrl)(
               await check(step, index);
               recent = [step, ...recent].slice(0, 6);
             } else {
+              if (step.kind === "rename-carried") {
+                // The post's answers are cached right before what they carry is renamed.
+                const singles = singleReadsOf(made, step.n);
+                for (const read of singles) await check(read, index);
+                recent = [...singles, ...recent].slice(0, 6 + singles.length);
+              }
               // Writes alternate between the cached instances: the other's index learns of them from the log.
               await makeWrite(index % 2 === 0 ? first : second, ws, made, step);
               for (const read of recent) await check({ ...read, onSecond: !read.onSecond }, index);
