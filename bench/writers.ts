@@ -46,6 +46,8 @@ const log = (text: string) => process.stdout.write(`${text}\n`);
 const CONNECTIONS = 16;
 const WRITES_PER_SECOND = 2;
 const LIST_PAGES = 20;
+/** Draft saves measured one at a time with no reads: what each costs the service, on which threads. */
+const SAVES_ALONE = 40;
 /** The seeder makes every tenth post a draft: this many posts are 2,000 published ones. */
 const SEEDED_POSTS = 2_223;
 
@@ -108,6 +110,7 @@ async function scenarios(
     const reads = readMix(slugs, keys.public);
     // Every path once first: the scenarios compare a filled cache's steady state, not its warming.
     await readEveryPath(cached.url, slugs, keys.public);
+    await measureSavesAlone(cached, draftSlug, keys.private);
     const only = values.only?.split(",");
     const writerScenarios = WRITER_SCENARIOS.filter(([, kind]) => !only || only.includes(kind));
     // Reads only runs before and after every writer scenario (A B A C A …), and each writer scenario is
@@ -163,6 +166,45 @@ async function scenarios(
     await uncached.stop();
   }
   return outcomes;
+}
+
+/**
+ * What one draft save costs the service by itself: SAVES_ALONE saves of the draft, one after another
+ * with a pause between (after as many unmeasured, the write path's first runs), the service's CPU per
+ * save from /proc, by thread, and the median latency. Set against the reads' CPU in the scenarios, it
+ * says how much of a writer's drop is the write's own work.
+ */
+async function measureSavesAlone(server: ChildServer, draftSlug: string, privateKey: string): Promise<void> {
+  const save = async (n: number) => {
+    const started = performance.now();
+    const res = await fetch(`${server.url}/v1/posts/${draftSlug}`, {
+      method: "PATCH",
+      headers: { authorization: privateKey, "content-type": "application/json" },
+      body: JSON.stringify({ title: `Saved alone (${n})` }),
+    });
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`A draft save answered ${res.status}`);
+    return performance.now() - started;
+  };
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
+  for (let n = 0; n < SAVES_ALONE; n++) await save(n);
+  await pause();
+  const cpuBefore = server.cpuMs();
+  const threadsBefore = server.threadCpuMs();
+  const latencies: number[] = [];
+  for (let n = 0; n < SAVES_ALONE; n++) {
+    latencies.push(await save(n));
+    await pause();
+  }
+  const cpuAfter = server.cpuMs();
+  const perSave = (after: number, before: number) => ((after - before) / SAVES_ALONE).toFixed(1);
+  const threads = [...server.threadCpuMs()]
+    .map(([name, after]) => `${name} ${perSave(after, threadsBefore.get(name) ?? 0)} ms`)
+    .join(", ");
+  const total = cpuAfter === null || cpuBefore === null ? "–" : `${perSave(cpuAfter, cpuBefore)} ms`;
+  log(
+    `A draft save alone (${SAVES_ALONE}, one at a time): service CPU ${total} per save (${threads}), latency p50 ${medianOf(latencies).toFixed(1)} ms`,
+  );
 }
 
 /** Reads every single post and list page of the mix once, CONNECTIONS at a time. */
@@ -319,7 +361,7 @@ async function measure(
     );
   }
   log(
-    `  ${title}: ${outcome.rps.toFixed(0)} req/s, hit ratio ${percent(outcome.hitRatio)}, ${writes.done} writes, CPU/read: service ${ms(cpu.service)}, PostgreSQL ${ms(cpu.database)}`,
+    `  ${title}: ${outcome.rps.toFixed(0)} req/s, hit ratio ${percent(outcome.hitRatio)}, ${writes.done} writes, CPU/read: service ${ms(cpu.service)}, PostgreSQL ${ms(cpu.database)}, latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`,
   );
   return outcome;
 }
