@@ -10,9 +10,17 @@ import { bundle, isStale, root } from "./esbuild-bundle.mjs";
 const outdir = path.join(root, "dist", "cli");
 export const cliEntry = path.join(outdir, "main.js");
 
-// The worker that export and import run in (src/cli/command-in-worker.ts) is an entry of its own, beside main.js.
+// The worker that export and import run in (src/cli/command-in-worker.ts) and the embedded database's
+// thread (src/db/embedded-in-worker.ts) are entries of their own, beside main.js.
 export const buildCli = () =>
-  bundle({ main: "src/cli/main.ts", "command-worker": "src/cli/command-worker.ts" }, outdir);
+  bundle(
+    {
+      main: "src/cli/main.ts",
+      "command-worker": "src/cli/command-worker.ts",
+      "embedded-worker": "src/db/embedded-worker.ts",
+    },
+    outdir,
+  );
 
 export async function ensureCliBuilt() {
   if (isStale(outdir, cliEntry)) await buildCli();

@@ -15,7 +15,15 @@ export const serverEntry = path.join(outdir, "server.js");
 const templateBuilderEntry = path.join(outdir, "data-template-builder.js");
 
 export const buildServer = () =>
-  bundle({ server: "src/server.ts", "data-template-builder": "src/db/data-template-builder.ts" }, outdir);
+  bundle(
+    {
+      server: "src/server.ts",
+      "data-template-builder": "src/db/data-template-builder.ts",
+      // The embedded database's thread (src/db/embedded-in-worker.ts): an entry of its own, beside server.js.
+      "embedded-worker": "src/db/embedded-worker.ts",
+    },
+    outdir,
+  );
 
 export async function ensureServerBuilt() {
   if (isStale(outdir, serverEntry)) await buildServer();

@@ -8,7 +8,8 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { Config } from "../config.ts";
 import { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
-import { acquireEmbeddedLock, type EmbeddedLock } from "./embedded-lock.ts";
+import { type EmbeddedWorker, startEmbeddedWorker } from "./embedded-in-worker.ts";
+import { acquireEmbeddedLock } from "./embedded-lock.ts";
 import { applyPendingMigrations } from "./migrations.ts";
 import { startFromTemplate } from "./new-data-folder.ts";
 import { type Listening, listenOnPostgres } from "./notifications.ts";
@@ -110,13 +111,7 @@ export async function openDatabase(
       await pool.end();
       throw error;
     }
-    const adapter = new PrismaPg(pool, {
-      ...(config.schema ? { schema: config.schema } : {}),
-      // Each connection prepares a statement once (see statement-names.ts). The adapter hands the name
-      // to `pg`, for which no name means an unnamed statement; its type only says string.
-      statementNameGenerator: (query) => statementName(query.sql) as string,
-    });
-    const prisma = createPrisma(adapter, options.onQuery);
+    const prisma = createPrisma(pgAdapter(pool, config.schema), options.onQuery);
     return {
       kind: "postgres",
       prisma,
@@ -132,34 +127,17 @@ export async function openDatabase(
     };
   }
 
-  let lock: EmbeddedLock | undefined;
-  let client: PGlite;
-  if (config.kind === "embedded") {
-    lock = acquireEmbeddedLock(config.dir);
-    try {
-      await startFromTemplate(config.dir, {
-        templateRoot: options.dataTemplateRoot,
-        log,
-        warn: (msg, error) =>
-          options.logger?.warn(msg, { error: error instanceof Error ? error.message : String(error) }),
-      });
-    } catch (error) {
-      lock.release();
-      throw error;
-    }
-    client = new PGlite(config.dir, pgliteOptions(options));
-  } else {
-    client = new PGlite(pgliteOptions(options));
-  }
+  if (config.kind === "embedded") return openEmbedded(config.dir, options);
+
+  // In memory (tests, a dry run): PGlite on this thread, through its own driver adapter.
+  const client = new PGlite(pgliteOptions(options));
   const sql = pgliteExecutor(client);
   const migrate = () => applyPendingMigrations(sql, { log });
   try {
     await client.waitReady;
-    // The embedded database always migrates on open: nobody else could have done it.
     await migrate();
   } catch (error) {
     await client.close().catch(() => {});
-    lock?.release();
     throw error;
   }
   // A write's statements let requests in between them (yielding-transactions.ts).
@@ -174,9 +152,73 @@ export async function openDatabase(
     async close() {
       await prisma.$disconnect();
       await client.close();
-      lock?.release();
     },
   };
+}
+
+/**
+ * The embedded store: the data folder (started from the template when new), PGlite on a thread of its
+ * own (embedded-in-worker.ts), reached through node-postgres over one connection, as a server is.
+ */
+async function openEmbedded(dir: string, options: OpenDatabaseOptions): Promise<Database> {
+  const log = options.logger ? (msg: string) => options.logger?.info(msg) : undefined;
+  const lock = acquireEmbeddedLock(dir);
+  let worker: EmbeddedWorker | undefined;
+  let pool: pg.Pool | undefined;
+  try {
+    await startFromTemplate(dir, {
+      templateRoot: options.dataTemplateRoot,
+      log,
+      warn: (msg, error) =>
+        options.logger?.warn(msg, { error: error instanceof Error ? error.message : String(error) }),
+    });
+    worker = await startEmbeddedWorker(dir, pgliteOptions(options).startParams);
+    // One connection: PGlite has one session, which a transaction must not share. Kept open while idle
+    // (no reconnect on the next request after a quiet spell).
+    pool = new pg.Pool({
+      host: worker.socketDirectory,
+      port: worker.port,
+      user: "postgres",
+      database: "postgres",
+      max: 1,
+      idleTimeoutMillis: 0,
+    });
+    const sql = pgExecutor(pool);
+    const migrate = () => applyPendingMigrations(sql, { log });
+    // The embedded database always migrates on open: nobody else could have done it.
+    await migrate();
+    const prisma = createPrisma(pgAdapter(pool), options.onQuery);
+    const opened = { worker, pool };
+    return {
+      kind: "embedded",
+      prisma,
+      sql: observedExecutor(sql, options.onQuery),
+      migrate,
+      session: (work) => work(observedExecutor(sql, options.onQuery)),
+      listen: async () => NOT_LISTENING,
+      async close() {
+        await prisma.$disconnect();
+        await opened.pool.end();
+        await opened.worker.close();
+        lock.release();
+      },
+    };
+  } catch (error) {
+    await pool?.end().catch(() => {});
+    await worker?.close().catch(() => {});
+    lock.release();
+    throw error;
+  }
+}
+
+/** Prisma's node-postgres adapter on `pool`, each statement prepared once per connection. */
+function pgAdapter(pool: pg.Pool, schema?: string): PrismaPg {
+  return new PrismaPg(pool, {
+    ...(schema ? { schema } : {}),
+    // Each connection prepares a statement once (see statement-names.ts). The adapter hands the name
+    // to `pg`, for which no name means an unnamed statement; its type only says string.
+    statementNameGenerator: (query) => statementName(query.sql) as string,
+  });
 }
 
 function createPrisma(adapter: SqlDriverAdapterFactory, onQuery?: QueryObserver): PrismaClient {
