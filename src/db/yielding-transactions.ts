@@ -1,12 +1,13 @@
-// The embedded database runs PostgreSQL as WebAssembly on the thread that serves requests, and one
-// statement runs there synchronously from start to end. A write's statements follow each other through
+// The in-memory database (tests, dry runs) runs PostgreSQL as WebAssembly on the thread that serves
+// requests, and one statement runs there synchronously from start to end (the embedded store on a data
+// folder runs it on a thread of its own: embedded-in-worker.ts). A write's statements follow each other through
 // promise continuations (microtasks), so the event loop never got a turn from a transaction's BEGIN to
 // its COMMIT: every request that arrived meanwhile, even a cached read that needs no database, waited
 // for the whole write (issue 38: a draft save blocked the loop for its whole length). Here each
 // statement of a transaction first gives the loop one turn (setImmediate: after pending I/O callbacks),
 // so reads are served between a write's statements. The write still holds the database until COMMIT;
-// a read that needs the database waits for it as before. PostgreSQL's driver does not need this: its
-// statements run in the server, not on this thread.
+// a read that needs the database waits for it as before. node-postgres (a server, or the embedded
+// store's thread) does not need this: its statements run elsewhere, not on this thread.
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type {
   SqlDriverAdapter,
