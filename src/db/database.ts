@@ -142,18 +142,10 @@ export async function openDatabase(
   }
   // A write's statements let requests in between them (yielding-transactions.ts).
   const prisma = createPrisma(yieldingTransactions(new PrismaPGlite(client)), options.onQuery);
-  return {
-    kind: config.kind,
-    prisma,
-    sql: observedExecutor(sql, options.onQuery),
-    migrate,
-    session: (work) => work(observedExecutor(sql, options.onQuery)),
-    listen: async () => NOT_LISTENING,
-    async close() {
-      await prisma.$disconnect();
-      await client.close();
-    },
-  };
+  return ownDatabase(config.kind, prisma, sql, migrate, options.onQuery, async () => {
+    await prisma.$disconnect();
+    await client.close();
+  });
 }
 
 /**
@@ -189,26 +181,42 @@ async function openEmbedded(dir: string, options: OpenDatabaseOptions): Promise<
     await migrate();
     const prisma = createPrisma(pgAdapter(pool), options.onQuery);
     const opened = { worker, pool };
-    return {
-      kind: "embedded",
-      prisma,
-      sql: observedExecutor(sql, options.onQuery),
-      migrate,
-      session: (work) => work(observedExecutor(sql, options.onQuery)),
-      listen: async () => NOT_LISTENING,
-      async close() {
-        await prisma.$disconnect();
-        await opened.pool.end();
-        await opened.worker.close();
-        lock.release();
-      },
-    };
+    return ownDatabase("embedded", prisma, sql, migrate, options.onQuery, async () => {
+      await prisma.$disconnect();
+      await opened.pool.end();
+      await opened.worker.close();
+      lock.release();
+    });
   } catch (error) {
     await pool?.end().catch(() => {});
     await worker?.close().catch(() => {});
     lock.release();
     throw error;
   }
+}
+
+/**
+ * A database only this process uses (embedded, in memory): its one session serves maintenance too, and
+ * no other process sends notifications to hear.
+ */
+function ownDatabase(
+  kind: Database["kind"],
+  prisma: PrismaClient,
+  sql: SqlExecutor,
+  migrate: () => Promise<string[]>,
+  onQuery: QueryObserver | undefined,
+  close: () => Promise<void>,
+): Database {
+  const observed = observedExecutor(sql, onQuery);
+  return {
+    kind,
+    prisma,
+    sql: observed,
+    migrate,
+    session: (work) => work(observed),
+    listen: async () => NOT_LISTENING,
+    close,
+  };
 }
 
 /** Prisma's node-postgres adapter on `pool`, each statement prepared once per connection. */
