@@ -177,11 +177,7 @@ async function scenarios(
 async function measureSavesAlone(server: ChildServer, draftSlug: string, privateKey: string): Promise<void> {
   const save = async (n: number) => {
     const started = performance.now();
-    const res = await fetch(`${server.url}/v1/posts/${draftSlug}`, {
-      method: "PATCH",
-      headers: { authorization: privateKey, "content-type": "application/json" },
-      body: JSON.stringify({ title: `Saved alone (${n})` }),
-    });
+    const res = await patchTitle(server.url, privateKey, draftSlug, `Saved alone (${n})`);
     await res.arrayBuffer();
     if (!res.ok) throw new Error(`A draft save answered ${res.status}`);
     return performance.now() - started;
@@ -366,6 +362,15 @@ async function measure(
   return outcome;
 }
 
+/** One write of the bench: a PATCH of a post's title, as an editor's save sends it. */
+function patchTitle(baseUrl: string, privateKey: string, slug: string, title: string): Promise<Response> {
+  return fetch(`${baseUrl}/v1/posts/${slug}`, {
+    method: "PATCH",
+    headers: { authorization: privateKey, "content-type": "application/json" },
+    body: JSON.stringify({ title }),
+  });
+}
+
 /**
  * PATCHes the target's title WRITES_PER_SECOND times a second, each write after the previous returned,
  * from now until stopped.
@@ -377,11 +382,9 @@ function startWriter(baseUrl: string, privateKey: string, target: () => string) 
   const loop = (async () => {
     while (running) {
       const started = Date.now();
-      const res = await fetch(`${baseUrl}/v1/posts/${target()}`, {
-        method: "PATCH",
-        headers: { authorization: privateKey, "content-type": "application/json" },
-        body: JSON.stringify({ title: `Edited at ${started} (${done})` }),
-      }).catch(() => null);
+      const res = await patchTitle(baseUrl, privateKey, target(), `Edited at ${started} (${done})`).catch(
+        () => null,
+      );
       if (res?.ok) done++;
       else failed++;
       await res?.arrayBuffer().catch(() => undefined);
