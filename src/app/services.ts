@@ -10,7 +10,7 @@ import type { SharedAnswers } from "../cache/shared-answers.ts";
 import type { Config } from "../config.ts";
 import { createLogHeadReader } from "../content/log-head-reader.ts";
 import { loggedChangesBetween } from "../content/log-tail.ts";
-import { createTrackedLogHead } from "../content/tracked-log-head.ts";
+import { createTrackedLogHead, headsMovedBy } from "../content/tracked-log-head.ts";
 import { webhookQueueState } from "../content/webhook-deliveries.ts";
 import { onCommittedChanges } from "../content/writer.ts";
 import type { Database } from "../db/database.ts";
@@ -67,20 +67,27 @@ export function wireServices(deps: AppDeps): AppWiring {
     if (changes.some((change) => change.resource === "api_key")) callers.clear();
   });
   // One statement answers every request that arrived before it started (log-head-reader.ts). On a
-  // database only this process writes (embedded), the head is kept until a write moves it.
+  // database only this process writes (embedded, in memory), the head is kept until a write moves it, and
+  // each write hands its events to the change index and its new head to the kept one after COMMIT: the
+  // reads after a write need no statement (one connection serves the embedded store, so those reads
+  // waited behind the write's own read-back; change-log.ts WorkspaceAppend says why only there).
+  const onlyWriter = db.kind !== "postgres";
   const readHead = createLogHeadReader(db.sql);
-  const headRead =
-    db.kind === "postgres"
-      ? readHead
-      : createTrackedLogHead(readHead, (listener) =>
-          onCommittedChanges(db.prisma, (changes) => listener(changes.map((change) => change.workspaceId))),
-        );
   // What changed since each cached answer was computed (change-index.ts): the caches are handed a head
   // only once the index knows every event up to it, so a lookup can tell which answers a write left.
   const changes = createChangeIndex({
     readChanges: (workspaceId, after, upTo, limit) =>
       loggedChangesBetween(db.sql, workspaceId, after, upTo, limit),
   });
+  const headRead = onlyWriter
+    ? createTrackedLogHead(readHead, (listener) =>
+        onCommittedChanges(db.prisma, (written, committed) => {
+          for (const append of committed.appended)
+            changes.takeAppended(append.workspaceId, append.headBefore, append.events);
+          listener(headsMovedBy(written, committed.appended));
+        }),
+      )
+    : readHead;
   const contentHead = async (workspaceId: string) => {
     const head = await headRead(workspaceId);
     await changes.coverUpTo(workspaceId, head);

@@ -46,6 +46,14 @@ export interface ChangeIndex {
   /** Makes the workspace's index know every event up to `head` (reads what it is missing). */
   coverUpTo(workspaceId: string, head: string): Promise<void>;
   /**
+   * Told by the database's only writer, after COMMIT, of the events one write appended to the workspace
+   * and the workspace's head right before them: every event of the workspace in (headBefore, last]. When
+   * the index already knows every event up to `headBefore`, it applies them and knows every event up to
+   * the last, with no statement; otherwise it leaves them to the next catch-up. Only for a process no
+   * other writer shares a database with (services.ts wires it for the embedded and in-memory stores).
+   */
+  takeAppended(workspaceId: string, headBefore: number, changes: readonly LoggedChange[]): void;
+  /**
    * Whether an answer computed at `position` with these dependencies is unchanged up to the index's
    * position. `checked`, kept with the answer, remembers how far it was found unchanged: until another
    * change is applied, a lookup of that answer then reads none of its keys again.
@@ -100,11 +108,13 @@ export function createChangeIndex(options: ChangeIndexOptions): ChangeIndex {
     index.lastChangeAt = index.floor;
   };
 
+  // Positions only move forward: a catch-up and a writer's report may both carry an event.
   const apply = (index: WorkspaceIndex, changes: readonly LoggedChange[]) => {
     for (const change of changes) {
-      for (const key of keysChangedBy(change)) index.lastChanged.set(key, change.position);
-      index.position = change.position;
-      index.lastChangeAt = change.position;
+      for (const key of keysChangedBy(change))
+        index.lastChanged.set(key, Math.max(index.lastChanged.get(key) ?? change.position, change.position));
+      index.position = Math.max(index.position, change.position);
+      index.lastChangeAt = Math.max(index.lastChangeAt, change.position);
     }
     if (index.lastChanged.size > maxKeys) resetTo(index, index.position);
   };
@@ -153,6 +163,13 @@ export function createChangeIndex(options: ChangeIndexOptions): ChangeIndex {
 
   return {
     coverUpTo,
+    takeAppended(workspaceId, headBefore, changes) {
+      const index = workspaces.get(workspaceId);
+      const last = changes.at(-1)?.position;
+      if (!index || last === undefined || index.position < headBefore) return;
+      apply(index, changes);
+      index.coveredAt = now();
+    },
     isFresh(workspaceId, position, dependencies, checked) {
       const index = workspaces.get(workspaceId);
       if (!index || position < index.floor) return false;

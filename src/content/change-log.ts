@@ -16,6 +16,7 @@ import type { Change } from "./change.ts";
 import { EVENT_ID_SQL, eventIdTail, tickStartWithinMillisecond } from "./event-ids.ts";
 import { snapshotOf } from "./event-snapshots.ts";
 import { newId } from "./ids.ts";
+import type { LoggedChange } from "./log-tail.ts";
 import { WEBHOOK_CHANNEL_PREFIX } from "./webhook-delivery-ids.ts";
 
 interface RevisionRow {
@@ -52,13 +53,34 @@ export function newEventId(): string {
 }
 
 /**
- * Appends the events of `changes`; returns how many webhook deliveries they call for (a dispatcher
- * makes them after COMMIT, webhook-fan-out.ts).
+ * The events one append gave one workspace, as the response caches' change index reads them
+ * (log-tail.ts), and the workspace's head before them: after COMMIT, the index of a process that is the
+ * database's only writer can take them from here instead of reading them back (src/app/services.ts).
  */
+export interface WorkspaceAppend {
+  workspaceId: string;
+  /**
+   * The workspace's head in the append statement's snapshot. Exactly the head before these events only
+   * where no other transaction can commit events between that snapshot and the append lock: a database
+   * with one connection (the embedded and in-memory stores). On PostgreSQL another writer may have
+   * committed while this statement waited for its turn, so it may be lower.
+   */
+  headBefore: number;
+  events: LoggedChange[];
+}
+
+/** What an append did: how many webhook deliveries it calls for, and the events per workspace. */
+export interface Appended {
+  /** Webhook deliveries the events call for (a dispatcher makes them after COMMIT, webhook-fan-out.ts). */
+  queued: number;
+  workspaces: WorkspaceAppend[];
+}
+
+/** Appends the events of `changes`. */
 export async function appendEvents(
   tx: Prisma.TransactionClient,
   changes: readonly Change[],
-): Promise<number> {
+): Promise<Appended> {
   const rows: EventRow[] = [];
   const revisions: RevisionRow[] = [];
   for (const change of changes) {
@@ -91,8 +113,8 @@ export async function appendEvents(
       });
     }
   }
-  if (rows.length === 0) return 0;
-  const [appended] = await tx.$queryRawUnsafe<{ queued: number }[]>(
+  if (rows.length === 0) return { queued: 0, workspaces: [] };
+  const [appended] = await tx.$queryRawUnsafe<{ queued: number; workspaces: AppendedRow[] | null }[]>(
     APPEND_SQL,
     APPEND_LOCK_ID,
     JSON.stringify(rows),
@@ -100,7 +122,33 @@ export async function appendEvents(
     rows.length,
     tickStartWithinMillisecond(),
   );
-  return appended?.queued ?? 0;
+  return {
+    queued: appended?.queued ?? 0,
+    workspaces: (appended?.workspaces ?? []).map((row) => ({
+      workspaceId: row.workspaceId,
+      headBefore: Number(row.headBefore),
+      events: row.events.map((event) => ({
+        position: Number(event.position),
+        type: event.type,
+        resourceId: event.resourceId,
+        postStatus: event.status,
+        keepsListings: event.keepsListings,
+      })),
+    })),
+  };
+}
+
+/** APPEND_SQL's `workspaces`: positions as text (a bigint does not fit every JSON reader's number). */
+interface AppendedRow {
+  workspaceId: string;
+  headBefore: string;
+  events: {
+    position: string;
+    type: string;
+    resourceId: string;
+    status: string | null;
+    keepsListings: boolean;
+  }[];
 }
 
 /** NOTIFY channel for "events were appended", followed by the schema's name. */
@@ -126,7 +174,9 @@ const APPEND_LOCK_ID = 72707370;
 // counts the enabled endpoints that subscribe to the events (an index lookup) and, when there are any,
 // sends a NOTIFY on the schema's channel (WEBHOOK_CHANNEL_PREFIX + schema), delivered to listening
 // instances at COMMIT only, to wake their dispatchers. It always announces the append on
-// CHANGES_CHANNEL_PREFIX + schema, for the instances' subscriptions.
+// CHANGES_CHANNEL_PREFIX + schema, for the instances' subscriptions. And it returns the appended events
+// per workspace with the workspace's head in its snapshot (WorkspaceAppend: every sub-statement of a
+// WITH shares one snapshot, so that head leaves out the rows `appended` inserts).
 // Times are UTC, as Prisma stores them, whatever the session's time zone.
 const APPEND_SQL = `WITH turn AS (SELECT pg_advisory_xact_lock($1)),
 ticks AS MATERIALIZED (SELECT ${EVENT_ID_SQL.firstTick("$4", "$5")} AS first FROM turn),
@@ -135,7 +185,7 @@ appended AS (
   SELECT ${EVENT_ID_SQL.id('ticks.first + e."order"', "e.tail")}, e."workspaceId", e.type, e."resourceId", e.slug, e.data, e."keepsListings", now() AT TIME ZONE 'UTC'
   FROM turn, ticks, jsonb_to_recordset($2::jsonb) AS e("order" int, tail text, "workspaceId" text, type text, "resourceId" text, slug text, data jsonb, "keepsListings" boolean)
   ORDER BY e."order"
-  RETURNING id, "workspaceId", type
+  RETURNING position, "workspaceId", type, "resourceId", data->>'status' AS status, "keepsListings"
 ),
 revised AS (
   INSERT INTO "PostRevision" (id, "postId", "workspaceId", number, "createdAt", "actorKeyId", "actorName", snapshot)
@@ -156,6 +206,12 @@ subscribed AS (
     AND (w.events @> ARRAY['*'] OR a.type = ANY (w.events))
 )
 SELECT (SELECT count(*) FROM subscribed)::int AS queued,
+  (SELECT json_agg(w) FROM (
+    SELECT a."workspaceId",
+      (SELECT COALESCE(max(x.position), 0)::text FROM "Event" x WHERE x."workspaceId" = a."workspaceId") AS "headBefore",
+      json_agg(json_build_object('position', a.position::text, 'type', a.type, 'resourceId', a."resourceId",
+        'status', a.status, 'keepsListings', a."keepsListings") ORDER BY a.position) AS events
+    FROM appended a GROUP BY a."workspaceId") w) AS workspaces,
   (SELECT count(*) FROM (SELECT pg_notify('${CHANGES_CHANNEL_PREFIX}' || current_schema(), '') FROM appended LIMIT 1) c)::int AS announced,
   (SELECT count(*) FROM (SELECT pg_notify('${WEBHOOK_CHANNEL_PREFIX}' || current_schema(), '') FROM subscribed LIMIT 1) n)::int AS notified`;
 

@@ -14,7 +14,7 @@ import type { SqlExecutor } from "../db/sql-executor.ts";
 import { statementName } from "../db/statement-names.ts";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { Change } from "./change.ts";
-import { appendEvents } from "./change-log.ts";
+import { appendEvents, type WorkspaceAppend } from "./change-log.ts";
 
 /** NOTIFY channel for "API keys changed", followed by the schema's name (src/auth/caller-cache.ts listens). */
 export const API_KEYS_CHANNEL_PREFIX = "api_keys:";
@@ -27,6 +27,7 @@ export type WriteClient = Prisma.TransactionClient;
 export type ReadClient = Prisma.TransactionClient;
 
 export type { Change, ChangedResource } from "./change.ts";
+export type { WorkspaceAppend } from "./change-log.ts";
 
 export interface UnitOfWork {
   tx: WriteClient;
@@ -40,6 +41,8 @@ export interface UnitOfWork {
 export interface CommittedWrite {
   /** Webhook deliveries made due by the write: its events' fan-out, a retry, a replay. */
   deliveriesQueued: number;
+  /** The events the write appended, per workspace (change-log.ts WorkspaceAppend: mind its `headBefore`). */
+  appended: WorkspaceAppend[];
 }
 
 /** How a write treats what it records. */
@@ -75,7 +78,7 @@ export async function write<T>(
   options: WriteOptions = {},
 ): Promise<T> {
   const changes: Change[] = [];
-  const committed: CommittedWrite = { deliveriesQueued: 0 };
+  const committed: CommittedWrite = { deliveriesQueued: 0, appended: [] };
   const result = await prisma.$transaction(async (tx) => {
     const outcome = await work({
       tx,
@@ -85,7 +88,9 @@ export async function write<T>(
       },
     });
     // The hook point: the change log's rows (and their webhook deliveries), in this transaction.
-    committed.deliveriesQueued += await appendEvents(tx, changes);
+    const appended = await appendEvents(tx, changes);
+    committed.deliveriesQueued += appended.queued;
+    committed.appended = appended.workspaces;
     if (options.afterAppend)
       committed.deliveriesQueued = await options.afterAppend(tx, changes, committed.deliveriesQueued);
     // API keys record no event, but every instance caches the keys it has seen: tell them at COMMIT.

@@ -170,4 +170,46 @@ describe("the change index", () => {
     expect(index.isFresh(WS, 12, page, later)).toBe(false);
     expect(index.isFresh(WS, 17, page, newFreshnessCheck())).toBe(true);
   });
+
+  it("takes a writer's events with no statement when it knows every event up to the head before them", async () => {
+    const { index, reads } = indexOver([]);
+    await index.coverUpTo(WS, "10");
+    const checked = newFreshnessCheck();
+    expect(index.isFresh(WS, 10, ["cpost"], checked)).toBe(true);
+    index.takeAppended(WS, 10, [event(12, "post.updated", "cpost", "published", true)]);
+    await index.coverUpTo(WS, "12");
+    expect(reads).toEqual([]);
+    expect(index.isFresh(WS, 10, ["cpost"], checked)).toBe(false);
+    expect(index.isFresh(WS, 10, ["cother"])).toBe(true);
+    expect(index.isFresh(WS, 12, ["cpost"])).toBe(true);
+  });
+
+  it("leaves a writer's events to the next catch-up when it missed some before them", async () => {
+    const log = [
+      event(11, "post.updated", "cother", "published", true),
+      event(12, "post.updated", "cpost", "published", true),
+    ];
+    const { index, reads } = indexOver(log);
+    await index.coverUpTo(WS, "10");
+    // The write of 12 reports first; 11's writer has not (its news come later, or from another process).
+    index.takeAppended(WS, 11, [log[1] as LoggedChange]);
+    expect(index.isFresh(WS, 10, ["cpost"])).toBe(true);
+    await index.coverUpTo(WS, "12");
+    expect(reads).toEqual([{ after: 10, upTo: 12 }]);
+    expect(index.isFresh(WS, 10, ["cother"])).toBe(false);
+    expect(index.isFresh(WS, 10, ["cpost"])).toBe(false);
+    // A report of what a catch-up already read changes nothing, and positions never move back.
+    index.takeAppended(WS, 10, [log[0] as LoggedChange]);
+    expect(index.isFresh(WS, 11, ["cpost"])).toBe(false);
+    expect(index.isFresh(WS, 12, ["cpost", "cother"])).toBe(true);
+  });
+
+  it("ignores a writer's events for a workspace it has not seen yet", async () => {
+    const { index, reads } = indexOver([]);
+    index.takeAppended(WS, 0, [event(1, "tag.created", "ctag")]);
+    await index.coverUpTo(WS, "1");
+    expect(reads).toEqual([]);
+    expect(index.isFresh(WS, 0, ["cunrelated"])).toBe(false);
+    expect(index.isFresh(WS, 1, ["cunrelated"])).toBe(true);
+  });
 });
