@@ -30,6 +30,8 @@ declare module "autocannon" {
     title?: string;
     requests?: AutocannonRequest[];
     warmup?: { connections?: number; duration?: number };
+    /** Requests per second across all connections. */
+    overallRate?: number;
   }
 
   export interface Histogram {

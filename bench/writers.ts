@@ -2,16 +2,19 @@
 // 2,000 published posts; 16 keep-alive connections; 70% single posts by slug with a Zipf(1) popularity
 // over every slug, 30% list pages 1–20; a writer making 2 writes per second, one kind per scenario:
 // draft saves of one unpublished post (an editor's autosave), edits of one published post, edits of
-// random published posts — against reads only on the same service, and reads only with CACHE=off. A
-// control scenario holds a writer's slot and writes nothing: what it measures is the run's own noise.
+// random published posts — against reads only on the same service, and reads only with CACHE=off. Each
+// writer scenario is one continuous read load in which the writer writes in alternate slices only
+// (bench/writer-slices.ts): its ratio to reads only is the on slices' req/s over the off slices' of the
+// same run. A control scenario holds the same slices and writes in none: its ratio is the run's noise.
 // Prints req/s, the ratio to reads only and the hit ratio (the service's own cache lookup counters),
 // and whether the issue's targets are met in this run.
 //
 //   npm run bench:writers                   PostgreSQL (DATABASE_URL or the local server), CACHE=memory
 //   npm run bench:writers -- --embedded     embedded PGlite
-//   --seconds N (default 10)   --warmup N (default 3)
-//   --rounds N (default 3): each writer scenario once per round, between two reads-only runs; req/s of
-//                  the median round, and the median of the rounds' ratios to the mean of those two runs
+//   --seconds N (default 10): measured seconds of reads only, and of each half (on, off) of a writer
+//                  scenario   --warmup N (default 3)
+//   --rounds N (default 3): reads only and each writer scenario once per round; req/s of the median
+//                  round, and the median of the rounds' on/off ratios
 //   --before DIR   the same scenarios, on the same database, with the service run from another checkout
 //                  (e.g. the commit before issue 38's cache) — figures of both in one run
 //   --only KINDS   only these writer scenarios (comma-separated: draft, one-post, random-posts, control),
@@ -19,6 +22,8 @@
 //   --node-args="…"  node flags for the cached service, e.g. --node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"
 //   --output FILE  the cached service's output appended to FILE (with --node-args --trace-gc: its GC lines)
 //   --threads      also print each scenario's CPU per read by thread (main thread, V8's helpers, libuv)
+//                  and how busy the service's threads and this process (the load) were
+//   --rate N       reads at N req/s in all instead of as fast as the service answers
 
 import { appendFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -28,6 +33,7 @@ import type { BenchDatabase } from "./database.ts";
 import { type ChildServer, postgresCpuMs, startServer } from "./processes.ts";
 import type { BenchFixtures } from "./seed.ts";
 import { benchServiceEnv, withSeededDatabase } from "./seeded-service.ts";
+import { nextWriteAt, SliceCounter } from "./writer-slices.ts";
 
 const { values } = parseArgs({
   options: {
@@ -38,6 +44,7 @@ const { values } = parseArgs({
     before: { type: "string" },
     only: { type: "string" },
     "node-args": { type: "string" },
+    rate: { type: "string" },
     threads: { type: "boolean", default: false },
     output: { type: "string" },
   },
@@ -53,7 +60,7 @@ const SEEDED_POSTS = 2_223;
 
 type WriterKind = "none" | "draft" | "one-post" | "random-posts" | "control";
 
-/** The scenarios with a writer, each run between two reads-only runs; "control" writes nothing. */
+/** The scenarios with a writer, each measured in slices with and without writes; "control" writes nothing. */
 const WRITER_SCENARIOS: [string, WriterKind][] = [
   ["+ 2 draft saves/s (one unpublished post)", "draft"],
   ["+ 2 edits/s of one published post", "one-post"],
@@ -65,8 +72,10 @@ interface Outcome {
   title: string;
   /** The scenario's writer (absent: CACHE=off). */
   kind?: WriterKind;
-  /** Against reads only: the median over rounds of each round's ratio (absent: against the reported reads only). */
+  /** Against reads only: the median over rounds of each round's on/off ratio (absent: against the reported reads only). */
   ratio?: number;
+  /** A writer scenario's off slices: reads only in the same run. */
+  offRps?: number;
   /** CPU milliseconds per read of the service process and of PostgreSQL (writes included). */
   cpu: { service: number | null; database: number | null };
   rps: number;
@@ -113,32 +122,20 @@ async function scenarios(
     await measureSavesAlone(cached, draftSlug, keys.private);
     const only = values.only?.split(",");
     const writerScenarios = WRITER_SCENARIOS.filter(([, kind]) => !only || only.includes(kind));
-    // Reads only runs before and after every writer scenario (A B A C A …), and each writer scenario is
-    // set against the mean of the two reads-only runs around it. On this 2-core machine, which also runs
-    // the load, back-to-back runs of the same reads-only load differ by up to ±8%, and a fixed order put
-    // that drift on whichever scenario held a slot: with reads only measured once, first in each round,
-    // a writer slot that wrote nothing ("control") measured 0.92× (bench/README.md). The writer
-    // scenarios' order also turns by one each round. Of the rounds, the median ratio is reported.
+    // Each round: reads only, then every writer scenario, each in one run of alternating slices with and
+    // without writes (bench/writer-slices.ts: separate runs of the same load differ by up to 1.7× on this
+    // machine, bench/README.md). The writer scenarios' order turns by one each round; of the rounds, the
+    // median on/off ratio is reported.
     const readsOnlyRuns: Outcome[] = [];
     const byScenario: Outcome[][] = writerScenarios.map(() => []);
-    const ratios: number[][] = writerScenarios.map(() => []);
-    const readsOnly = async () => {
-      const run = await measure(cached, "reads only", reads, null, keys.private);
-      readsOnlyRuns.push(run);
-      return run;
-    };
     for (let round = 1; round <= Number(values.rounds); round++) {
       if (Number(values.rounds) > 1) log(` round ${round}`);
+      readsOnlyRuns.push(await measure(cached, "reads only", reads, null, keys.private));
       const turn = (round - 1) % Math.max(1, writerScenarios.length);
-      const order = writerScenarios.map((_, index) => (index + turn) % writerScenarios.length);
-      let before = await readsOnly();
-      for (const index of order) {
+      for (const index of writerScenarios.map((_, index) => (index + turn) % writerScenarios.length)) {
         const [title, kind] = writerScenarios[index] as [string, WriterKind];
-        const run = await measure(cached, title, reads, writeTarget(kind, slugs, draftSlug), keys.private);
-        const after = await readsOnly();
-        byScenario[index]?.push(run);
-        ratios[index]?.push(run.rps / ((before.rps + after.rps) / 2));
-        before = after;
+        const writer = { target: writeTarget(kind, slugs, draftSlug) };
+        byScenario[index]?.push(await measure(cached, title, reads, writer, keys.private));
       }
     }
     const rps = readsOnlyRuns.map((run) => run.rps);
@@ -150,7 +147,7 @@ async function scenarios(
       ...byScenario.map((runs, index) => ({
         ...median(runs),
         kind: writerScenarios[index]?.[1] ?? "none",
-        ratio: medianOf(ratios[index] ?? []),
+        ratio: medianOf(runs.map((run) => run.ratio ?? 0)),
       })),
     );
   } finally {
@@ -296,70 +293,140 @@ function writeTarget(kind: WriterKind, slugs: readonly string[], draftSlug: stri
   }
 }
 
+/**
+ * One scenario: reads only (`writer` null), or a writer scenario in slices (bench/writer-slices.ts) whose
+ * writer edits `writer.target()` in the on slices (null target: the control, which writes in none).
+ * Both start with the warm-up seconds, unmeasured; a writer scenario's warm-up is sliced alike, so its
+ * measured seconds see an editor who is already typing, as a site does.
+ */
 async function measure(
   server: ChildServer,
   title: string,
   reads: AutocannonRequest,
-  target: (() => string) | null,
+  writer: { target: (() => string) | null } | null,
   privateKey: string,
 ): Promise<Outcome> {
-  const run = async (duration: number) =>
-    await autocannon({ url: server.url, connections: CONNECTIONS, duration, requests: [reads] });
-  // The writer starts with the warm-up: the measured seconds see an editor who is already typing, as a
-  // site does. Started with the measurement, its first saves (the write path's first runs: 93–280 ms
-  // each on the embedded store, for about ten saves) fell into whichever scenario ran first.
-  const writer = target ? startWriter(server.url, privateKey, target) : null;
-  await run(Number(values.warmup));
-  const before = await cacheLookups(server.url);
-  const cpuBefore = { service: server.cpuMs(), database: postgresCpuMs() };
-  const threadsBefore = server.threadCpuMs();
-  const writesBefore = writer?.counts() ?? { done: 0, failed: 0 };
-  // Marks the measured seconds in the service's output (--output), so its trace lines can be told apart;
-  // with the monotonic clock in µs, which a CPU profile's timestamps also use (the same machine).
-  const mark = (text: string) =>
-    values.output &&
-    appendFileSync(values.output, `=== ${title}: ${text} at ${process.hrtime.bigint() / 1000n} µs\n`);
-  mark("measured from here");
-  const result = await run(Number(values.seconds));
-  mark("measured to here");
-  const writesAfter = writer ? await writer.stop() : { done: 0, failed: 0 };
-  const writes = {
-    done: writesAfter.done - writesBefore.done,
-    failed: writesAfter.failed - writesBefore.failed,
-  };
-  const perRequest = (after: number | null, earlier: number | null) =>
-    after === null || earlier === null || result.requests.total === 0
-      ? null
-      : (after - earlier) / result.requests.total;
+  const warmupMs = Number(values.warmup) * 1_000;
+  const seconds = Number(values.seconds) * (writer ? 2 : 1);
+  const startedAt = performance.now();
+  const measuredFrom = startedAt + warmupMs;
+  const slices = new SliceCounter(measuredFrom);
+  const load = autocannon({
+    url: server.url,
+    connections: CONNECTIONS,
+    duration: (warmupMs + seconds * 1_000) / 1_000,
+    requests: [reads],
+    ...(values.rate ? { overallRate: Number(values.rate) } : {}),
+  });
+  load.on("response", () => slices.count());
+  const writes = writer?.target ? startWriter(server.url, privateKey, writer.target, measuredFrom) : null;
+  // The readings at the end of the warm-up, taken on a timer while the load runs.
+  const readings = new Promise<MeasuredStart>((resolve) =>
+    setTimeout(
+      async () => {
+        const startReading = {
+          lookups: await cacheLookups(server.url),
+          cpu: { service: server.cpuMs(), database: postgresCpuMs() },
+          threads: server.threadCpuMs(),
+          loadCpu: process.cpuUsage(),
+          wall: performance.now(),
+          writes: writes?.counts() ?? { done: 0, failed: 0 },
+          responses: 0,
+        };
+        mark(title, "measured from here", measuredFrom);
+        resolve(startReading);
+      },
+      Math.max(0, measuredFrom - performance.now()),
+    ),
+  );
+  const result = await load;
+  const start = await readings;
+  const wallMs = performance.now() - start.wall;
+  mark(title, "measured to here");
+  const loadCpu = process.cpuUsage(start.loadCpu);
+  const threadsAfter = server.threadCpuMs();
+  const cpuAfter = { service: server.cpuMs(), database: postgresCpuMs() };
+  const writesAfter = writes ? await writes.stop() : { done: 0, failed: 0 };
+  const lookupsAfter = await cacheLookups(server.url);
+  const halves = slices.totals(seconds);
+  // Reads in the measured seconds: all of them for reads only; for a writer scenario, both halves'.
+  const measuredReads = writer ? halves.on.responses + halves.off.responses : result.requests.total;
+  const perRead = (after: number | null, before: number | null) =>
+    after === null || before === null || measuredReads === 0 ? null : (after - before) / measuredReads;
   const cpu = {
-    service: perRequest(server.cpuMs(), cpuBefore.service),
-    database: perRequest(postgresCpuMs(), cpuBefore.database),
+    service: perRead(cpuAfter.service, start.cpu.service),
+    database: perRead(cpuAfter.database, start.cpu.database),
   };
-  const after = await cacheLookups(server.url);
-  const outcome = {
+  const writesDone = writesAfter.done - start.writes.done;
+  const writesFailed = writesAfter.failed - start.writes.failed;
+  const outcome: Outcome = {
     title,
     cpu,
-    rps: result.requests.total / Number(values.seconds),
-    hitRatio: hitRatio(before, after),
-    writes: writes.done,
-    failedWrites: writes.failed,
+    rps: writer ? halves.on.rps : measuredReads / seconds,
+    // A writer scenario's hit ratio counts every miss of the run against its on slices' lookups alone
+    // (misses come from the writes), so it is never better than the on slices' own.
+    hitRatio: writer
+      ? onSlicesHitRatio(start.lookups, lookupsAfter, halves.on.responses / Math.max(1, measuredReads))
+      : hitRatio(start.lookups, lookupsAfter),
+    writes: writesDone,
+    failedWrites: writesFailed,
     non2xx: result.non2xx,
+    ...(writer
+      ? { ratio: halves.off.rps > 0 ? halves.on.rps / halves.off.rps : 0, offRps: halves.off.rps }
+      : {}),
   };
   if (values.threads) {
-    const threads = [...server.threadCpuMs()]
-      .map(
-        ([name, after]) => [name, (after - (threadsBefore.get(name) ?? 0)) / result.requests.total] as const,
-      )
-      .filter(([, perRead]) => perRead > 0)
+    const busy = (name: string) =>
+      `${((((threadsAfter.get(name) ?? 0) - (start.threads.get(name) ?? 0)) / wallMs) * 100).toFixed(1)}%`;
+    const loadBusy = (((loadCpu.user + loadCpu.system) / 1000 / wallMs) * 100).toFixed(1);
+    log(
+      `    busy over the measured seconds: service main thread ${busy("main")}, its "node" threads ${busy("node")}, this process (the load) ${loadBusy}%`,
+    );
+    const threads = [...threadsAfter]
+      .map(([name, after]) => [name, (after - (start.threads.get(name) ?? 0)) / measuredReads] as const)
+      .filter(([, perReadMs]) => perReadMs > 0)
       .sort((a, b) => b[1] - a[1]);
     log(
-      `    CPU/read by thread: ${threads.map(([name, perRead]) => `${name} ${perRead.toFixed(4)} ms`).join(", ")}`,
+      `    CPU/read by thread: ${threads.map(([name, perReadMs]) => `${name} ${perReadMs.toFixed(4)} ms`).join(", ")}`,
     );
   }
+  const sliced = writer
+    ? ` (on ${halves.on.rps.toFixed(0)}, off ${halves.off.rps.toFixed(0)}: ${(outcome.ratio ?? 0).toFixed(3)}×)`
+    : "";
   log(
-    `  ${title}: ${outcome.rps.toFixed(0)} req/s, hit ratio ${percent(outcome.hitRatio)}, ${writes.done} writes, CPU/read: service ${ms(cpu.service)}, PostgreSQL ${ms(cpu.database)}, latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`,
+    `  ${title}: ${outcome.rps.toFixed(0)} req/s${sliced}, hit ratio ${percent(outcome.hitRatio)}, ${writesDone} writes, CPU/read: service ${ms(cpu.service)}, PostgreSQL ${ms(cpu.database)}, latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`,
   );
   return outcome;
+}
+
+interface MeasuredStart {
+  lookups: Awaited<ReturnType<typeof cacheLookups>>;
+  cpu: { service: number | null; database: number | null };
+  threads: Map<string, number>;
+  loadCpu: NodeJS.CpuUsage;
+  wall: number;
+  writes: { done: number; failed: number };
+}
+
+/** Hits ÷ lookups, every miss between the readings counted against the on slices' share of the lookups. */
+function onSlicesHitRatio(
+  before: Awaited<ReturnType<typeof cacheLookups>>,
+  after: Awaited<ReturnType<typeof cacheLookups>>,
+  onShare: number,
+): number | null {
+  if (!before || !after) return null;
+  const lookups = (after.hits + after.misses - before.hits - before.misses) * onShare;
+  return lookups > 0 ? Math.max(0, 1 - (after.misses - before.misses) / lookups) : null;
+}
+
+/**
+ * Marks the measured seconds in the service's output (--output), on the monotonic clock in µs, which a
+ * CPU profile's timestamps also use: now, or the moment `at` (performance.now()) stands for.
+ */
+function mark(title: string, text: string, at = performance.now()): void {
+  if (!values.output) return;
+  const monotonicUs = Number(process.hrtime.bigint() / 1000n) - Math.round((performance.now() - at) * 1_000);
+  appendFileSync(values.output, `=== ${title}: ${text} at ${monotonicUs} µs\n`);
 }
 
 /** One write of the bench: a PATCH of a post's title, as an editor's save sends it. */
@@ -372,25 +439,31 @@ function patchTitle(baseUrl: string, privateKey: string, slug: string, title: st
 }
 
 /**
- * PATCHes the target's title WRITES_PER_SECOND times a second, each write after the previous returned,
- * from now until stopped.
+ * PATCHes the target's title at the on slices' fixed offsets (bench/writer-slices.ts), each write after
+ * the previous returned, from now until stopped.
  */
-function startWriter(baseUrl: string, privateKey: string, target: () => string) {
+function startWriter(baseUrl: string, privateKey: string, target: () => string, measuredFrom: number) {
   let done = 0;
   let failed = 0;
   let running = true;
+  let wake: (() => void) | null = null;
   const loop = (async () => {
     while (running) {
-      const started = Date.now();
-      const res = await patchTitle(baseUrl, privateKey, target(), `Edited at ${started} (${done})`).catch(
+      const due = nextWriteAt(performance.now(), WRITES_PER_SECOND, measuredFrom);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(0, due - performance.now()));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      if (!running) break;
+      const res = await patchTitle(baseUrl, privateKey, target(), `Edited at ${Date.now()} (${done})`).catch(
         () => null,
       );
       if (res?.ok) done++;
       else failed++;
       await res?.arrayBuffer().catch(() => undefined);
-      await new Promise((resolve) =>
-        setTimeout(resolve, Math.max(0, 1_000 / WRITES_PER_SECOND - (Date.now() - started))),
-      );
     }
   })();
   return {
@@ -398,6 +471,7 @@ function startWriter(baseUrl: string, privateKey: string, target: () => string) 
     counts: () => ({ done, failed }),
     async stop() {
       running = false;
+      (wake as (() => void) | null)?.();
       await loop;
       return { done, failed };
     },

@@ -1,0 +1,67 @@
+// A writer scenario of `npm run bench:writers` measured in alternating slices of one continuous read load.
+//
+// On this 2-core VM the same reads-only load runs at 7,800–13,300 req/s in consecutive 10-second runs
+// (the service's main thread ~95% busy in all of them, its CPU per read 0.075–0.138 ms: the host's speed
+// drifts, not our work; bench/README.md). A writer that costs a few percent cannot be told from that
+// drift by comparing separate runs. So the writer writes only in "on" slices of SLICE_MS, in the order
+// off, on, on, off, off, on, on, off, … (a linear drift falls on both halves alike), and the reads
+// completed in each slice are counted: the ratio of the on slices' rate to the off slices' rate of the
+// same run is the writer's cost. A control scenario holds the same slices and writes in none of them.
+// Inside an on slice the writes come at fixed offsets (WRITES_PER_SECOND a second, each after the previous
+// returned), so no write of an on slice spills into the next off slice unless it takes longer than its gap.
+
+export const SLICE_MS = 2_000;
+const ORDER = [false, true, true, false] as const;
+
+/** Whether the writer writes in the measured run's slice `index` (negative: before the measured run). */
+export function writesInSlice(index: number): boolean {
+  return ORDER[((index % ORDER.length) + ORDER.length) % ORDER.length] ?? false;
+}
+
+/** Counts responses into the measured run's slices, from `startedAt` (performance.now()) on. */
+export class SliceCounter {
+  readonly #counts: number[] = [];
+  constructor(readonly startedAt: number) {}
+
+  count(at = performance.now()): void {
+    const slice = Math.floor((at - this.startedAt) / SLICE_MS);
+    if (slice >= 0) this.#counts[slice] = (this.#counts[slice] ?? 0) + 1;
+  }
+
+  /**
+   * Responses and req/s of the on and off slices, over the first `seconds` (whole slices only: a slice
+   * cut short by the run's end would count fewer responses than its length says).
+   */
+  totals(seconds: number): { on: SliceTotal; off: SliceTotal } {
+    const slices = Math.floor((seconds * 1_000) / SLICE_MS);
+    const on = { responses: 0, seconds: 0, rps: 0 };
+    const off = { responses: 0, seconds: 0, rps: 0 };
+    for (let index = 0; index < slices; index++) {
+      const half = writesInSlice(index) ? on : off;
+      half.responses += this.#counts[index] ?? 0;
+      half.seconds += SLICE_MS / 1_000;
+    }
+    for (const half of [on, off]) half.rps = half.seconds > 0 ? half.responses / half.seconds : 0;
+    return { on, off };
+  }
+}
+
+export interface SliceTotal {
+  responses: number;
+  seconds: number;
+  rps: number;
+}
+
+/**
+ * When the writer's next write is due, at `now` or later: every `1000 / writesPerSecond` ms at the fixed
+ * offsets of the on slices, counted from `measuredFrom` (the warm-up before it is sliced alike).
+ */
+export function nextWriteAt(now: number, writesPerSecond: number, measuredFrom: number): number {
+  const gap = 1_000 / writesPerSecond;
+  for (let slice = Math.floor((now - measuredFrom) / SLICE_MS); ; slice++) {
+    if (!writesInSlice(slice)) continue;
+    const sliceStart = measuredFrom + slice * SLICE_MS;
+    const offset = Math.max(0, Math.ceil((now - sliceStart) / gap)) * gap;
+    if (offset < SLICE_MS) return sliceStart + offset;
+  }
+}
