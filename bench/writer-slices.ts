@@ -28,6 +28,12 @@ export class SliceCounter {
     if (slice >= 0) this.#counts[slice] = (this.#counts[slice] ?? 0) + 1;
   }
 
+  /** req/s of each whole slice of the first `seconds`, in order (the first is an off slice). */
+  rates(seconds: number): number[] {
+    const slices = Math.floor((seconds * 1_000) / SLICE_MS);
+    return Array.from({ length: slices }, (_, index) => (this.#counts[index] ?? 0) / (SLICE_MS / 1_000));
+  }
+
   /**
    * Responses and req/s of the on and off slices, over the first `seconds` (whole slices only: a slice
    * cut short by the run's end would count fewer responses than its length says).

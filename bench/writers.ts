@@ -14,7 +14,7 @@
 //   --seconds N (default 10): measured seconds of reads only, and of each half (on, off) of a writer
 //                  scenario   --warmup N (default 3)
 //   --rounds N (default 3): reads only and each writer scenario once per round; req/s of the median
-//                  round, and the median of the rounds' on/off ratios
+//                  round, and the on/off ratio of every round's slices pooled
 //   --before DIR   the same scenarios, on the same database, with the service run from another checkout
 //                  (e.g. the commit before issue 38's cache) — figures of both in one run
 //   --only KINDS   only these writer scenarios (comma-separated: draft, one-post, random-posts, control),
@@ -33,7 +33,7 @@ import type { BenchDatabase } from "./database.ts";
 import { type ChildServer, postgresCpuMs, startServer } from "./processes.ts";
 import type { BenchFixtures } from "./seed.ts";
 import { benchServiceEnv, withSeededDatabase } from "./seeded-service.ts";
-import { nextWriteAt, SliceCounter } from "./writer-slices.ts";
+import { nextWriteAt, SliceCounter, type SliceTotal } from "./writer-slices.ts";
 
 const { values } = parseArgs({
   options: {
@@ -74,8 +74,8 @@ interface Outcome {
   kind?: WriterKind;
   /** Against reads only: the median over rounds of each round's on/off ratio (absent: against the reported reads only). */
   ratio?: number;
-  /** A writer scenario's off slices: reads only in the same run. */
-  offRps?: number;
+  /** A writer scenario's on and off slices (the off ones: reads only in the same run). */
+  halves?: { on: SliceTotal; off: SliceTotal };
   /** CPU milliseconds per read of the service process and of PostgreSQL (writes included). */
   cpu: { service: number | null; database: number | null };
   rps: number;
@@ -125,7 +125,7 @@ async function scenarios(
     // Each round: reads only, then every writer scenario, each in one run of alternating slices with and
     // without writes (bench/writer-slices.ts: separate runs of the same load differ by up to 1.7× on this
     // machine, bench/README.md). The writer scenarios' order turns by one each round; of the rounds, the
-    // median on/off ratio is reported.
+    // on/off ratio of all rounds' slices together is reported.
     const readsOnlyRuns: Outcome[] = [];
     const byScenario: Outcome[][] = writerScenarios.map(() => []);
     for (let round = 1; round <= Number(values.rounds); round++) {
@@ -147,7 +147,7 @@ async function scenarios(
       ...byScenario.map((runs, index) => ({
         ...median(runs),
         kind: writerScenarios[index]?.[1] ?? "none",
-        ratio: medianOf(runs.map((run) => run.ratio ?? 0)),
+        ratio: pooledRatio(runs),
       })),
     );
   } finally {
@@ -349,8 +349,8 @@ async function measure(
   const writesAfter = writes ? await writes.stop() : { done: 0, failed: 0 };
   const lookupsAfter = await cacheLookups(server.url);
   const halves = slices.totals(seconds);
-  // Reads in the measured seconds: all of them for reads only; for a writer scenario, both halves'.
-  const measuredReads = writer ? halves.on.responses + halves.off.responses : result.requests.total;
+  // Reads answered in the measured seconds (autocannon's own total includes the warm-up's).
+  const measuredReads = halves.on.responses + halves.off.responses;
   const perRead = (after: number | null, before: number | null) =>
     after === null || before === null || measuredReads === 0 ? null : (after - before) / measuredReads;
   const cpu = {
@@ -362,7 +362,7 @@ async function measure(
   const outcome: Outcome = {
     title,
     cpu,
-    rps: writer ? halves.on.rps : measuredReads / seconds,
+    rps: writer ? halves.on.rps : measuredReads / (halves.on.seconds + halves.off.seconds),
     // A writer scenario's hit ratio counts every miss of the run against its on slices' lookups alone
     // (misses come from the writes), so it is never better than the on slices' own.
     hitRatio: writer
@@ -371,9 +371,7 @@ async function measure(
     writes: writesDone,
     failedWrites: writesFailed,
     non2xx: result.non2xx,
-    ...(writer
-      ? { ratio: halves.off.rps > 0 ? halves.on.rps / halves.off.rps : 0, offRps: halves.off.rps }
-      : {}),
+    ...(writer ? { ratio: halves.off.rps > 0 ? halves.on.rps / halves.off.rps : 0, halves } : {}),
   };
   if (values.threads) {
     const busy = (name: string) =>
@@ -386,6 +384,13 @@ async function measure(
       .map(([name, after]) => [name, (after - (start.threads.get(name) ?? 0)) / measuredReads] as const)
       .filter(([, perReadMs]) => perReadMs > 0)
       .sort((a, b) => b[1] - a[1]);
+    if (writer)
+      log(
+        `    req/s by slice (off, on, on, off, …): ${slices
+          .rates(seconds)
+          .map((rate) => rate.toFixed(0))
+          .join(" ")}`,
+      );
     log(
       `    CPU/read by thread: ${threads.map(([name, perReadMs]) => `${name} ${perReadMs.toFixed(4)} ms`).join(", ")}`,
     );
@@ -476,6 +481,22 @@ function startWriter(baseUrl: string, privateKey: string, target: () => string, 
       return { done, failed };
     },
   };
+}
+
+/** The on slices' req/s over the off slices' of every round together (equal lengths, so each slice weighs alike). */
+function pooledRatio(runs: readonly Outcome[]): number {
+  const sum = (half: "on" | "off") =>
+    runs.reduce(
+      (total, run) => ({
+        responses: total.responses + (run.halves?.[half].responses ?? 0),
+        seconds: total.seconds + (run.halves?.[half].seconds ?? 0),
+      }),
+      { responses: 0, seconds: 0 },
+    );
+  const [on, off] = [sum("on"), sum("off")];
+  return on.seconds > 0 && off.seconds > 0 && off.responses > 0
+    ? on.responses / on.seconds / (off.responses / off.seconds)
+    : 0;
 }
 
 function medianOf(values: number[]): number {
