@@ -124,8 +124,8 @@ async function scenarios(
     const writerScenarios = WRITER_SCENARIOS.filter(([, kind]) => !only || only.includes(kind));
     // Each round: reads only, then every writer scenario, each in one run of alternating slices with and
     // without writes (bench/writer-slices.ts: separate runs of the same load differ by up to 1.7× on this
-    // machine, bench/README.md). The writer scenarios' order turns by one each round; of the rounds, the
-    // on/off ratio of all rounds' slices together is reported.
+    // machine, bench/README.md). The writer scenarios' order turns by one each round; the reported ratio
+    // is the on/off ratio of all rounds' slices together.
     const readsOnlyRuns: Outcome[] = [];
     const byScenario: Outcome[][] = writerScenarios.map(() => []);
     for (let round = 1; round <= Number(values.rounds); round++) {
@@ -532,6 +532,10 @@ function report(outcomes: readonly Outcome[]): void {
     log(
       `| ${outcome.title} | ${outcome.rps.toFixed(0)} | ${ratio(outcome).toFixed(2)} | ${percent(outcome.hitRatio)} | ${outcome.writes} (${outcome.failedWrites}) | ${ms(outcome.cpu.service)} + ${ms(outcome.cpu.database)} |`,
     );
+  log("");
+  log(
+    "req/s: the median round's (a writer scenario's: its on slices'); × reads only: a writer scenario's on slices over its off slices, every round's pooled — the rows' req/s come from different minutes of a machine whose speed drifts, the ratios do not",
+  );
   const byKind = (kind: WriterKind) => outcomes.find((outcome) => outcome.kind === kind);
   const [draft, onePost, randomPosts] = [byKind("draft"), byKind("one-post"), byKind("random-posts")];
   const hitGap =
