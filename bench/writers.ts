@@ -24,7 +24,10 @@
 //   --threads      also print each scenario's CPU per read by thread (main thread, V8's helpers, libuv)
 //                  and how busy the service's threads and this process (the load) were
 //   --rate N       reads at N req/s in all instead of as fast as the service answers
+//   --only cpu     a diagnostic scenario: CPU bursts of --burn-ms (default 12) in another process at the
+//                  writes' moments, nothing written
 
+import { spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import autocannon, { type AutocannonRequest } from "autocannon";
@@ -45,6 +48,7 @@ const { values } = parseArgs({
     only: { type: "string" },
     "node-args": { type: "string" },
     rate: { type: "string" },
+    "burn-ms": { type: "string", default: "12" },
     threads: { type: "boolean", default: false },
     output: { type: "string" },
   },
@@ -58,7 +62,7 @@ const SAVES_ALONE = 40;
 /** The seeder makes every tenth post a draft: this many posts are 2,000 published ones. */
 const SEEDED_POSTS = 2_223;
 
-type WriterKind = "none" | "draft" | "one-post" | "random-posts" | "control";
+type WriterKind = "none" | "draft" | "one-post" | "random-posts" | "control" | "cpu";
 
 /** The scenarios with a writer, each measured in slices with and without writes; "control" writes nothing. */
 const WRITER_SCENARIOS: [string, WriterKind][] = [
@@ -66,6 +70,15 @@ const WRITER_SCENARIOS: [string, WriterKind][] = [
   ["+ 2 edits/s of one published post", "one-post"],
   ["+ 2 edits/s of random published posts", "random-posts"],
   ["control: reads only in a writer's slot", "control"],
+];
+
+/**
+ * Diagnostic, run only when named in --only: in the on slices, at the writes' moments, another process
+ * burns --burn-ms of CPU and nothing is written — what a write's CPU outside the serving thread (the
+ * database's) costs the readers on this 2-core machine by itself.
+ */
+const DIAGNOSTIC_SCENARIOS: [string, WriterKind][] = [
+  ["+ 2 CPU bursts/s in another process (no writes)", "cpu"],
 ];
 
 interface Outcome {
@@ -121,7 +134,10 @@ async function scenarios(
     await readEveryPath(cached.url, slugs, keys.public);
     await measureSavesAlone(cached, draftSlug, keys.private);
     const only = values.only?.split(",");
-    const writerScenarios = WRITER_SCENARIOS.filter(([, kind]) => !only || only.includes(kind));
+    const writerScenarios = only
+      ? [...WRITER_SCENARIOS, ...DIAGNOSTIC_SCENARIOS].filter(([, kind]) => only.includes(kind))
+      : WRITER_SCENARIOS;
+    const burner = only?.includes("cpu") ? startBurner() : null;
     // Each round: reads only, then every writer scenario, each in one run of alternating slices with and
     // without writes (bench/writer-slices.ts: separate runs of the same load differ by up to 1.7× on this
     // machine, bench/README.md). The writer scenarios' order turns by one each round; the reported ratio
@@ -130,14 +146,21 @@ async function scenarios(
     const byScenario: Outcome[][] = writerScenarios.map(() => []);
     for (let round = 1; round <= Number(values.rounds); round++) {
       if (Number(values.rounds) > 1) log(` round ${round}`);
-      readsOnlyRuns.push(await measure(cached, "reads only", reads, null, keys.private));
+      readsOnlyRuns.push(await measure(cached, "reads only", reads, null));
       const turn = (round - 1) % Math.max(1, writerScenarios.length);
       for (const index of writerScenarios.map((_, index) => (index + turn) % writerScenarios.length)) {
         const [title, kind] = writerScenarios[index] as [string, WriterKind];
-        const writer = { target: writeTarget(kind, slugs, draftSlug) };
-        byScenario[index]?.push(await measure(cached, title, reads, writer, keys.private));
+        const target = writeTarget(kind, slugs, draftSlug);
+        const writer = {
+          act:
+            kind === "cpu" && burner
+              ? () => burner.burn(Number(values["burn-ms"]))
+              : target && (() => patchOnce(cached.url, keys.private, target)),
+        };
+        byScenario[index]?.push(await measure(cached, title, reads, writer));
       }
     }
+    burner?.stop();
     const rps = readsOnlyRuns.map((run) => run.rps);
     log(
       `  reads only, ${readsOnlyRuns.length} runs: ${Math.min(...rps).toFixed(0)}–${Math.max(...rps).toFixed(0)} req/s`,
@@ -158,7 +181,7 @@ async function scenarios(
   const uncached = await start("off");
   try {
     const slugs = await publishedSlugs(uncached.url, keys.public);
-    outcomes.push(await measure(uncached, "CACHE=off, reads only", readMix(slugs, keys.public), null, ""));
+    outcomes.push(await measure(uncached, "CACHE=off, reads only", readMix(slugs, keys.public), null));
   } finally {
     await uncached.stop();
   }
@@ -281,6 +304,7 @@ function writeTarget(kind: WriterKind, slugs: readonly string[], draftSlug: stri
   switch (kind) {
     case "none":
     case "control":
+    case "cpu":
       return null;
     case "draft":
       return () => draftSlug;
@@ -303,8 +327,7 @@ async function measure(
   server: ChildServer,
   title: string,
   reads: AutocannonRequest,
-  writer: { target: (() => string) | null } | null,
-  privateKey: string,
+  writer: { act: (() => Promise<boolean>) | null } | null,
 ): Promise<Outcome> {
   const warmupMs = Number(values.warmup) * 1_000;
   const seconds = Number(values.seconds) * (writer ? 2 : 1);
@@ -319,7 +342,7 @@ async function measure(
     ...(values.rate ? { overallRate: Number(values.rate) } : {}),
   });
   load.on("response", () => slices.count());
-  const writes = writer?.target ? startWriter(server.url, privateKey, writer.target, measuredFrom) : null;
+  const writes = writer?.act ? startWriter(writer.act, measuredFrom) : null;
   // The readings at the end of the warm-up, taken on a timer while the load runs.
   const readings = new Promise<MeasuredStart>((resolve) =>
     setTimeout(
@@ -443,11 +466,39 @@ function patchTitle(baseUrl: string, privateKey: string, slug: string, title: st
   });
 }
 
+/** One write: the target's title PATCHed; whether it succeeded. */
+async function patchOnce(baseUrl: string, privateKey: string, target: () => string): Promise<boolean> {
+  const res = await patchTitle(baseUrl, privateKey, target(), `Edited at ${Date.now()}`).catch(() => null);
+  await res?.arrayBuffer().catch(() => undefined);
+  return res?.ok === true;
+}
+
+/** A process that burns CPU for the milliseconds it is sent, one burst at a time (the cpu scenario). */
+function startBurner() {
+  const child = spawn(
+    process.execPath,
+    [
+      "-e",
+      `process.stdin.on("data", (data) => { for (const line of String(data).split("\\n")) { const end = performance.now() + Number(line || 0); while (performance.now() < end); } });`,
+    ],
+    { stdio: ["pipe", "ignore", "inherit"] },
+  );
+  // Never what keeps the bench running; stopped after the rounds, and killed with the bench on a failure.
+  child.unref();
+  (child.stdin as unknown as { unref(): void }).unref();
+  return {
+    async burn(ms: number): Promise<boolean> {
+      return child.stdin.write(`${ms}\n`);
+    },
+    stop: () => child.kill(),
+  };
+}
+
 /**
- * PATCHes the target's title at the on slices' fixed offsets (bench/writer-slices.ts), each write after
+ * Calls `act` (a write) at the on slices' fixed offsets (bench/writer-slices.ts), each write after
  * the previous returned, from now until stopped.
  */
-function startWriter(baseUrl: string, privateKey: string, target: () => string, measuredFrom: number) {
+function startWriter(act: () => Promise<boolean>, measuredFrom: number) {
   let done = 0;
   let failed = 0;
   let running = true;
@@ -463,12 +514,8 @@ function startWriter(baseUrl: string, privateKey: string, target: () => string, 
         };
       });
       if (!running) break;
-      const res = await patchTitle(baseUrl, privateKey, target(), `Edited at ${Date.now()} (${done})`).catch(
-        () => null,
-      );
-      if (res?.ok) done++;
+      if (await act()) done++;
       else failed++;
-      await res?.arrayBuffer().catch(() => undefined);
     }
   })();
   return {
