@@ -503,9 +503,13 @@ function startWriter(act: () => Promise<boolean>, measuredFrom: number) {
   let failed = 0;
   let running = true;
   let wake: (() => void) | null = null;
+  let lastDue = Number.NEGATIVE_INFINITY;
   const loop = (async () => {
     while (running) {
-      const due = nextWriteAt(performance.now(), WRITES_PER_SECOND, measuredFrom);
+      // Never the same moment twice: an act that returns at once (a CPU burst handed to another process)
+      // would otherwise find its own moment still due.
+      const due = nextWriteAt(Math.max(performance.now(), lastDue + 1), WRITES_PER_SECOND, measuredFrom);
+      lastDue = due;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.max(0, due - performance.now()));
         wake = () => {
