@@ -354,7 +354,6 @@ async function measure(
           loadCpu: process.cpuUsage(),
           wall: performance.now(),
           writes: writes?.counts() ?? { done: 0, failed: 0 },
-          responses: 0,
         };
         mark(title, "measured from here", measuredFrom);
         resolve(startReading);

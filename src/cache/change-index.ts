@@ -165,8 +165,7 @@ export function createChangeIndex(options: ChangeIndexOptions): ChangeIndex {
     coverUpTo,
     takeAppended(workspaceId, headBefore, changes) {
       const index = workspaces.get(workspaceId);
-      const last = changes.at(-1)?.position;
-      if (!index || last === undefined || index.position < headBefore) return;
+      if (!index || changes.length === 0 || index.position < headBefore) return;
       apply(index, changes);
       index.coveredAt = now();
     },

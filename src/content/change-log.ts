@@ -16,7 +16,7 @@ import type { Change } from "./change.ts";
 import { EVENT_ID_SQL, eventIdTail, tickStartWithinMillisecond } from "./event-ids.ts";
 import { snapshotOf } from "./event-snapshots.ts";
 import { newId } from "./ids.ts";
-import type { LoggedChange } from "./log-tail.ts";
+import { type LoggedChange, type LoggedChangeRow, loggedChange } from "./log-tail.ts";
 import { WEBHOOK_CHANNEL_PREFIX } from "./webhook-delivery-ids.ts";
 
 interface RevisionRow {
@@ -127,28 +127,16 @@ export async function appendEvents(
     workspaces: (appended?.workspaces ?? []).map((row) => ({
       workspaceId: row.workspaceId,
       headBefore: Number(row.headBefore),
-      events: row.events.map((event) => ({
-        position: Number(event.position),
-        type: event.type,
-        resourceId: event.resourceId,
-        postStatus: event.status,
-        keepsListings: event.keepsListings,
-      })),
+      events: row.events.map(loggedChange),
     })),
   };
 }
 
-/** APPEND_SQL's `workspaces`: positions as text (a bigint does not fit every JSON reader's number). */
+/** APPEND_SQL's `workspaces`: the head as text, as the events' positions are. */
 interface AppendedRow {
   workspaceId: string;
   headBefore: string;
-  events: {
-    position: string;
-    type: string;
-    resourceId: string;
-    status: string | null;
-    keepsListings: boolean;
-  }[];
+  events: LoggedChangeRow[];
 }
 
 /** NOTIFY channel for "events were appended", followed by the schema's name. */

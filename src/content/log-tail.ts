@@ -15,6 +15,26 @@ export interface LoggedChange {
   keepsListings: boolean;
 }
 
+/** An event as the log's statements return it (TAIL_SQL here, the append's in change-log.ts). */
+export interface LoggedChangeRow {
+  /** As text: a bigint does not fit every JSON reader's number. */
+  position: string;
+  type: string;
+  resourceId: string;
+  status: string | null;
+  keepsListings: boolean;
+}
+
+export function loggedChange(row: LoggedChangeRow): LoggedChange {
+  return {
+    position: Number(row.position),
+    type: row.type,
+    resourceId: row.resourceId,
+    postStatus: row.status,
+    keepsListings: row.keepsListings,
+  };
+}
+
 /**
  * The workspace's events in (after, upTo], in log order, at most `limit` of them. Every position up to a
  * head that was read is committed (appends take turns, change-log.ts), so this is all of them.
@@ -26,20 +46,10 @@ export async function loggedChangesBetween(
   upTo: number,
   limit: number,
 ): Promise<LoggedChange[]> {
-  const rows = await sql.query<{
-    position: string;
-    type: string;
-    resourceId: string;
-    status: string | null;
-    keepsListings: boolean;
-  }>(TAIL_SQL, [workspaceId, String(after), String(upTo), limit], { name: statementName(TAIL_SQL) });
-  return rows.map((row) => ({
-    position: Number(row.position),
-    type: row.type,
-    resourceId: row.resourceId,
-    postStatus: row.status,
-    keepsListings: row.keepsListings,
-  }));
+  const rows = await sql.query<LoggedChangeRow>(TAIL_SQL, [workspaceId, String(after), String(upTo), limit], {
+    name: statementName(TAIL_SQL),
+  });
+  return rows.map(loggedChange);
 }
 
 const TAIL_SQL = `SELECT position::text AS position, type, "resourceId", data->>'status' AS status, "keepsListings" FROM "Event"

@@ -5,9 +5,9 @@
 // taken the head the write left (the position of its last event there, which the append returns) or
 // forgotten the head it kept, before whoever wrote is answered. A head is read once (through `read`,
 // shared by concurrent reads) and kept until a committed change of its workspace; a cache hit then costs
-// no statement at all, before or after a write. A read that was under way when a change committed is not kept (it may hold the
-// head from before the change), though it answers the reads that were waiting for it, which arrived
-// before the change had returned.
+// no statement at all, before or after a write. A read that was under way when a change committed is not
+// kept (it may hold the head from before the change), though it answers the reads that were waiting for
+// it, which arrived before the change had returned.
 import type { Change } from "./change.ts";
 import type { WorkspaceAppend } from "./change-log.ts";
 
