@@ -8,6 +8,7 @@
 //   --seconds N   seconds per phase (default 8)   --burst N   requests at once (default 8)
 //   --interval MS   between bursts (default 500)  --readers N   reading clients (default 4)
 import { parseArgs } from "node:util";
+import { log } from "./log.ts";
 import { percentile, withSeededService } from "./seeded-service.ts";
 
 const { values } = parseArgs({
@@ -23,7 +24,6 @@ const seconds = Number(values.seconds);
 const burst = Number(values.burst);
 const intervalMs = Number(values.interval);
 const readers = Number(values.readers);
-const log = (text: string) => process.stdout.write(`${text}\n`);
 
 const SCHEMA_WALK = "__schema { types { name fields { name args { name } type { name } } } }";
 const aliased = (count: number, selection: string) =>

@@ -7,6 +7,7 @@
 //   --seconds N (default 8)   --connections N (default 10)
 import { parseArgs } from "node:util";
 import { runLoad } from "./load.ts";
+import { log } from "./log.ts";
 import { ownCpuMs, postgresCpuMs } from "./processes.ts";
 import type { Scenario } from "./scenarios.ts";
 import { withSeededService } from "./seeded-service.ts";
@@ -18,7 +19,6 @@ const { values } = parseArgs({
     connections: { type: "string", default: "10" },
   },
 });
-const log = (text: string) => process.stdout.write(`${text}\n`);
 const settings = { duration: Number(values.seconds), warmup: 2, connections: Number(values.connections) };
 
 const read = (id: string, path: string): Scenario => ({

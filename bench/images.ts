@@ -11,6 +11,7 @@
 import { parseArgs } from "node:util";
 import autocannon, { type AutocannonRequest, type AutocannonResult } from "autocannon";
 import sharp from "sharp";
+import { log } from "./log.ts";
 import { withSeededService } from "./seeded-service.ts";
 
 const { values } = parseArgs({
@@ -23,7 +24,6 @@ const { values } = parseArgs({
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 const BURST_CONNECTIONS = 32;
-const log = (text: string) => process.stdout.write(`${text}\n`);
 
 /** A 4000×3000 JPEG that compresses like a photograph: smooth gradients under a little grain. */
 async function makePhoto(): Promise<Buffer> {

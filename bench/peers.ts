@@ -15,6 +15,7 @@
 import { parseArgs } from "node:util";
 import { createBenchDatabase } from "./database.ts";
 import { type LoadResult, runInTurns } from "./load.ts";
+import { log } from "./log.ts";
 import { type PeerQuery, peerNode, peerQueries, startPostGraphile } from "./postgraphile.ts";
 import { type ChildServer, ownCpuMs, postgresCpuMs, startServer } from "./processes.ts";
 import { GRAPHQL_LIST_QUERY, type Scenario, type Step } from "./scenarios.ts";
@@ -32,7 +33,6 @@ const { values } = parseArgs({
     "peer-node": { type: "string" },
   },
 });
-const log = (text: string) => process.stdout.write(`${text}\n`);
 const settings = {
   duration: Number(values.seconds),
   warmup: Number(values.warmup),

@@ -19,6 +19,7 @@ import { cacheLookups, hitRatio, METRICS_TOKEN } from "./cache-metrics.ts";
 import { firstDifference } from "./compare-bodies.ts";
 import { createBenchDatabase } from "./database.ts";
 import { type CpuMeters, type LoadResult, runInTurns, runLoad } from "./load.ts";
+import { log } from "./log.ts";
 import { parseBenchOptions } from "./options.ts";
 import { peerNode } from "./postgraphile.ts";
 import { preflightScenario } from "./preflight.ts";
@@ -34,7 +35,6 @@ import { type ProfileSummary, summarizeProfile } from "./summarize-profile.ts";
 const CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
 const options = parseBenchOptions(process.argv.slice(2), process.env);
-const log = (text: string) => process.stdout.write(`${text}\n`);
 
 if (options.list) {
   for (const scenario of benchScenarios(exampleFixtures()))

@@ -18,6 +18,7 @@ import { openRuntime } from "../src/bootstrap.ts";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/logger.ts";
 import { createBenchDatabase } from "./database.ts";
+import { log } from "./log.ts";
 import { peerNode, peerQueries, startPostGraphile } from "./postgraphile.ts";
 import { GRAPHQL_LIST_QUERY } from "./scenarios.ts";
 import { seedBenchDatabase } from "./seed.ts";
@@ -32,7 +33,6 @@ const { values } = parseArgs({
     "peer-node": { type: "string" },
   },
 });
-const log = (text: string) => process.stdout.write(`${text}\n`);
 /** The content of bench:peers (bench/peers.ts). */
 const SIZES = { posts: Number(values.posts), categories: 8, tags: 20, authors: 5, fields: 2, paragraphs: 5 };
 /** Linux's USER_HZ: /proc's CPU times are in hundredths of a second. */

@@ -8,6 +8,7 @@
 
 import { request } from "node:http";
 import { parseArgs } from "node:util";
+import { log } from "./log.ts";
 import { percentile, withSeededService } from "./seeded-service.ts";
 
 const { values } = parseArgs({
@@ -19,7 +20,6 @@ const { values } = parseArgs({
 });
 const subscribers = Number(values.subscribers);
 const writes = Number(values.writes);
-const log = (text: string) => process.stdout.write(`${text}\n`);
 
 await withSeededService({ embedded: values.embedded, posts: 200, log }, async ({ server, fixtures }) => {
   /** Arrival times per written tag slug, one entry per subscriber that received it. */

@@ -13,6 +13,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { log } from "./log.ts";
 import { ownCpuMs, PROJECT_ROOT, postgresCpuMs } from "./processes.ts";
 import { percentile, withSeededService } from "./seeded-service.ts";
 
@@ -28,7 +29,6 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const clients = Number(values.clients);
 const rounds = Number(values.rounds);
-const log = (text: string) => process.stdout.write(`${text}\n`);
 const profileDir = path.join(
   PROJECT_ROOT,
   "bench",

@@ -71,3 +71,55 @@ export function nextWriteAt(now: number, writesPerSecond: number, measuredFrom: 
     if (offset < SLICE_MS) return sliceStart + offset;
   }
 }
+
+/**
+ * CPU readings at the measured run's slice boundaries, so that on and off slices can be told apart by
+ * who worked in them (the service's threads, the load generator, PostgreSQL), not only by how many reads
+ * were answered. `read` returns cumulative CPU milliseconds by name; a reading comes on a timer in the
+ * load generator's own event loop, a few milliseconds late at worst, and its true moment is kept.
+ */
+export class SliceCpuSampler {
+  readonly #readings: { at: number; cpu: Map<string, number> }[] = [];
+  readonly #timer: { current?: NodeJS.Timeout } = {};
+
+  constructor(
+    readonly startedAt: number,
+    readonly slices: number,
+    readonly read: () => Map<string, number>,
+  ) {
+    this.#schedule(0);
+  }
+
+  #schedule(boundary: number): void {
+    if (boundary > this.slices) return;
+    const due = this.startedAt + boundary * SLICE_MS;
+    this.#timer.current = setTimeout(
+      () => {
+        this.#readings.push({ at: performance.now(), cpu: this.read() });
+        this.#schedule(boundary + 1);
+      },
+      Math.max(0, due - performance.now()),
+    );
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer.current);
+  }
+
+  /** CPU ms per second of each name in the on and the off slices (the slices read so far). */
+  perSecond(): { on: Map<string, number>; off: Map<string, number> } {
+    const sums = { on: new Map<string, number>(), off: new Map<string, number>() };
+    const seconds = { on: 0, off: 0 };
+    for (let index = 0; index + 1 < this.#readings.length; index++) {
+      const [from, to] = [this.#readings[index], this.#readings[index + 1]];
+      if (!from || !to) continue;
+      const half = writesInSlice(index) ? "on" : "off";
+      seconds[half] += (to.at - from.at) / 1_000;
+      for (const [name, ms] of to.cpu)
+        sums[half].set(name, (sums[half].get(name) ?? 0) + ms - (from.cpu.get(name) ?? ms));
+    }
+    const rate = (half: "on" | "off") =>
+      new Map([...sums[half]].map(([name, ms]) => [name, seconds[half] > 0 ? ms / seconds[half] : 0]));
+    return { on: rate("on"), off: rate("off") };
+  }
+}

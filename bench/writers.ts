@@ -13,7 +13,7 @@
 //   npm run bench:writers -- --embedded     embedded PGlite
 //   --seconds N (default 10): measured seconds of reads only, and of each half (on, off) of a writer
 //                  scenario   --warmup N (default 3)
-//   --rounds N (default 3): reads only and each writer scenario once per round; req/s of the median
+//   --rounds N (default 5): reads only and each writer scenario once per round; req/s of the median
 //                  round, and the on/off ratio of every round's slices pooled
 //   --before DIR   the same scenarios, on the same database, with the service run from another checkout
 //                  (e.g. the commit before issue 38's cache) — figures of both in one run
@@ -33,17 +33,18 @@ import { parseArgs } from "node:util";
 import autocannon, { type AutocannonRequest } from "autocannon";
 import { cacheLookups, hitRatio, METRICS_TOKEN } from "./cache-metrics.ts";
 import type { BenchDatabase } from "./database.ts";
-import { type ChildServer, postgresCpuMs, startServer } from "./processes.ts";
+import { log } from "./log.ts";
+import { type ChildServer, ownCpuMs, postgresCpuMs, startServer } from "./processes.ts";
 import type { BenchFixtures } from "./seed.ts";
 import { benchServiceEnv, withSeededDatabase } from "./seeded-service.ts";
-import { nextWriteAt, SliceCounter, type SliceTotal } from "./writer-slices.ts";
+import { nextWriteAt, SLICE_MS, SliceCounter, SliceCpuSampler, type SliceTotal } from "./writer-slices.ts";
 
 const { values } = parseArgs({
   options: {
     embedded: { type: "boolean", default: false },
     seconds: { type: "string", default: "10" },
     warmup: { type: "string", default: "3" },
-    rounds: { type: "string", default: "3" },
+    rounds: { type: "string", default: "5" },
     before: { type: "string" },
     only: { type: "string" },
     "node-args": { type: "string" },
@@ -53,7 +54,6 @@ const { values } = parseArgs({
     output: { type: "string" },
   },
 });
-const log = (text: string) => process.stdout.write(`${text}\n`);
 const CONNECTIONS = 16;
 const WRITES_PER_SECOND = 2;
 const LIST_PAGES = 20;
@@ -343,6 +343,10 @@ async function measure(
   });
   load.on("response", () => slices.count());
   const writes = writer?.act ? startWriter(writer.act, measuredFrom) : null;
+  const cpuBySlice =
+    writer && values.threads
+      ? new SliceCpuSampler(measuredFrom, Math.floor((seconds * 1_000) / SLICE_MS), () => cpuByWorker(server))
+      : null;
   // The readings at the end of the warm-up, taken on a timer while the load runs.
   const readings = new Promise<MeasuredStart>((resolve) =>
     setTimeout(
@@ -362,6 +366,7 @@ async function measure(
     ),
   );
   const result = await load;
+  cpuBySlice?.stop();
   const start = await readings;
   const wallMs = performance.now() - start.wall;
   mark(title, "measured to here");
@@ -413,6 +418,12 @@ async function measure(
           .map((rate) => rate.toFixed(0))
           .join(" ")}`,
       );
+    if (cpuBySlice) {
+      const { on, off } = cpuBySlice.perSecond();
+      const line = (half: Map<string, number>) =>
+        [...half].map(([name, msPerSecond]) => `${name} ${msPerSecond.toFixed(0)}`).join(", ");
+      log(`    CPU ms per second, on slices: ${line(on)}; off slices: ${line(off)}`);
+    }
     log(
       `    CPU/read by thread: ${threads.map(([name, perReadMs]) => `${name} ${perReadMs.toFixed(4)} ms`).join(", ")}`,
     );
@@ -424,6 +435,23 @@ async function measure(
     `  ${title}: ${outcome.rps.toFixed(0)} req/s${sliced}, hit ratio ${percent(outcome.hitRatio)}, ${writesDone} writes, CPU/read: service ${ms(cpu.service)}, PostgreSQL ${ms(cpu.database)}, latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`,
   );
   return outcome;
+}
+
+/**
+ * Cumulative CPU ms of whoever works in a read load: the service's main thread and its other threads,
+ * this process (the load generator and the writer), and PostgreSQL's processes (absent on the embedded
+ * store, whose database is one of the service's threads).
+ */
+function cpuByWorker(server: ChildServer): Map<string, number> {
+  const main = server.threadCpuMs().get("main") ?? 0;
+  const total = server.cpuMs();
+  const database = postgresCpuMs();
+  return new Map([
+    ["service main thread", main],
+    ["service other threads", total === null ? 0 : total - main],
+    ["load generator", ownCpuMs()],
+    ...(database === null ? [] : [["PostgreSQL", database] as [string, number]]),
+  ]);
 }
 
 interface MeasuredStart {
