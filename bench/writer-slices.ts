@@ -10,25 +10,38 @@
 // Inside an on slice the writes come at fixed offsets (WRITES_PER_SECOND a second, each after the previous
 // returned), so no write of an on slice spills into the next off slice unless it takes longer than its gap.
 
+//
+// That order alone still leans: over 15 control runs of 2026-11-27 (no writes at all) a run's throughput
+// fell from its first slices to its eighth (relative rates by slice 1.06 1.07 1.02 1.01 0.99 1.00 0.97
+// 0.92 0.97 0.99), which made the on slices of that order 2% faster than its off slices with nothing
+// written. So every other round runs the mirrored order (on, off, off, on, …): pooled over an even
+// number of rounds, each slice of a run is an on slice and an off slice equally often.
+
 export const SLICE_MS = 2_000;
 const ORDER = [false, true, true, false] as const;
 
-/** Whether the writer writes in the measured run's slice `index` (negative: before the measured run). */
-export function writesInSlice(index: number): boolean {
-  return ORDER[((index % ORDER.length) + ORDER.length) % ORDER.length] ?? false;
+/**
+ * Whether the writer writes in the measured run's slice `index` (negative: before the measured run); in
+ * the `mirrored` order, exactly in the slices the plain order leaves out.
+ */
+export function writesInSlice(index: number, mirrored = false): boolean {
+  return (ORDER[((index % ORDER.length) + ORDER.length) % ORDER.length] ?? false) !== mirrored;
 }
 
 /** Counts responses into the measured run's slices, from `startedAt` (performance.now()) on. */
 export class SliceCounter {
   readonly #counts: number[] = [];
-  constructor(readonly startedAt: number) {}
+  constructor(
+    readonly startedAt: number,
+    readonly mirrored = false,
+  ) {}
 
   count(at = performance.now()): void {
     const slice = Math.floor((at - this.startedAt) / SLICE_MS);
     if (slice >= 0) this.#counts[slice] = (this.#counts[slice] ?? 0) + 1;
   }
 
-  /** req/s of each whole slice of the first `seconds`, in order (the first is an off slice). */
+  /** req/s of each whole slice of the first `seconds`, in order (the first is an off slice unless mirrored). */
   rates(seconds: number): number[] {
     const slices = Math.floor((seconds * 1_000) / SLICE_MS);
     return Array.from({ length: slices }, (_, index) => (this.#counts[index] ?? 0) / (SLICE_MS / 1_000));
@@ -43,7 +56,7 @@ export class SliceCounter {
     const on = { responses: 0, seconds: 0, rps: 0 };
     const off = { responses: 0, seconds: 0, rps: 0 };
     for (let index = 0; index < slices; index++) {
-      const half = writesInSlice(index) ? on : off;
+      const half = writesInSlice(index, this.mirrored) ? on : off;
       half.responses += this.#counts[index] ?? 0;
       half.seconds += SLICE_MS / 1_000;
     }
@@ -62,10 +75,15 @@ export interface SliceTotal {
  * When the writer's next write is due, at `now` or later: every `1000 / writesPerSecond` ms at the fixed
  * offsets of the on slices, counted from `measuredFrom` (the warm-up before it is sliced alike).
  */
-export function nextWriteAt(now: number, writesPerSecond: number, measuredFrom: number): number {
+export function nextWriteAt(
+  now: number,
+  writesPerSecond: number,
+  measuredFrom: number,
+  mirrored = false,
+): number {
   const gap = 1_000 / writesPerSecond;
   for (let slice = Math.floor((now - measuredFrom) / SLICE_MS); ; slice++) {
-    if (!writesInSlice(slice)) continue;
+    if (!writesInSlice(slice, mirrored)) continue;
     const sliceStart = measuredFrom + slice * SLICE_MS;
     const offset = Math.max(0, Math.ceil((now - sliceStart) / gap)) * gap;
     if (offset < SLICE_MS) return sliceStart + offset;
@@ -86,6 +104,7 @@ export class SliceCpuSampler {
     readonly startedAt: number,
     readonly slices: number,
     readonly read: () => Map<string, number>,
+    readonly mirrored = false,
   ) {
     this.#schedule(0);
   }
@@ -113,7 +132,7 @@ export class SliceCpuSampler {
     for (let index = 0; index + 1 < this.#readings.length; index++) {
       const [from, to] = [this.#readings[index], this.#readings[index + 1]];
       if (!from || !to) continue;
-      const half = writesInSlice(index) ? "on" : "off";
+      const half = writesInSlice(index, this.mirrored) ? "on" : "off";
       seconds[half] += (to.at - from.at) / 1_000;
       for (const [name, ms] of to.cpu)
         sums[half].set(name, (sums[half].get(name) ?? 0) + ms - (from.cpu.get(name) ?? ms));

@@ -13,7 +13,7 @@
 //   npm run bench:writers -- --embedded     embedded PGlite
 //   --seconds N (default 10): measured seconds of reads only, and of each half (on, off) of a writer
 //                  scenario   --warmup N (default 3)
-//   --rounds N (default 5): reads only and each writer scenario once per round; req/s of the median
+//   --rounds N (default 6): reads only and each writer scenario once per round; req/s of the median
 //                  round, and the on/off ratio of every round's slices pooled
 //   --before DIR   the same scenarios, on the same database, with the service run from another checkout
 //                  (e.g. the commit before issue 38's cache) — figures of both in one run
@@ -44,7 +44,7 @@ const { values } = parseArgs({
     embedded: { type: "boolean", default: false },
     seconds: { type: "string", default: "10" },
     warmup: { type: "string", default: "3" },
-    rounds: { type: "string", default: "5" },
+    rounds: { type: "string", default: "6" },
     before: { type: "string" },
     only: { type: "string" },
     "node-args": { type: "string" },
@@ -152,6 +152,7 @@ async function scenarios(
         const [title, kind] = writerScenarios[index] as [string, WriterKind];
         const target = writeTarget(kind, slugs, draftSlug);
         const writer = {
+          mirrored: round % 2 === 0,
           act:
             kind === "cpu" && burner
               ? () => burner.burn(Number(values["burn-ms"]))
@@ -327,13 +328,13 @@ async function measure(
   server: ChildServer,
   title: string,
   reads: AutocannonRequest,
-  writer: { act: (() => Promise<boolean>) | null } | null,
+  writer: { act: (() => Promise<boolean>) | null; mirrored: boolean } | null,
 ): Promise<Outcome> {
   const warmupMs = Number(values.warmup) * 1_000;
   const seconds = Number(values.seconds) * (writer ? 2 : 1);
   const startedAt = performance.now();
   const measuredFrom = startedAt + warmupMs;
-  const slices = new SliceCounter(measuredFrom);
+  const slices = new SliceCounter(measuredFrom, writer?.mirrored);
   const load = autocannon({
     url: server.url,
     connections: CONNECTIONS,
@@ -342,10 +343,15 @@ async function measure(
     ...(values.rate ? { overallRate: Number(values.rate) } : {}),
   });
   load.on("response", () => slices.count());
-  const writes = writer?.act ? startWriter(writer.act, measuredFrom) : null;
+  const writes = writer?.act ? startWriter(writer.act, measuredFrom, writer.mirrored) : null;
   const cpuBySlice =
     writer && values.threads
-      ? new SliceCpuSampler(measuredFrom, Math.floor((seconds * 1_000) / SLICE_MS), () => cpuByWorker(server))
+      ? new SliceCpuSampler(
+          measuredFrom,
+          Math.floor((seconds * 1_000) / SLICE_MS),
+          () => cpuByWorker(server),
+          writer.mirrored,
+        )
       : null;
   // The readings at the end of the warm-up, taken on a timer while the load runs.
   const readings = new Promise<MeasuredStart>((resolve) =>
@@ -413,7 +419,7 @@ async function measure(
       .sort((a, b) => b[1] - a[1]);
     if (writer)
       log(
-        `    req/s by slice (off, on, on, off, …): ${slices
+        `    req/s by slice (${writer.mirrored ? "on, off, off, on" : "off, on, on, off"}, …): ${slices
           .rates(seconds)
           .map((rate) => rate.toFixed(0))
           .join(" ")}`,
@@ -525,7 +531,7 @@ function startBurner() {
  * Calls `act` (a write) at the on slices' fixed offsets (bench/writer-slices.ts), each write after
  * the previous returned, from now until stopped.
  */
-function startWriter(act: () => Promise<boolean>, measuredFrom: number) {
+function startWriter(act: () => Promise<boolean>, measuredFrom: number, mirrored: boolean) {
   let done = 0;
   let failed = 0;
   let running = true;
@@ -535,7 +541,12 @@ function startWriter(act: () => Promise<boolean>, measuredFrom: number) {
     while (running) {
       // Never the same moment twice: an act that returns at once (a CPU burst handed to another process)
       // would otherwise find its own moment still due.
-      const due = nextWriteAt(Math.max(performance.now(), lastDue + 1), WRITES_PER_SECOND, measuredFrom);
+      const due = nextWriteAt(
+        Math.max(performance.now(), lastDue + 1),
+        WRITES_PER_SECOND,
+        measuredFrom,
+        mirrored,
+      );
       lastDue = due;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.max(0, due - performance.now()));
