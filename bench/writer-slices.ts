@@ -9,7 +9,6 @@
 // same run is the writer's cost. A control scenario holds the same slices and writes in none of them.
 // Inside an on slice the writes come at fixed offsets (WRITES_PER_SECOND a second, each after the previous
 // returned), so no write of an on slice spills into the next off slice unless it takes longer than its gap.
-
 //
 // That order alone still leans: over 15 control runs of 2026-11-27 (no writes at all) a run's throughput
 // fell from its first slices to its eighth (relative rates by slice 1.06 1.07 1.02 1.01 0.99 1.00 0.97
@@ -26,6 +25,11 @@ const ORDER = [false, true, true, false] as const;
  */
 export function writesInSlice(index: number, mirrored = false): boolean {
   return (ORDER[((index % ORDER.length) + ORDER.length) % ORDER.length] ?? false) !== mirrored;
+}
+
+/** The order's first slices as words ("off, on, on, off"), for printing a run's slices. */
+export function sliceOrderLabel(mirrored: boolean): string {
+  return ORDER.map((_, index) => (writesInSlice(index, mirrored) ? "on" : "off")).join(", ");
 }
 
 /** Counts responses into the measured run's slices, from `startedAt` (performance.now()) on. */
@@ -98,7 +102,7 @@ export function nextWriteAt(
  */
 export class SliceCpuSampler {
   readonly #readings: { at: number; cpu: Map<string, number> }[] = [];
-  readonly #timer: { current?: NodeJS.Timeout } = {};
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly startedAt: number,
@@ -112,7 +116,7 @@ export class SliceCpuSampler {
   #schedule(boundary: number): void {
     if (boundary > this.slices) return;
     const due = this.startedAt + boundary * SLICE_MS;
-    this.#timer.current = setTimeout(
+    this.#timer = setTimeout(
       () => {
         this.#readings.push({ at: performance.now(), cpu: this.read() });
         this.#schedule(boundary + 1);
@@ -122,7 +126,7 @@ export class SliceCpuSampler {
   }
 
   stop(): void {
-    clearTimeout(this.#timer.current);
+    clearTimeout(this.#timer);
   }
 
   /** CPU ms per second of each name in the on and the off slices (the slices read so far). */

@@ -37,7 +37,14 @@ import { log } from "./log.ts";
 import { type ChildServer, ownCpuMs, postgresCpuMs, startServer } from "./processes.ts";
 import type { BenchFixtures } from "./seed.ts";
 import { benchServiceEnv, withSeededDatabase } from "./seeded-service.ts";
-import { nextWriteAt, SLICE_MS, SliceCounter, SliceCpuSampler, type SliceTotal } from "./writer-slices.ts";
+import {
+  nextWriteAt,
+  SLICE_MS,
+  SliceCounter,
+  SliceCpuSampler,
+  type SliceTotal,
+  sliceOrderLabel,
+} from "./writer-slices.ts";
 
 const { values } = parseArgs({
   options: {
@@ -419,7 +426,7 @@ async function measure(
       .sort((a, b) => b[1] - a[1]);
     if (writer)
       log(
-        `    req/s by slice (${writer.mirrored ? "on, off, off, on" : "off, on, on, off"}, …): ${slices
+        `    req/s by slice (${sliceOrderLabel(writer.mirrored)}, …): ${slices
           .rates(seconds)
           .map((rate) => rate.toFixed(0))
           .join(" ")}`,
@@ -445,13 +452,13 @@ async function measure(
 
 /**
  * Cumulative CPU ms of whoever works in a read load: the service's main thread and its other threads,
- * this process (the load generator and the writer), and PostgreSQL's processes (absent on the embedded
- * store, whose database is one of the service's threads).
+ * this process (the load generator and the writer), and PostgreSQL's processes (left out on the embedded
+ * store, whose database is one of the service's threads; the machine's server runs there all the same).
  */
 function cpuByWorker(server: ChildServer): Map<string, number> {
   const main = server.threadCpuMs().get("main") ?? 0;
   const total = server.cpuMs();
-  const database = postgresCpuMs();
+  const database = values.embedded ? null : postgresCpuMs();
   return new Map([
     ["service main thread", main],
     ["service other threads", total === null ? 0 : total - main],
