@@ -388,11 +388,13 @@ describe("posts: pagination numbers", () => {
 
 describe("posts: full-text query", () => {
   let search: GraphQLClient;
+  let editor: GraphQLClient;
   beforeAll(async () => {
     // A workspace of its own, so the rank order is not mixed with the posts above.
     const other = await app.workspace("Search");
     search = graphqlClient(app, other.publicKey);
-    const f = graphqlFixtures(graphqlClient(app, other.privateKey));
+    editor = graphqlClient(app, other.privateKey);
+    const f = graphqlFixtures(editor);
     const category = await f.category("notes");
     await f.post({
       slug: "tuning",
@@ -488,6 +490,20 @@ describe("posts: full-text query", () => {
     expect(await slugsOf({ query: "postgres -indexes", order: "ASC" })).toEqual(["tuning", "storage"]);
     expect(await slugsOf({ query: '\'); DROP TABLE "Post"; --' })).toEqual([]);
     expect(await slugsOf({ query: "   " })).toEqual(["cooking", "storage", "indexes", "tuning"]);
+  });
+
+  it("follows edits: a new title or body is found and the old one no longer; other edits keep both", async () => {
+    const edit = (input: string) =>
+      editor.ok(`mutation { updatePost(identifier: "cooking", input: ${input}) { id } }`);
+    await edit(`{ title: "Baking sourdough" }`);
+    expect(await slugsOf({ query: "sourdough" })).toEqual(["cooking"]);
+    expect(await slugsOf({ query: "cooking" })).toEqual([]);
+    await edit(`{ content: "<p>Rye flour and patience.</p>" }`);
+    expect(await slugsOf({ query: "rye" })).toEqual(["cooking"]);
+    expect(await slugsOf({ query: "databases" })).toEqual([]);
+    // Neither text changes (the vector is then left as it is, migration 20261127100000): still found by both.
+    await edit(`{ featured: true, description: "Bread", title: "Baking sourdough" }`);
+    expect(await slugsOf({ query: "sourdough rye" })).toEqual(["cooking"]);
   });
 });
 
