@@ -14,7 +14,7 @@
 //   --seconds N (default 10): measured seconds of reads only, and of each half (on, off) of a writer
 //                  scenario   --warmup N (default 3)
 //   --rounds N (default 6): reads only and each writer scenario once per round; req/s of the median
-//                  round, and the on/off ratio of every round's slices pooled
+//                  round, and the median of the rounds' on/off ratios (every round's slices pooled, too)
 //   --before DIR   the same scenarios, on the same database, with the service run from another checkout
 //                  (e.g. the commit before issue 38's cache) — figures of both in one run
 //   --only KINDS   only these writer scenarios (comma-separated: draft, one-post, random-posts, control),
@@ -94,6 +94,8 @@ interface Outcome {
   kind?: WriterKind;
   /** Against reads only: the median over rounds of each round's on/off ratio (absent: against the reported reads only). */
   ratio?: number;
+  /** The on/off ratio of every round's slices pooled, and each round's own (writer scenarios over several rounds). */
+  rounds?: { pooled: number; each: number[] };
   /** A writer scenario's on and off slices (the off ones: reads only in the same run). */
   halves?: { on: SliceTotal; off: SliceTotal };
   /** CPU milliseconds per read of the service process and of PostgreSQL (writes included). */
@@ -147,8 +149,11 @@ async function scenarios(
     const burner = only?.includes("cpu") ? startBurner() : null;
     // Each round: reads only, then every writer scenario, each in one run of alternating slices with and
     // without writes (bench/writer-slices.ts: separate runs of the same load differ by up to 1.7× on this
-    // machine, bench/README.md). The writer scenarios' order turns by one each round; the reported ratio
-    // is the on/off ratio of all rounds' slices together.
+    // machine, bench/README.md). The writer scenarios' order turns by one each round. The reported ratio
+    // is the median of the rounds' on/off ratios: a few seconds in which the host slows everything (the
+    // same reads costing the service a quarter more CPU, in on and off slices alike) move one round, and
+    // pooled they would move the run by as much as the writer's whole cost. The pooled ratio is printed
+    // beside it.
     const readsOnlyRuns: Outcome[] = [];
     const byScenario: Outcome[][] = writerScenarios.map(() => []);
     for (let round = 1; round <= Number(values.rounds); round++) {
@@ -178,7 +183,8 @@ async function scenarios(
       ...byScenario.map((runs, index) => ({
         ...median(runs),
         kind: writerScenarios[index]?.[1] ?? "none",
-        ratio: pooledRatio(runs),
+        ratio: medianOf(runs.map((run) => run.ratio ?? 0)),
+        rounds: { pooled: pooledRatio(runs), each: runs.map((run) => run.ratio ?? 0) },
       })),
     );
   } finally {
@@ -622,15 +628,17 @@ function report(outcomes: readonly Outcome[]): void {
   const ratio = (outcome: Outcome | undefined) =>
     outcome ? (outcome.ratio ?? outcome.rps / readsOnly.rps) : 0;
   log("");
-  log("| scenario | req/s | × reads only | cache hit ratio | writes (failed) | CPU/read service + db |");
-  log("|---|---|---|---|---|---|");
+  log(
+    "| scenario | req/s | × reads only | pooled | each round | cache hit ratio | writes (failed) | CPU/read service + db |",
+  );
+  log("|---|---|---|---|---|---|---|---|");
   for (const outcome of outcomes)
     log(
-      `| ${outcome.title} | ${outcome.rps.toFixed(0)} | ${ratio(outcome).toFixed(2)} | ${percent(outcome.hitRatio)} | ${outcome.writes} (${outcome.failedWrites}) | ${ms(outcome.cpu.service)} + ${ms(outcome.cpu.database)} |`,
+      `| ${outcome.title} | ${outcome.rps.toFixed(0)} | ${ratio(outcome).toFixed(3)} | ${outcome.rounds?.pooled.toFixed(3) ?? ""} | ${outcome.rounds?.each.map((each) => each.toFixed(2)).join(" ") ?? ""} | ${percent(outcome.hitRatio)} | ${outcome.writes} (${outcome.failedWrites}) | ${ms(outcome.cpu.service)} + ${ms(outcome.cpu.database)} |`,
     );
   log("");
   log(
-    "req/s: the median round's (a writer scenario's: its on slices'); × reads only: a writer scenario's on slices over its off slices, every round's pooled — the rows' req/s come from different minutes of a machine whose speed drifts, the ratios do not",
+    "req/s: the median round's (a writer scenario's: its on slices'); × reads only: a writer scenario's on slices over its off slices, the median of the rounds' ratios (pooled: every round's slices together) — the rows' req/s come from different minutes of a machine whose speed drifts, the ratios do not",
   );
   const byKind = (kind: WriterKind) => outcomes.find((outcome) => outcome.kind === kind);
   const [draft, onePost, randomPosts] = [byKind("draft"), byKind("one-post"), byKind("random-posts")];
