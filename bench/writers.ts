@@ -180,12 +180,15 @@ async function scenarios(
     );
     outcomes.push(
       { ...median(readsOnlyRuns), kind: "none", ratio: 1 },
-      ...byScenario.map((runs, index) => ({
-        ...median(runs),
-        kind: writerScenarios[index]?.[1] ?? "none",
-        ratio: medianOf(runs.map((run) => run.ratio ?? 0)),
-        rounds: { pooled: pooledRatio(runs), each: runs.map((run) => run.ratio ?? 0) },
-      })),
+      ...byScenario.map((runs, index) => {
+        const each = runs.map((run) => run.ratio ?? 0);
+        return {
+          ...median(runs),
+          kind: writerScenarios[index]?.[1] ?? "none",
+          ratio: medianOf(each),
+          rounds: { pooled: pooledRatio(runs), each },
+        };
+      }),
     );
   } finally {
     await cached.stop();
