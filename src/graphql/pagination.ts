@@ -75,11 +75,16 @@ export function pageWindow(args: PageArgs): { limit: number; page: number; skip:
   return { limit, page, skip: (page - 1) * limit, take: limit };
 }
 
-/** The pagination object; a page past the last one (when there are items) is an error. */
+/**
+ * The pagination object; a page past the last one is an error. An empty list has no pages, yet its
+ * page 1 is answered (empty): a client's first request never fails. Any later page is past the last,
+ * as it is for a list with items (issue 53: it answered page 1 instead, so a client paging on saw
+ * nothing wrong).
+ */
 export function paginate(totalItems: number, window: { limit: number; page: number }): Pagination {
   const totalPages = Math.ceil(totalItems / window.limit);
-  if (totalItems > 0 && window.page > totalPages) throw pageOutOfRangeError(window.page, totalPages);
-  const currentPage = totalItems === 0 ? 1 : window.page;
+  if (window.page > Math.max(totalPages, 1)) throw pageOutOfRangeError(window.page, totalPages);
+  const currentPage = window.page;
   return {
     limit: window.limit,
     currentPage,

@@ -138,8 +138,8 @@ export const DISPATCH_DEFAULTS = {
   // 20): a round that fills every free slot asks for the next at once, and with 16 slots rounds of a few
   // deliveries followed each other back to back, for as long as the stream lasted.
   concurrency: 64,
-  // 16 is the keep-alive agent's sockets per host (sender.ts): more in flight to one endpoint would
-  // only queue in the agent. Half an instance's slots per workspace leaves the other half to the rest.
+  // 16 was the keep-alive agent's sockets per host (sender.ts; it has no cap since issue 53: the caps
+  // here are the only ones). Half an instance's slots per workspace leaves the other half to the rest.
   endpointConcurrency: 16,
   workspaceConcurrency: 32,
   sweepMs: 10_000,

@@ -45,9 +45,16 @@ const USER_AGENT = "content-gateway-webhooks/1";
 // Keep-alive per process: a receiver that gets a burst of events is not asked for a new connection (and
 // TLS handshake) each time. Sockets are keyed by host and port; every address they were opened to was
 // checked when they were.
+//
+// No cap on the sockets per host: the dispatcher's claim already bounds what is in flight (per
+// endpoint, per workspace, per instance), and a cap here would be a second, hidden one shared by every
+// endpoint at that host, whichever workspace owns it. Beyond it an attempt waits in the agent's queue,
+// leased and counted as in flight, behind whatever holds the sockets: with 16 per host, one workspace's
+// endpoints that never answer (paths of one receiving service) made another workspace's deliveries to
+// that host wait until those attempts timed out, 7-9 s (issue 53, test/api/webhook-hanging-neighbours.test.ts).
 const agents = {
-  "http:": new http.Agent({ keepAlive: true, maxSockets: 16 }),
-  "https:": new https.Agent({ keepAlive: true, maxSockets: 16 }),
+  "http:": new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY }),
+  "https:": new https.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY }),
 };
 
 export async function sendWebhook(request: SendRequest): Promise<SendResult> {

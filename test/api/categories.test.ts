@@ -102,9 +102,9 @@ describe("GET /v1/categories", () => {
     });
   });
 
-  it("gives an empty workspace an empty list, page 1 of 0", async () => {
+  it("gives an empty workspace an empty list, page 1 of 0; a later page is past the last (400)", async () => {
     const empty = await app.workspace("Empty");
-    const res = await call("GET", `${LIST}?page=4`, LIST, { key: empty.publicKey });
+    const res = await call("GET", `${LIST}?page=1`, LIST, { key: empty.publicKey });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       categories: [],
@@ -116,6 +116,12 @@ describe("GET /v1/categories", () => {
         totalPages: 0,
         totalItems: 0,
       },
+    });
+    const past = await call("GET", `${LIST}?page=4`, LIST, { key: empty.publicKey });
+    expect(past.status).toBe(400);
+    expect(past.body).toEqual({
+      error: "Invalid page number",
+      details: { message: "Page 4 does not exist; there are 0 pages", totalPages: 0, requestedPage: 4 },
     });
   });
 

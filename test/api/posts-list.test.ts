@@ -319,10 +319,14 @@ describe("GET /v1/posts: pagination", () => {
     });
   });
 
-  it("an empty list: totalPages 0, totalItems 0, currentPage 1, even when a later page is asked for", async () => {
-    for (const query of ["", "page=3"]) {
-      const res = await list(query, empty.publicKey);
-      expect(res.status).toBe(200);
+  it("page 1 of an empty list is an empty page: totalPages 0, totalItems 0, currentPage 1", async () => {
+    for (const [query, key] of [
+      ["", empty.publicKey],
+      ["page=1", empty.publicKey],
+      ["tags=nope&page=1", ws.publicKey],
+    ] as const) {
+      const res = await list(query, key);
+      expect(res.status, query).toBe(200);
       expect(res.body).toEqual({
         posts: [],
         pagination: {
@@ -332,6 +336,25 @@ describe("GET /v1/posts: pagination", () => {
           previousPage: null,
           totalPages: 0,
           totalItems: 0,
+        },
+      });
+    }
+  });
+
+  it("a later page of an empty list, filtered or not, is past the last: the same 400 as with items", async () => {
+    for (const [query, key, requestedPage] of [
+      ["page=2", empty.publicKey, 2],
+      ["tags=nope&page=2", ws.publicKey, 2],
+      ["query=zeppelin&limit=5&page=3", ws.publicKey, 3],
+    ] as const) {
+      const res = await list(query, key);
+      expect(res.status, query).toBe(400);
+      expect(res.body).toEqual({
+        error: "Invalid page number",
+        details: {
+          message: `Page ${requestedPage} does not exist; there are 0 pages`,
+          totalPages: 0,
+          requestedPage,
         },
       });
     }

@@ -357,16 +357,31 @@ describe("posts: pagination numbers", () => {
     });
   });
 
-  it("any page of an empty list is page 1 of 0", async () => {
-    const data = await reader.ok(LIST, { categories: ["nope"], page: 5 });
-    expect(data.posts.pagination).toEqual({
-      limit: 10,
-      currentPage: 1,
-      nextPage: null,
-      previousPage: null,
-      totalPages: 0,
-      totalItems: 0,
+  it("page 1 of an empty list is an empty page: 1 of 0", async () => {
+    const data = await reader.ok(LIST, { categories: ["nope"], page: 1 });
+    expect(data.posts).toEqual({
+      items: [],
+      pagination: {
+        limit: 10,
+        currentPage: 1,
+        nextPage: null,
+        previousPage: null,
+        totalPages: 0,
+        totalItems: 0,
+      },
     });
+  });
+
+  it("any later page of an empty list is past the last: PAGE_OUT_OF_RANGE, as with items", async () => {
+    for (const page of [2, 5]) {
+      const error = await reader.fails(LIST, { categories: ["nope"], page });
+      expect(error).toEqual({
+        message: `Page ${page} does not exist; there are 0 pages`,
+        locations: [{ line: 3, column: 3 }],
+        path: ["posts"],
+        extensions: { code: "PAGE_OUT_OF_RANGE", http: { status: 400 }, requestedPage: page, totalPages: 0 },
+      });
+    }
   });
 
   it("limit must be 1-100 and page at least 1, each named in details", async () => {

@@ -177,10 +177,18 @@ describe("categories and tags lists", () => {
     });
   });
 
-  it("gives an empty workspace page 1 of 0", async () => {
+  it("gives an empty workspace page 1 of 0, and PAGE_OUT_OF_RANGE for a later page", async () => {
     const empty = await app.workspace("Empty");
-    const data = await graphqlClient(app, empty.publicKey).ok(
-      "{ tags(page: 3) { items { id } pagination { limit currentPage nextPage previousPage totalPages totalItems } } }",
+    const client = graphqlClient(app, empty.publicKey);
+    const error = await client.fails("{ tags(page: 3) { items { id } } }");
+    expect(error.extensions).toEqual({
+      code: "PAGE_OUT_OF_RANGE",
+      http: { status: 400 },
+      requestedPage: 3,
+      totalPages: 0,
+    });
+    const data = await client.ok(
+      "{ tags(page: 1) { items { id } pagination { limit currentPage nextPage previousPage totalPages totalItems } } }",
     );
     expect(data.tags).toEqual({
       items: [],

@@ -4,6 +4,8 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from "nod
 import type { AddressInfo } from "node:net";
 
 export interface Received {
+  /** The request's path (with its query), as sent. */
+  path: string;
   headers: IncomingHttpHeaders;
   /** Header values as one string each, as verifiers take them. */
   headerMap: Record<string, string>;
@@ -46,6 +48,7 @@ export async function startWebhookReceiver(path = "/hook"): Promise<WebhookRecei
         ]),
       );
       const entry: Received = {
+        path: req.url ?? "",
         headers: req.headers,
         headerMap,
         body,
