@@ -7,6 +7,7 @@
 // - GraphQL: operation durations by operation name and type;
 // - response caches (REST and GraphQL): lookups by result, bytes held;
 // - webhooks: deliveries due now and how long the oldest due one has waited (read at scrape time);
+// - image variants: how many are stored and the bytes they take (read at scrape time);
 // - the process: Node's default metrics (event loop lag, heap, GC), when asked for.
 import { AsyncLocalStorage } from "node:async_hooks";
 import client from "prom-client";
@@ -46,6 +47,13 @@ export interface ServiceMetrics {
   watchCacheBytes(door: "rest" | "graphql", bytes: () => number): void;
   /** The webhook queue's state, read at scrape time (one SQL statement). */
   watchWebhookQueue(read: () => Promise<WebhookQueueState>): void;
+  /** The stored image variants, read at scrape time (one SQL statement). */
+  watchMediaVariants(read: () => Promise<MediaVariantTotals>): void;
+}
+
+export interface MediaVariantTotals {
+  count: number;
+  bytes: number;
 }
 
 export function createMetrics(options: { processMetrics?: boolean } = {}): ServiceMetrics {
@@ -125,6 +133,33 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Servi
     },
   });
 
+  let mediaVariants: (() => Promise<MediaVariantTotals>) | null = null;
+  let variantsRead: Promise<MediaVariantTotals | null> | null = null;
+  const readVariants = () => {
+    variantsRead ??= (mediaVariants ? mediaVariants() : Promise.resolve(null)).finally(() => {
+      variantsRead = null;
+    });
+    return variantsRead;
+  };
+  new client.Gauge({
+    name: "media_variants",
+    help: "Transformed images (variants) stored, every instance's together.",
+    registers,
+    async collect() {
+      const totals = await readVariants();
+      if (totals) this.set(totals.count);
+    },
+  });
+  new client.Gauge({
+    name: "media_variant_bytes",
+    help: "Bytes the stored transformed images (variants) take in the media store.",
+    registers,
+    async collect() {
+      const totals = await readVariants();
+      if (totals) this.set(totals.bytes);
+    },
+  });
+
   const statements = new AsyncLocalStorage<{ count: number }>();
   const operationNames = new Set<string>();
 
@@ -161,6 +196,9 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Servi
     },
     watchWebhookQueue(read) {
       webhookQueue = read;
+    },
+    watchMediaVariants(read) {
+      mediaVariants = read;
     },
   };
 }

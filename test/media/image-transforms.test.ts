@@ -330,8 +330,10 @@ describe.each(MEDIA_BACKENDS)("image transforms (%s storage)", (kind) => {
       expect(res.status).toBe(400);
       expect(res.body.error).toBe("Validation failed");
 
-      // A file stored before the upload checked its pixels: the transform refuses it all the same.
-      const key = newMediaKey(ws.id, "jpg");
+      // A media item whose file was stored before the upload checked its pixels (or was damaged in the
+      // store since): the transform refuses it all the same.
+      const media = await uploaded(await makeRotatedJpeg(), "damaged.jpg");
+      const key = storageKeyOf(backend, media.url);
       await createStorageBackend(backend.app.config).put(key, truncated, "image/jpeg");
       const transformed = await get(`${backend.app.url}/media/${key}?w=128`);
       expect(transformed.status).toBe(422);
