@@ -7,7 +7,8 @@
 // - GraphQL: operation durations by operation name and type;
 // - response caches (REST and GraphQL): lookups by result, bytes held;
 // - webhooks: deliveries due now and how long the oldest due one has waited (read at scrape time);
-// - image variants: how many are stored and the bytes they take (read at scrape time);
+// - image variants: how many are stored and the bytes they take; transforms running and waiting for a
+//   slot on this instance (read at scrape time);
 // - the process: Node's default metrics (event loop lag, heap, GC), when asked for.
 import { AsyncLocalStorage } from "node:async_hooks";
 import client from "prom-client";
@@ -49,6 +50,8 @@ export interface ServiceMetrics {
   watchWebhookQueue(read: () => Promise<WebhookQueueState>): void;
   /** The stored image variants, read at scrape time (one SQL statement). */
   watchMediaVariants(read: () => Promise<MediaVariantTotals>): void;
+  /** This instance's image transforms, running and waiting for a slot, read at scrape time. */
+  watchTransforms(load: () => { active: number; waiting: number }): void;
 }
 
 export interface MediaVariantTotals {
@@ -160,6 +163,20 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Servi
     },
   });
 
+  let transformLoad: (() => { active: number; waiting: number }) | null = null;
+  new client.Gauge({
+    name: "media_transforms",
+    help: "Image transforms on this instance, running (state=active) and waiting for a slot (state=waiting).",
+    labelNames: ["state"] as const,
+    registers,
+    collect() {
+      if (!transformLoad) return;
+      const { active, waiting } = transformLoad();
+      this.set({ state: "active" }, active);
+      this.set({ state: "waiting" }, waiting);
+    },
+  });
+
   const statements = new AsyncLocalStorage<{ count: number }>();
   const operationNames = new Set<string>();
 
@@ -199,6 +216,9 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Servi
     },
     watchMediaVariants(read) {
       mediaVariants = read;
+    },
+    watchTransforms(load) {
+      transformLoad = load;
     },
   };
 }

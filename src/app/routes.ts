@@ -73,6 +73,7 @@ export function mountRoutes(deps: AppDeps, wiring: AppWiring, observe: RequestHa
     config.media.transforms,
     logger,
   );
+  wiring.metrics.watchTransforms(() => variants.load);
   app.use(
     serveMediaTransforms(variants, config.media.transforms, {
       limiter: deps.rateLimiter,

@@ -125,7 +125,10 @@ describe("transform slots shared between workspaces", () => {
     try {
       // Eight slow new variants of the attacked workspace's image at once, from one client.
       const burst = [640, 750, 828, 1080, 1200, 1920, 2048, 384].map((width) =>
-        fetch(`${backend.app.url}/media/${noise}?w=${width}&fm=avif`).then((res) => res.status),
+        fetch(`${backend.app.url}/media/${noise}?w=${width}&fm=avif`).then(
+          (res) => res.status,
+          () => -1,
+        ),
       );
       // Once the burst's first transform has read its original, the rest of it is queued.
       await vi.waitFor(() => expect(transforming()).toBeGreaterThan(0), { timeout: 30_000, interval: 20 });
