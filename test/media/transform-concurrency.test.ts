@@ -142,5 +142,5 @@ describe("transform slots shared between workspaces", () => {
     } finally {
       load.mockRestore();
     }
-  });
+  }, 120_000);
 });
