@@ -188,6 +188,13 @@ const EnvSchema = z.object({
   MEDIA_TRANSFORM_CONCURRENCY: positiveInt.default(2),
   /** Milliseconds a transform waits for a free slot before the request answers 503 with Retry-After. */
   MEDIA_TRANSFORM_QUEUE_WAIT_MS: positiveInt.default(2_000),
+  /**
+   * New variants (not stored yet) one client address may have computed per RATE_LIMIT_WINDOW_MS, on all
+   * instances together when Redis is configured; past it 429. Stored variants are not counted.
+   */
+  MEDIA_TRANSFORM_RATE_LIMIT: positiveInt.default(30),
+  /** Variants kept per original image; past it the least recently used are deleted (computed again when asked). */
+  MEDIA_TRANSFORM_MAX_VARIANTS: positiveInt.default(50),
   S3_ENDPOINT: optionalUrl,
   S3_REGION: z.string().default("us-east-1"),
   S3_BUCKET: z.string().optional(),
@@ -340,6 +347,8 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
         maxOutputPixels: env.MEDIA_TRANSFORM_MAX_OUTPUT_PIXELS,
         concurrency: env.MEDIA_TRANSFORM_CONCURRENCY,
         queueWaitMs: env.MEDIA_TRANSFORM_QUEUE_WAIT_MS,
+        rateLimit: env.MEDIA_TRANSFORM_RATE_LIMIT,
+        maxPerOriginal: env.MEDIA_TRANSFORM_MAX_VARIANTS,
       },
     },
     graphql: {

@@ -7,6 +7,8 @@
 // - GraphQL: operation durations by operation name and type;
 // - response caches (REST and GraphQL): lookups by result, bytes held;
 // - webhooks: deliveries due now and how long the oldest due one has waited (read at scrape time);
+// - image variants: how many are stored and the bytes they take; transforms running and waiting for a
+//   slot on this instance (read at scrape time);
 // - the process: Node's default metrics (event loop lag, heap, GC), when asked for.
 import { AsyncLocalStorage } from "node:async_hooks";
 import client from "prom-client";
@@ -46,6 +48,15 @@ export interface ServiceMetrics {
   watchCacheBytes(door: "rest" | "graphql", bytes: () => number): void;
   /** The webhook queue's state, read at scrape time (one SQL statement). */
   watchWebhookQueue(read: () => Promise<WebhookQueueState>): void;
+  /** The stored image variants, read at scrape time (one SQL statement). */
+  watchMediaVariants(read: () => Promise<MediaVariantTotals>): void;
+  /** This instance's image transforms, running and waiting for a slot, read at scrape time. */
+  watchTransforms(load: () => { active: number; waiting: number }): void;
+}
+
+export interface MediaVariantTotals {
+  count: number;
+  bytes: number;
 }
 
 export function createMetrics(options: { processMetrics?: boolean } = {}): ServiceMetrics {
@@ -125,6 +136,47 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Servi
     },
   });
 
+  let mediaVariants: (() => Promise<MediaVariantTotals>) | null = null;
+  let variantsRead: Promise<MediaVariantTotals | null> | null = null;
+  const readVariants = () => {
+    variantsRead ??= (mediaVariants ? mediaVariants() : Promise.resolve(null)).finally(() => {
+      variantsRead = null;
+    });
+    return variantsRead;
+  };
+  new client.Gauge({
+    name: "media_variants",
+    help: "Transformed images (variants) stored, every instance's together.",
+    registers,
+    async collect() {
+      const totals = await readVariants();
+      if (totals) this.set(totals.count);
+    },
+  });
+  new client.Gauge({
+    name: "media_variant_bytes",
+    help: "Bytes the stored transformed images (variants) take in the media store.",
+    registers,
+    async collect() {
+      const totals = await readVariants();
+      if (totals) this.set(totals.bytes);
+    },
+  });
+
+  let transformLoad: (() => { active: number; waiting: number }) | null = null;
+  new client.Gauge({
+    name: "media_transforms",
+    help: "Image transforms on this instance, running (state=active) and waiting for a slot (state=waiting).",
+    labelNames: ["state"] as const,
+    registers,
+    collect() {
+      if (!transformLoad) return;
+      const { active, waiting } = transformLoad();
+      this.set({ state: "active" }, active);
+      this.set({ state: "waiting" }, waiting);
+    },
+  });
+
   const statements = new AsyncLocalStorage<{ count: number }>();
   const operationNames = new Set<string>();
 
@@ -161,6 +213,12 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Servi
     },
     watchWebhookQueue(read) {
       webhookQueue = read;
+    },
+    watchMediaVariants(read) {
+      mediaVariants = read;
+    },
+    watchTransforms(load) {
+      transformLoad = load;
     },
   };
 }

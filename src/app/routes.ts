@@ -24,6 +24,7 @@ import { MediaVariants } from "../media/media-variants.ts";
 import { serveLocalMedia } from "../media/serve-local-media.ts";
 import { serveMediaTransforms } from "../media/serve-media-transforms.ts";
 import { isSelfServed } from "../media/storage.ts";
+import { VariantRecords } from "../media/variant-records.ts";
 import { createRestRouter } from "../rest/router.ts";
 import { exportToStream } from "../transfer/transfer-commands.ts";
 import type { AppDeps, AppWiring } from "./services.ts";
@@ -66,8 +67,19 @@ export function mountRoutes(deps: AppDeps, wiring: AppWiring, observe: RequestHa
   app.use(metricsRoute(wiring.metrics, config.metricsToken));
   app.use(explorerPages());
   // Transforms first: a media URL with transform parameters is a variant, whatever the storage backend.
-  const variants = new MediaVariants(deps.mediaStorage, config.media.transforms, logger);
-  app.use(serveMediaTransforms(variants, config.media.transforms));
+  const variants = new MediaVariants(
+    deps.mediaStorage,
+    new VariantRecords(db.sql),
+    config.media.transforms,
+    logger,
+  );
+  wiring.metrics.watchTransforms(() => variants.load);
+  app.use(
+    serveMediaTransforms(variants, config.media.transforms, {
+      limiter: deps.rateLimiter,
+      limit: config.media.transforms.rateLimit,
+    }),
+  );
   if (isSelfServed(deps.mediaStorage)) app.use(serveLocalMedia(deps.mediaStorage));
   app.use("/admin", refuseNullBytesInUrl());
   if (config.adminToken)

@@ -23,6 +23,7 @@ import { clientAddressKey, type RateLimitIdentity } from "../limits/rate-limit-m
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import type { Logger } from "../logger.ts";
 import type { MediaStorage } from "../media/storage.ts";
+import { VariantRecords } from "../media/variant-records.ts";
 import { createMetrics, type ServiceMetrics } from "../metrics.ts";
 
 export interface AppDeps {
@@ -95,6 +96,8 @@ export function wireServices(deps: AppDeps): AppWiring {
   };
   const metrics = deps.metrics ?? createMetrics();
   metrics.watchWebhookQueue(() => webhookQueueState(db.sql));
+  const variantRecords = new VariantRecords(db.sql);
+  metrics.watchMediaVariants(() => variantRecords.totals());
   // Both doors' answer stores (CACHE=memory or redis), shared with the cached-read door.
   const cacheOn = config.cache.mode !== "off";
   const shared = config.cache.mode === "redis" ? deps.sharedAnswers : undefined;

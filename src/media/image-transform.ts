@@ -3,6 +3,7 @@
 // the header before any pixel is decoded, so a decompression bomb costs a header read.
 import sharp, { type Metadata, type OutputOptions } from "sharp";
 import { UntransformableMediaError } from "../domain/errors.ts";
+import { boundedBox, outputSize } from "./transform-box.ts";
 import { ANIMATABLE_FORMATS } from "./transform-format.ts";
 import type { ResolvedTransform } from "./transform-params.ts";
 
@@ -45,8 +46,10 @@ export async function transformImage(
       "too-many-pixels",
       `The image has more pixels (${width}×${height}${animated ? `, ${frames} frames` : ""}) than a transform decodes (${limits.maxInputPixels}); use the original URL`,
     );
-  const output = outputSizeBound(width, height, transform);
-  if (output * frames > limits.maxOutputPixels)
+  // Padding and every frame count: a few bytes of GIF padded to a large box are as many pixels to write.
+  const box = boundedBox(transform, { width, height });
+  const output = outputSize(box, { width, height });
+  if (output.width * output.height * frames > limits.maxOutputPixels)
     throw new UntransformableMediaError(
       "too-many-pixels",
       `The transform would write more pixels than allowed (${limits.maxOutputPixels}); ask for a smaller w or h`,
@@ -61,9 +64,9 @@ export async function transformImage(
     })
       .autoOrient()
       .resize({
-        width: transform.width,
-        height: transform.height,
-        fit: transform.fit,
+        width: box.width,
+        height: box.height,
+        fit: box.fit,
         withoutEnlargement: true,
         // `contain` pads: transparent where the format has alpha, white in a JPEG.
         background: transform.format === "jpeg" ? "#ffffff" : { r: 0, g: 0, b: 0, alpha: 0 },
@@ -95,18 +98,6 @@ function displayedFrameSize(header: Metadata): { width: number; height: number }
   return swapped
     ? { width: frameHeight, height: header.width }
     : { width: header.width, height: frameHeight };
-}
-
-/** The most pixels one frame of the output can have (never enlarged). */
-function outputSizeBound(width: number, height: number, transform: ResolvedTransform): number {
-  if (transform.width !== undefined && transform.height !== undefined && transform.fit !== "inside")
-    return Math.min(transform.width * transform.height, width * height);
-  const scale = Math.min(
-    1,
-    transform.width === undefined ? 1 : transform.width / width,
-    transform.height === undefined ? 1 : transform.height / height,
-  );
-  return Math.ceil(width * scale) * Math.ceil(height * scale);
 }
 
 /** Per-format encoder settings: the quality where the format has one, effort kept moderate for AVIF. */

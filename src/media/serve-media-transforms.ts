@@ -1,17 +1,31 @@
 // GET /media/<key>?w=…&h=…&fit=…&fm=…&q=…: a transformed image, for every storage backend (an S3 bucket
 // cannot transform, so these URLs always point at the service). A URL without transform parameters is
-// left to the routes after this one (serveLocalMedia for the local disk).
+// left to the routes after this one (serveLocalMedia for the local disk). A variant not stored yet draws
+// on the client address's transform budget (the service's rate limiter, keyed as every keyless request
+// is): the URLs need no key, so the budget is what stops one client from computing variants without end.
 import { Router } from "express";
 import { UntransformableMediaError } from "../domain/errors.ts";
+import { admitOrAnswer429, clientAddressKey } from "../limits/rate-limit-middleware.ts";
+import type { RateLimiter } from "../limits/rate-limiter.ts";
 import { LOCAL_MEDIA_PATH } from "./local-storage.ts";
 import { isMediaKey, mediaKeyExtension } from "./media-key.ts";
-import type { MediaVariants } from "./media-variants.ts";
+import type { MediaVariants, OpenedVariant } from "./media-variants.ts";
 import { sendStoredObject, storedObjectETag } from "./send-stored-object.ts";
 import { notFound } from "./serve-local-media.ts";
 import { chooseOutputFormat, sourceFormatOf } from "./transform-format.ts";
 import { hasTransformParameters, parseTransform, type TransformRules } from "./transform-params.ts";
 
-export function serveMediaTransforms(variants: MediaVariants, rules: TransformRules): Router {
+export interface TransformBudget {
+  limiter: RateLimiter;
+  /** New variants one client address may have computed per rate-limit window. */
+  limit: number;
+}
+
+export function serveMediaTransforms(
+  variants: MediaVariants,
+  rules: TransformRules,
+  budget: TransformBudget,
+): Router {
   const router = Router();
   router.get(`${LOCAL_MEDIA_PATH}/*key`, async (req, res, next) => {
     const queryStart = req.originalUrl.indexOf("?");
@@ -38,7 +52,15 @@ export function serveMediaTransforms(variants: MediaVariants, rules: TransformRu
         );
       }
       const format = chooseOutputFormat(transform.format, source, req.headers.accept);
-      const variant = await variants.open(key, { ...transform, format });
+      const found = await variants.find(key, { ...transform, format });
+      if (found.found === "no-original") return notFound(res);
+      let variant: OpenedVariant | null;
+      if (found.found === "stored") variant = found.variant;
+      else {
+        const decision = await budget.limiter.consume(`transform:${clientAddressKey(req)}`, budget.limit);
+        if (!admitOrAnswer429(res, decision)) return;
+        variant = await found.compute();
+      }
       if (!variant) return notFound(res);
       try {
         await sendStoredObject(

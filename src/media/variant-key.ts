@@ -22,13 +22,16 @@ export function variantPrefix(key: string): string {
   return `${key.slice(0, key.lastIndexOf("."))}/`;
 }
 
+/** Formats whose encoder has no quality setting (image-transform.ts): one variant serves every `q`. */
+const WITHOUT_QUALITY: readonly OutputFormat[] = ["png", "gif"];
+
 /** The key of one variant: the same transform of the same original always yields the same key. */
 export function variantKey(key: string, transform: ResolvedTransform): string {
   const parts = [
     transform.width === undefined ? null : `w${transform.width}`,
     transform.height === undefined ? null : `h${transform.height}`,
     transform.fit,
-    `q${transform.quality}`,
+    WITHOUT_QUALITY.includes(transform.format) ? null : `q${transform.quality}`,
   ].filter((part) => part !== null);
   return `${variantPrefix(key)}${parts.join("_")}.${EXTENSION_OF_FORMAT[transform.format]}`;
 }

@@ -77,6 +77,7 @@ export async function startTestApp(
     LOG_LEVEL: "silent",
     RATE_LIMIT_AUTHENTICATED: "1000000",
     RATE_LIMIT_UNAUTHENTICATED: "1000000",
+    MEDIA_TRANSFORM_RATE_LIMIT: "1000000",
     ...options.env,
   });
   const metrics = createMetrics();

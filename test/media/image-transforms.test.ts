@@ -145,6 +145,40 @@ describe.each(MEDIA_BACKENDS)("image transforms (%s storage)", (kind) => {
       expect(await size("w=640")).toEqual([200, 400, 300]);
     });
 
+    it("never enlarges with cover or contain either: the box shrinks to the image, keeping its proportions", async () => {
+      const tiny = await sharp({
+        create: { width: 10, height: 10, channels: 4, background: { r: 255, g: 0, b: 0, alpha: 1 } },
+      })
+        .png()
+        .toBuffer();
+      const frames = async (media: Media, query: string) => {
+        const res = await get(transformUrl(media, query));
+        const { width, pageHeight, height, pages } = await sharp(res.bytes, { animated: true }).metadata();
+        return [res.status, width, pageHeight ?? height, pages ?? 1];
+      };
+      const tinyPng = await uploaded(tiny, "tiny.png");
+      expect(await frames(tinyPng, "w=3840&h=3840&fit=contain")).toEqual([200, 10, 10, 1]);
+      expect(await frames(tinyPng, "w=3840&h=1920&fit=contain")).toEqual([200, 20, 10, 1]);
+      const tinyGif = await uploaded(await makeAnimatedGif(14, 10, 10), "tiny.gif");
+      expect(await frames(tinyGif, "w=3840&h=3840&fit=contain")).toEqual([200, 10, 10, 14]);
+      // 400×300: contain pads it to the box's shape at its own size, cover crops it to that shape.
+      const box = await uploaded(await makeAlphaPng(), "small-box.png");
+      expect(await frames(box, "w=640&h=640&fit=contain")).toEqual([200, 400, 400, 1]);
+      expect(await frames(box, "w=3840&h=3840&fit=cover")).toEqual([200, 300, 300, 1]);
+    });
+
+    it("counts the padding and every frame against the output pixel limit", async () => {
+      // 14 frames of 16×2000 padded to a square: 2000×2000×14 = 56 Mpx to write, for 448,000 decoded.
+      const strip = await uploaded(await makeAnimatedGif(14, 16, 2000), "strip.gif");
+      const res = await get(transformUrl(strip, "w=2048&h=2048&fit=contain"));
+      expect(res.status).toBe(422);
+      expect(json(res.bytes)).toEqual({
+        error: "Cannot transform this file",
+        message: "The transform would write more pixels than allowed (16777216); ask for a smaller w or h",
+        reason: "too-many-pixels",
+      });
+    });
+
     it("chooses the format from Accept with fm=auto, and says it varies by Accept", async () => {
       const media = await uploaded(await makeRotatedJpeg(), "auto.jpg");
       const cases = [
@@ -296,8 +330,10 @@ describe.each(MEDIA_BACKENDS)("image transforms (%s storage)", (kind) => {
       expect(res.status).toBe(400);
       expect(res.body.error).toBe("Validation failed");
 
-      // A file stored before the upload checked its pixels: the transform refuses it all the same.
-      const key = newMediaKey(ws.id, "jpg");
+      // A media item whose file was stored before the upload checked its pixels (or was damaged in the
+      // store since): the transform refuses it all the same.
+      const media = await uploaded(await makeRotatedJpeg(), "damaged.jpg");
+      const key = storageKeyOf(backend, media.url);
       await createStorageBackend(backend.app.config).put(key, truncated, "image/jpeg");
       const transformed = await get(`${backend.app.url}/media/${key}?w=128`);
       expect(transformed.status).toBe(422);

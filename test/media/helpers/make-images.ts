@@ -40,12 +40,12 @@ export function makeAvif(): Promise<Buffer> {
   return halves(400, 300).avif().toBuffer();
 }
 
-/** An animated GIF of `frames` 400×300 frames, each a different grey (so none is dropped as a duplicate). */
-export async function makeAnimatedGif(frames = 3): Promise<Buffer> {
+/** An animated GIF of `frames` frames (400×300 unless told), each a different grey (none is dropped as a duplicate). */
+export async function makeAnimatedGif(frames = 3, width = 400, height = 300): Promise<Buffer> {
   const images = await Promise.all(
     Array.from({ length: frames }, (_, i) =>
       sharp({
-        create: { width: 400, height: 300, channels: 3, background: { r: 60 * i, g: 60 * i, b: 60 * i } },
+        create: { width, height, channels: 3, background: { r: 15 * i, g: 15 * i, b: 15 * i } },
       })
         .png()
         .toBuffer(),
