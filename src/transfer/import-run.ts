@@ -45,7 +45,7 @@ export interface ImportOptions {
   batchSize?: number;
   /** Media files above this size are refused (MEDIA_MAX_BYTES); a fetched one is cut off there. */
   maxMediaBytes: number;
-  /** How media files named by URL are fetched (config.imports.fetch). */
+  /** How media files named by URL are fetched (config.imports.fetch); its signal also ends the import. */
   remote: RemoteAccess;
   /**
    * false: the tables' planner statistics are left to the caller, which refreshes them itself
@@ -102,6 +102,8 @@ export async function runImport(
   const spool = new Spool();
   try {
     for await (const record of records) {
+      // Abandoned (the CLI that asked went away): no further record, nothing of the pending batch.
+      options.remote.signal?.throwIfAborted();
       if (record.kind !== batchKind) {
         await flush();
         batchKind = record.kind;
@@ -118,6 +120,10 @@ export async function runImport(
       batch.push(prepared);
       if (batch.length >= batchSize) await flush();
     }
+  } catch (error) {
+    // The source failed or the import was abandoned: the pending batch is never written, nor its files kept.
+    await discardStored(options.storage, batch);
+    throw error;
   } finally {
     await spool.remove();
   }
@@ -190,6 +196,7 @@ async function prepareMedia(
     tally.addMediaBytes(bytes.byteLength);
     return "stored";
   } catch (error) {
+    if (options.remote.signal?.aborted) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     tally.add([
       { kind: "media", sourceId: record.sourceId, label: labelOf(record), outcome: "failed", reason },
