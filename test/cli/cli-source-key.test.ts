@@ -102,7 +102,13 @@ describe(`import --from marble: where its key comes from (${storageMode})`, () =
   );
 
   it("--key with --key-file, or a key file that cannot be read, is bad usage (exit 2)", async () => {
-    const both = await cli([...importArgs(), "--key", "sk_a", "--key-file", path.join(dataDir, "source-key")]);
+    const both = await cli([
+      ...importArgs(),
+      "--key",
+      "sk_a",
+      "--key-file",
+      path.join(dataDir, "source-key"),
+    ]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain("cannot be used with");
     const missing = await cli([...importArgs(), "--key-file", path.join(dataDir, "no-such-file")]);
