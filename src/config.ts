@@ -219,7 +219,10 @@ const EnvSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
   /** Days the change log keeps events; a cursor older than that answers 410. */
   EVENT_RETENTION_DAYS: positiveInt.default(30),
-  /** Lets webhooks target loopback, private and link-local addresses (local development and tests). */
+  /**
+   * Lets webhooks target, and imports fetch media and /v1 pages from, loopback, private and link-local
+   * addresses (local development, tests, an import from a source on the private network).
+   */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: flag.default(false),
   /** Waits between webhook delivery attempts; unset: src/webhooks/retry-schedule.ts's default. */
   WEBHOOK_RETRY_SCHEDULE: durationList.optional(),
@@ -239,6 +242,19 @@ const EnvSchema = z.object({
   SUBSCRIPTION_MAX_PER_KEY: positiveInt.default(20),
   /** Open subscriptions one instance serves in all; past it a new one answers 429. */
   SUBSCRIPTION_MAX_PER_INSTANCE: positiveInt.default(2_000),
+  /** Milliseconds an import's fetch (a media file, a /v1 page) may take to connect, name lookup included. */
+  IMPORT_FETCH_CONNECT_TIMEOUT_MS: positiveInt.default(10_000),
+  /** Milliseconds an import's fetch may take in all: redirects, the answer's headers and its whole body. */
+  IMPORT_FETCH_TIMEOUT_MS: positiveInt.default(60_000),
+  /** Pages an import reads of one list of a /v1 source (`--from marble`) before it stops with an error. */
+  IMPORT_SOURCE_MAX_PAGES: positiveInt.default(10_000),
+  /** Largest page of a /v1 source an import reads, in bytes of JSON; larger, the import stops with an error. */
+  IMPORT_SOURCE_MAX_PAGE_BYTES: positiveInt.default(32 * 1024 * 1024),
+  /**
+   * The /v1 source's API key for `import --from marble` when neither --key nor --key-file gives one (read
+   * by the CLI: a key in argv shows in the process list).
+   */
+  IMPORT_SOURCE_KEY: z.string().min(1).optional(),
   /** Revisions kept per post (the newest); older ones are removed as new ones are written. */
   REVISIONS_KEEP: positiveInt.default(50),
   /**
@@ -387,6 +403,20 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       maxPerInstance: env.SUBSCRIPTION_MAX_PER_INSTANCE,
     },
     revisions: { keep: env.REVISIONS_KEEP },
+    imports: {
+      /** What an import may fetch by URL, and how long it may take (src/transfer/remote-fetch.ts). */
+      fetch: {
+        allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+        connectTimeoutMs: env.IMPORT_FETCH_CONNECT_TIMEOUT_MS,
+        timeoutMs: env.IMPORT_FETCH_TIMEOUT_MS,
+      },
+      source: {
+        maxPages: env.IMPORT_SOURCE_MAX_PAGES,
+        maxPageBytes: env.IMPORT_SOURCE_MAX_PAGE_BYTES,
+      },
+      /** The CLI's `import --from marble` key when the command line gives none. */
+      sourceKey: env.IMPORT_SOURCE_KEY,
+    },
     preview: { secret: env.PREVIEW_SECRET, ttlMs: env.PREVIEW_TTL, urlTemplate: env.PREVIEW_URL },
   };
 }

@@ -22,14 +22,26 @@ import { exportToFile, importInto, type TransferContext } from "../transfer/tran
 import type { CliCommand } from "./command.ts";
 
 /** The media storage the configuration names, for the commands that move media. */
-function transferContext(db: Database, progress: ProgressReporter | undefined): TransferContext {
+function transferContext(
+  db: Database,
+  progress: ProgressReporter | undefined,
+  signal: AbortSignal | undefined,
+): TransferContext {
   const config = loadConfig();
-  return { db, config, storage: createMediaStorage(config, silentLogger), ...(progress ? { progress } : {}) };
+  return {
+    db,
+    config,
+    storage: createMediaStorage(config, silentLogger),
+    ...(progress ? { progress } : {}),
+    ...(signal ? { signal } : {}),
+  };
 }
 
 export interface RunOptions {
   /** An import leaves the planner statistics to the caller (cli/main.ts, on the embedded store). */
   deferStatistics?: boolean;
+  /** Ends an import early: whoever asked for it has gone (control-server.ts). */
+  signal?: AbortSignal;
 }
 
 export async function runCommand(
@@ -62,14 +74,18 @@ export async function runCommand(
       const workspace = await findWorkspace(prisma, command.workspace);
       return {
         workspace,
-        ...(await exportToFile(transferContext(db, progress), workspace, path.resolve(command.out))),
+        ...(await exportToFile(
+          transferContext(db, progress, undefined),
+          workspace,
+          path.resolve(command.out),
+        )),
       };
     }
     case "import": {
       const workspace = await findWorkspace(prisma, command.workspace);
       const source = /^https?:\/\//.test(command.source) ? command.source : path.resolve(command.source);
       const summary = await importInto(
-        transferContext(db, progress),
+        transferContext(db, progress, options.signal),
         workspace,
         { from: command.from, location: source, ...(command.key ? { key: command.key } : {}) },
         {

@@ -20,11 +20,11 @@ export async function startControlServer(
 ): Promise<{ close(): Promise<void> }> {
   // The server holds the data folder's lock, so a socket file here is a dead server's.
   rmSync(socketPath, { force: true });
-  const answer = async (text: string): Promise<ControlAnswer> => {
+  const answer = async (text: string, signal: AbortSignal): Promise<ControlAnswer> => {
     try {
       const command = parseCliCommand(JSON.parse(text));
       logger.info("cli command", { command: command.command });
-      return { result: await runCommand(db, command) };
+      return { result: await runCommand(db, command, undefined, { signal }) };
     } catch (error) {
       const { name, message } =
         error instanceof SyntaxError
@@ -37,6 +37,13 @@ export async function startControlServer(
     }
   };
   const server = http.createServer((req, res) => {
+    // The CLI went away (killed, interrupted) before its answer: an import it ran stops, rather than
+    // fetch and write on for nobody.
+    const abandoned = new AbortController();
+    res.on("close", () => {
+      if (!res.writableFinished)
+        abandoned.abort(new Error("Stopped: the CLI that ran the command went away"));
+    });
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
@@ -45,7 +52,7 @@ export async function startControlServer(
       else chunks.push(chunk);
     });
     req.on("end", () => {
-      void answer(Buffer.concat(chunks).toString("utf8")).then((body) => {
+      void answer(Buffer.concat(chunks).toString("utf8"), abandoned.signal).then((body) => {
         res.writeHead(200, { "content-type": "application/json" });
         res.end(JSON.stringify(body));
       });

@@ -14,8 +14,9 @@ import { controlSocketPath, runThroughServer } from "./control-socket.ts";
 import { buildProgram } from "./program.ts";
 import { runLocally } from "./run-locally.ts";
 
-async function execute(command: CliCommand): Promise<unknown> {
+async function execute(parsed: CliCommand): Promise<unknown> {
   const config = loadConfig();
+  const command = withSourceKey(parsed, config.imports.sourceKey);
   if (config.database.kind === "embedded") {
     const answer = await runThroughServer(controlSocketPath(config.dataDir), command);
     if (answer && "result" in answer) return answer.result;
@@ -43,6 +44,15 @@ async function execute(command: CliCommand): Promise<unknown> {
   );
   if (deferStatistics) await runInWorker({ run: "statistics" }, { update: () => {}, stop: () => {} });
   return result;
+}
+
+/**
+ * A /v1 source's key from IMPORT_SOURCE_KEY when the command line gave none (--key, --key-file): read
+ * here, in the CLI's own environment, and sent with the command like a key given on the command line.
+ */
+function withSourceKey(command: CliCommand, sourceKey: string | undefined): CliCommand {
+  if (command.command !== "import" || command.from !== "marble" || command.key || !sourceKey) return command;
+  return { ...command, key: sourceKey };
 }
 
 /**

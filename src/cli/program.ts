@@ -1,6 +1,7 @@
 // The command line's grammar (commander): every command and option with its help text. Parsing yields
 // a CliCommand (command.ts); what a command does is commands.ts's.
-import { Command, Option } from "commander";
+import { readFileSync } from "node:fs";
+import { Command, InvalidArgumentError, Option } from "commander";
 import type { CliCommand } from "./command.ts";
 
 const EXAMPLES = `
@@ -12,8 +13,27 @@ Examples:
   $ content-gateway export --workspace my-blog --out site.tar.gz
   $ content-gateway import site.tar.gz --workspace other-blog --no-webhooks
   $ content-gateway import ghost-export.json --from ghost --workspace my-blog --dry-run
+  $ content-gateway import https://cms.example.com/v1 --from marble --workspace my-blog --key-file key.txt
 
 Exit codes: 0 done, 1 the command failed, 2 bad usage.`;
+
+/**
+ * `--key-file`'s value: the key on the file's first line, read here in the CLI's process (a command run
+ * by a server receives the key, never a path to read). Unreadable or empty: bad usage.
+ */
+function readKeyFile(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new InvalidArgumentError(
+      `cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+    );
+  }
+  const key = text.split(/\r?\n/, 1)[0]?.trim();
+  if (!key) throw new InvalidArgumentError(`${file} holds no key on its first line`);
+  return key;
+}
 
 /** The program; `run` receives the parsed command (commander calls it from the matching action). */
 export function buildProgram(run: (command: CliCommand) => Promise<void>): Command {
@@ -92,7 +112,15 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
         .choices(["archive", "ghost", "wxr", "markdown", "marble"])
         .default("archive"),
     )
-    .option("-k, --key <key>", "the API key of a /v1 source (--from marble)")
+    .option(
+      "-k, --key <key>",
+      "the API key of a /v1 source (--from marble); shows in the process list, so prefer --key-file or IMPORT_SOURCE_KEY",
+    )
+    .addOption(
+      new Option("--key-file <file>", "read the /v1 source's API key from the first line of a file")
+        .argParser(readKeyFile)
+        .conflicts("key"),
+    )
     .option("--dry-run", "report what would be created, updated, skipped or in conflict; write nothing")
     .option("--no-webhooks", "log the import's events but send them to no webhook endpoint")
     .option("--batch-size <n>", "records per transaction (1-1000)", (value) => Number.parseInt(value, 10))
@@ -103,6 +131,7 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
           workspace: string;
           from: "archive" | "ghost" | "wxr" | "markdown" | "marble";
           key?: string;
+          keyFile?: string;
           dryRun?: boolean;
           webhooks: boolean;
           batchSize?: number;
@@ -113,7 +142,7 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
           source,
           workspace: options.workspace,
           from: options.from,
-          ...(options.key ? { key: options.key } : {}),
+          ...(options.key || options.keyFile ? { key: options.key ?? options.keyFile } : {}),
           dryRun: options.dryRun === true,
           webhooks: options.webhooks,
           ...(options.batchSize ? { batchSize: options.batchSize } : {}),

@@ -55,8 +55,11 @@ export interface ImportedMedia {
   size: number | null;
   createdAt?: string;
   updatedAt?: string;
-  /** The bytes: read from the archive, or fetched from `url`. */
-  load(): Promise<Uint8Array>;
+  /**
+   * The bytes, read from the source (an archive). Absent (nor `open`): the bytes are at `url`, fetched by
+   * the import within its rules and limits (src/transfer/remote-fetch.ts), never by the source.
+   */
+  load?(): Promise<Uint8Array>;
   /**
    * The bytes as a stream, where the source has them as one (an archive's entry): what an import reads
    * instead of `load`, so a media file is never one buffer in memory. Read once, wholly, before the next

@@ -140,3 +140,13 @@ export class ImportSourceError extends Error {
 export class MediaFileMissingError extends Error {
   override name = "MediaFileMissingError";
 }
+
+/**
+ * A URL an import reads (a media file, a page of a /v1 source) that named a target the import may not
+ * reach, or gave no usable answer within the import's limits. The message never says what the target
+ * answered (a status, a refused connection, a timeout, a size): an import file must not turn the service
+ * into a probe of what it can reach (src/transfer/remote-fetch.ts).
+ */
+export class RemoteFetchError extends Error {
+  override name = "RemoteFetchError";
+}

@@ -47,7 +47,8 @@ export class UnsupportedMediaTypeError extends MediaUploadError {
   }
 }
 
-function formatBytes(bytes: number): string {
+/** A limit as people write it: whole MiB when it is one, else bytes. */
+export function formatBytes(bytes: number): string {
   const mib = bytes / (1024 * 1024);
   if (Number.isInteger(mib)) return `${mib} MiB`;
   return `${bytes} bytes`;

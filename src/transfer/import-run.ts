@@ -30,6 +30,7 @@ import { discardStoredMedia, ingestMedia, ingestMediaFile } from "../media/inges
 import type { MediaStorage } from "../media/storage.ts";
 import { UploadTooLargeError } from "../media/upload-errors.ts";
 import { type ImportSummary, SummaryTally } from "./import-summary.ts";
+import { fetchBody, type RemoteAccess } from "./remote-fetch.ts";
 
 export interface ImportOptions {
   db: Database;
@@ -42,8 +43,10 @@ export interface ImportOptions {
   webhooks?: boolean;
   /** Records per transaction. */
   batchSize?: number;
-  /** Media files above this size are refused (MEDIA_MAX_BYTES). */
-  maxMediaBytes?: number;
+  /** Media files above this size are refused (MEDIA_MAX_BYTES); a fetched one is cut off there. */
+  maxMediaBytes: number;
+  /** How media files named by URL are fetched (config.imports.fetch); its signal also ends the import. */
+  remote: RemoteAccess;
   /**
    * false: the tables' planner statistics are left to the caller, which refreshes them itself
    * (analyzeStaleTables). The CLI on the embedded store does so in a worker of its own once the
@@ -99,6 +102,8 @@ export async function runImport(
   const spool = new Spool();
   try {
     for await (const record of records) {
+      // Abandoned (the CLI that asked went away): no further record, nothing of the pending batch.
+      options.remote.signal?.throwIfAborted();
       if (record.kind !== batchKind) {
         await flush();
         batchKind = record.kind;
@@ -115,6 +120,10 @@ export async function runImport(
       batch.push(prepared);
       if (batch.length >= batchSize) await flush();
     }
+  } catch (error) {
+    // The source failed or the import was abandoned: the pending batch is never written, nor its files kept.
+    await discardStored(options.storage, batch);
+    throw error;
   } finally {
     await spool.remove();
   }
@@ -153,13 +162,12 @@ async function prepareMedia(
     tally.addMediaBytes(record.size ?? 0);
     return "not needed";
   }
-  const limit = options.maxMediaBytes ? { maxBytes: options.maxMediaBytes } : {};
+  const limit = { maxBytes: options.maxMediaBytes };
   try {
     if (record.open) {
       // Streamed: the archive's entry to a temporary file (detection and the image probe read a file,
       // not a buffer), then the file to storage; the file never is one buffer in memory.
-      if (limit.maxBytes !== undefined && (record.size ?? 0) > limit.maxBytes)
-        throw new UploadTooLargeError(limit.maxBytes);
+      if ((record.size ?? 0) > limit.maxBytes) throw new UploadTooLargeError(limit.maxBytes);
       const file = await spool.take(record.open(), limit.maxBytes);
       try {
         prepared.media = await ingestMediaFile({
@@ -175,7 +183,9 @@ async function prepareMedia(
       tally.addMediaBytes(prepared.media.size);
       return "stored";
     }
-    const bytes = await record.load();
+    const bytes = record.load
+      ? await record.load()
+      : await fetchBody(options.remote, { url: record.url, maxBytes: options.maxMediaBytes });
     prepared.media = await ingestMedia({
       storage: options.storage,
       workspaceId: target.workspaceId,
@@ -186,6 +196,7 @@ async function prepareMedia(
     tally.addMediaBytes(bytes.byteLength);
     return "stored";
   } catch (error) {
+    if (options.remote.signal?.aborted) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     tally.add([
       { kind: "media", sourceId: record.sourceId, label: labelOf(record), outcome: "failed", reason },

@@ -10,6 +10,7 @@ import { type ExportSummary, exportWorkspace } from "./export/export-workspace.t
 import { runImport } from "./import-run.ts";
 import type { ImportSummary } from "./import-summary.ts";
 import type { ProgressReporter } from "./progress.ts";
+import type { RemoteAccess } from "./remote-fetch.ts";
 import { openImportSource, type SourceRequest } from "./sources/import-source.ts";
 
 export interface TransferContext {
@@ -17,6 +18,10 @@ export interface TransferContext {
   config: Config;
   storage: MediaStorage;
   progress?: ProgressReporter;
+  /** Ends an import's fetches and source reads at once: whoever asked for it has gone. */
+  signal?: AbortSignal;
+  /** Tests only: a stubbed DNS answer, and where a connection to the address it gave goes. */
+  network?: Pick<RemoteAccess, "resolve" | "connect">;
 }
 
 export interface WorkspaceRef {
@@ -68,7 +73,16 @@ export async function importInto(
   request: SourceRequest,
   flags: ImportFlags,
 ): Promise<ImportSummary & { origin: string }> {
-  const source = await openImportSource(request);
+  const remote: RemoteAccess = {
+    ...context.config.imports.fetch,
+    ...context.network,
+    ...(context.signal ? { signal: context.signal } : {}),
+  };
+  const source = await openImportSource(request, {
+    remote,
+    maxPages: context.config.imports.source.maxPages,
+    maxPageBytes: context.config.imports.source.maxPageBytes,
+  });
   try {
     const summary = await runImport(source.records, {
       db: context.db,
@@ -78,6 +92,7 @@ export async function importInto(
       dryRun: flags.dryRun,
       webhooks: flags.webhooks,
       maxMediaBytes: context.config.media.maxBytes,
+      remote,
       ...(flags.batchSize ? { batchSize: flags.batchSize } : {}),
       ...(flags.analyze === false ? { analyze: false } : {}),
       onBatch: (kind, _results, done) => context.progress?.update(kind, done, source.total),

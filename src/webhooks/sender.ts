@@ -6,9 +6,9 @@
 // RESPONSE_BODY_LIMIT_BYTES of the answer are read: a receiver cannot hold a sender or fill its memory.
 import http from "node:http";
 import https from "node:https";
-import type { LookupFunction } from "node:net";
 import { RESPONSE_BODY_LIMIT_BYTES } from "../domain/webhook-deliveries.ts";
 import {
+  pinnedLookup,
   type ResolvedAddress,
   type Resolver,
   resolveSafeAddress,
@@ -129,14 +129,6 @@ export async function sendWebhook(request: SendRequest): Promise<SendResult> {
     });
     req.end(request.body);
   });
-}
-
-/** A lookup that answers the already-checked address, whatever form node's connect asks it in. */
-function pinnedLookup(address: ResolvedAddress): LookupFunction {
-  return (_hostname, options, callback) => {
-    if (options.all) callback(null, [{ address: address.address, family: address.family }]);
-    else callback(null, address.address, address.family);
-  };
 }
 
 function messageOf(error: unknown): string {

@@ -12,10 +12,14 @@
 //   literal address, and names that are loopback by definition (`localhost`, `*.localhost`);
 // - `resolveSafeAddress(url)` at delivery time: every address the name resolves to must be allowed,
 //   and the sender connects to the address returned (not to the name again), so a name that answered
-//   a public address at creation and a private one now (DNS rebinding) is refused.
+//   a public address at creation and a private one now (DNS rebinding) is refused; `pinnedLookup`
+//   is that connection's lookup.
+// Importers fetching media and /v1 pages by URL (src/transfer/remote-fetch.ts) use the same two checks,
+// on every hop of a redirect.
 // `allowPrivate` (WEBHOOK_ALLOW_PRIVATE_TARGETS, for local development and tests) lifts the address
 // rules; the scheme rule stays.
 import { lookup as dnsLookup } from "node:dns/promises";
+import type { LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 
 export interface TargetPolicy {
@@ -124,4 +128,15 @@ export async function resolveSafeAddress(
       );
   }
   return first;
+}
+
+/**
+ * The lookup a connection to a checked target uses: it answers the address resolveSafeAddress returned,
+ * whatever form node's connect asks it in, so the connection never looks the name up a second time.
+ */
+export function pinnedLookup(address: ResolvedAddress): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) callback(null, [{ address: address.address, family: address.family }]);
+    else callback(null, address.address, address.family);
+  };
 }

@@ -1,8 +1,8 @@
 // The converters from other systems, loaded only when one is asked for.
 import { ImportSourceError } from "../../domain/errors.ts";
-import type { ImportSource, SourceRequest } from "./source-types.ts";
+import type { ImportSource, SourceLimits, SourceRequest } from "./source-types.ts";
 
-export async function openConverter(request: SourceRequest): Promise<ImportSource> {
+export async function openConverter(request: SourceRequest, limits: SourceLimits): Promise<ImportSource> {
   switch (request.from) {
     case "markdown":
       return (await import("./markdown-folder.ts")).openMarkdownFolder(request.location);
@@ -11,7 +11,7 @@ export async function openConverter(request: SourceRequest): Promise<ImportSourc
     case "wxr":
       return (await import("./wordpress-wxr.ts")).openWordPressExport(request.location);
     case "marble":
-      return (await import("./marble-api.ts")).openMarbleApi(request.location, request.key);
+      return (await import("./marble-api.ts")).openMarbleApi(request.location, request.key, limits);
     default:
       throw new ImportSourceError(`No importer for --from ${request.from}`);
   }

@@ -4,11 +4,11 @@
 import { createReadStream } from "node:fs";
 import { archiveRecords } from "../archive/archive-records.ts";
 import { readManifest } from "../archive/read-manifest.ts";
-import type { ImportSource, SourceRequest } from "./source-types.ts";
+import type { ImportSource, SourceLimits, SourceRequest } from "./source-types.ts";
 
-export type { ImportSource, SourceKind, SourceRequest } from "./source-types.ts";
+export type { ImportSource, SourceKind, SourceLimits, SourceRequest } from "./source-types.ts";
 
-export async function openImportSource(request: SourceRequest): Promise<ImportSource> {
+export async function openImportSource(request: SourceRequest, limits: SourceLimits): Promise<ImportSource> {
   switch (request.from) {
     case "archive": {
       const manifest = await readManifest(request.location);
@@ -19,11 +19,11 @@ export async function openImportSource(request: SourceRequest): Promise<ImportSo
       };
     }
     default:
-      return openConverter(request);
+      return openConverter(request, limits);
   }
 }
 
-async function openConverter(request: SourceRequest): Promise<ImportSource> {
+async function openConverter(request: SourceRequest, limits: SourceLimits): Promise<ImportSource> {
   const converters = await import("./converters.ts");
-  return converters.openConverter(request);
+  return converters.openConverter(request, limits);
 }

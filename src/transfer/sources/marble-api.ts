@@ -7,6 +7,7 @@
 // makes each post's first revision. Drafts and scheduled posts come over when the key may list them
 // (`status=all`); with a public key, published posts only. Not carried over: webhooks (their secrets
 // cannot be read), API keys, authors' e-mail addresses (the read form has none).
+import { createHash } from "node:crypto";
 import type {
   ImportedAuthor,
   ImportedField,
@@ -16,9 +17,10 @@ import type {
   ImportedTaxonomy,
   ImportRecord,
 } from "../../content/import-records.ts";
-import { ImportSourceError } from "../../domain/errors.ts";
+import { ImportSourceError, RemoteFetchError } from "../../domain/errors.ts";
+import { type FetchedAnswer, fetchWithinLimits } from "../remote-fetch.ts";
 import { isHttpUrl, mediaAtUrl } from "./remote-media.ts";
-import type { ImportSource } from "./source-types.ts";
+import type { ImportSource, SourceLimits } from "./source-types.ts";
 
 /** The largest page the contract allows: fewest requests. */
 const PAGE_LIMIT = 100;
@@ -53,12 +55,17 @@ type SourceField = AsRead<ImportedField>;
 /** Answers the source may give for what it does not offer this key, or does not have: skipped. */
 const NOT_OFFERED = new Set([401, 403, 404]);
 
+// Every request goes through remote-fetch.ts (public addresses only, a deadline, at most maxPageBytes
+// read), and a list is read for at most maxPages pages, ending at an empty page and refused at a page
+// seen before: a source cannot hold the import, fill its memory, or keep it asking (an endless source
+// made 54,000 requests in 40 s before these bounds).
 class SourceApi {
   readonly base: string;
 
   constructor(
     location: string,
     private readonly key: string,
+    private readonly limits: SourceLimits,
   ) {
     let url: URL;
     try {
@@ -76,30 +83,39 @@ class SourceApi {
 
   /** The JSON body of a GET, or null when the source answers that it does not offer the route. */
   async get<T>(path: string, { optional = false } = {}): Promise<T | null> {
-    let response: Response;
+    const url = `${this.base}/v1${path}`;
+    let answer: FetchedAnswer;
     try {
-      response = await fetch(`${this.base}/v1${path}`, {
+      answer = await fetchWithinLimits(this.limits.remote, {
+        url,
+        maxBytes: this.limits.maxPageBytes,
         headers: { authorization: `Bearer ${this.key}`, accept: "application/json" },
       });
     } catch (error) {
-      throw new ImportSourceError(`${this.base}/v1${path} could not be read: ${(error as Error).message}`);
+      throw error instanceof RemoteFetchError ? new ImportSourceError(error.message) : error;
     }
-    if (optional && NOT_OFFERED.has(response.status)) {
-      await response.body?.cancel();
-      return null;
+    if (optional && NOT_OFFERED.has(answer.status)) return null;
+    if (answer.status === 401 || answer.status === 403)
+      throw new ImportSourceError(`${url} refused the key (HTTP ${answer.status})`);
+    // Nothing of what the source answered is repeated: the reason is the same for every failure.
+    if (answer.status < 200 || answer.status > 299) throw new ImportSourceError(`${url} could not be read`);
+    try {
+      return JSON.parse(answer.body.toString("utf8")) as T;
+    } catch {
+      throw new ImportSourceError(`${url} did not answer JSON: not a /v1 API`);
     }
-    if (!response.ok)
-      throw new ImportSourceError(
-        `${this.base}/v1${path} answered HTTP ${response.status}: ${(await response.text()).slice(0, 300)}`,
-      );
-    return (await response.json()) as T;
   }
 
   /** Every item of a paginated list, page by page (`member` names the list in the body). */
   async *pages<T>(path: string, member: string, { optional = false } = {}): AsyncGenerator<T> {
     const joiner = path.includes("?") ? "&" : "?";
+    const pagesSeen = new Set<string>();
     let page: number | null = 1;
     while (page !== null) {
+      if (pagesSeen.size >= this.limits.maxPages)
+        throw new ImportSourceError(
+          `${this.base}/v1${path} has more than ${this.limits.maxPages} pages (IMPORT_SOURCE_MAX_PAGES): stopped`,
+        );
       const body: Record<string, unknown> | null = await this.get<Record<string, unknown>>(
         `${path}${joiner}limit=${PAGE_LIMIT}&page=${page}`,
         { optional },
@@ -108,15 +124,35 @@ class SourceApi {
       const items = body[member];
       if (!Array.isArray(items))
         throw new ImportSourceError(`${this.base}/v1${path} has no "${member}" list: not a /v1 API`);
+      // An empty page ends the list, whatever the source says comes next.
+      if (items.length === 0) return;
+      const digest = createHash("sha256").update(JSON.stringify(items)).digest("base64");
+      if (pagesSeen.has(digest))
+        throw new ImportSourceError(
+          `${this.base}/v1${path} gave the same page again (page ${page}): stopped, the source repeats itself`,
+        );
+      pagesSeen.add(digest);
       yield* items as T[];
-      page = (body.pagination as Pagination | undefined)?.nextPage ?? null;
+      const next: unknown = (body.pagination as Pagination | undefined)?.nextPage ?? null;
+      if (next !== null && !(Number.isInteger(next) && (next as number) > page))
+        throw new ImportSourceError(
+          `${this.base}/v1${path} gives page ${String(next)} after page ${page}: not a /v1 API`,
+        );
+      page = next as number | null;
     }
   }
 }
 
-export async function openMarbleApi(location: string, key: string | undefined): Promise<ImportSource> {
-  if (!key) throw new ImportSourceError("--from marble needs the source's API key (--key)");
-  const api = new SourceApi(location, key);
+export async function openMarbleApi(
+  location: string,
+  key: string | undefined,
+  limits: SourceLimits,
+): Promise<ImportSource> {
+  if (!key)
+    throw new ImportSourceError(
+      "--from marble needs the source's API key (--key, --key-file or IMPORT_SOURCE_KEY)",
+    );
+  const api = new SourceApi(location, key, limits);
   // Read once before the import starts: a wrong URL or key fails here, not half-way.
   await api.get("/categories?limit=1");
   return { origin: `marble:${api.base}`, records: records(api), total: null };

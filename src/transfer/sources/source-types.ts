@@ -1,5 +1,6 @@
 // What an importer is asked for and gives back (import-source.ts picks the importer).
 import type { ImportRecord } from "../../content/import-records.ts";
+import type { RemoteAccess } from "../remote-fetch.ts";
 
 export const SOURCE_KINDS = ["archive", "ghost", "wxr", "markdown", "marble"] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
@@ -17,4 +18,13 @@ export interface SourceRequest {
   location: string;
   /** The API key of a /v1 source. */
   key?: string;
+}
+
+/** What a source read over the network may cost (config.imports): a /v1 source's pages. */
+export interface SourceLimits {
+  remote: RemoteAccess;
+  /** Pages read of one list at most. */
+  maxPages: number;
+  /** Bytes of one page at most. */
+  maxPageBytes: number;
 }

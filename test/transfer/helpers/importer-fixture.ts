@@ -32,7 +32,15 @@ function fillIn(target: string, mediaBase: string): void {
   writeFileSync(target, readFileSync(target, "utf8").replaceAll("{{MEDIA}}", mediaBase));
 }
 
-export async function importerFixture(from: SourceKind, fixture: string): Promise<ImporterFixture> {
+/**
+ * `env` is the app's: by default private targets are allowed (WEBHOOK_ALLOW_PRIVATE_TARGETS), or the
+ * import could not fetch the fixture's media from the test's own server on 127.0.0.1.
+ */
+export async function importerFixture(
+  from: SourceKind,
+  fixture: string,
+  { env = { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } }: { env?: Record<string, string> } = {},
+): Promise<ImporterFixture> {
   const image = await makeImage("png");
   const server: Server = await new Promise((resolve) => {
     const s = createServer((req, res) => {
@@ -45,7 +53,7 @@ export async function importerFixture(from: SourceKind, fixture: string): Promis
   const copy = path.join(folder, fixture);
   cpSync(path.join(FIXTURES, fixture), copy, { recursive: true });
   fillIn(copy, mediaBase);
-  const app = await startTestApp();
+  const app = await startTestApp({ env });
   const ws = await app.workspace("Imported");
   return {
     app,
