@@ -1,6 +1,7 @@
 // Every environment variable the service reads is parsed and validated here, once, at start.
 // Nothing else in src/ touches process.env.
 import { constants } from "node:buffer";
+import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
 
@@ -34,6 +35,56 @@ function requireUserHostDatabase(value: string, ctx: z.RefinementCtx): void {
       code: "custom",
       message: `must name ${missing.join(" and ")}, as in postgresql://user:password@host:5432/database`,
     });
+}
+
+/**
+ * TRUST_PROXY in Express's "trust proxy" terms: unset → trust nobody (the socket address); a number →
+ * that many proxies in front; else a list of proxy addresses (`loopback`, `linklocal`, `uniquelocal`,
+ * IPs, CIDRs). `true` (and a range holding every address) is refused: Express then takes the leftmost
+ * X-Forwarded-For entry, which the client writes itself, so anyone could send a new address with each
+ * request and never meet the keyless or admin rate limits, which count per client address.
+ */
+const trustProxy = z
+  .string()
+  .optional()
+  .transform((value, ctx): false | number | string => {
+    if (value === undefined) return false;
+    const trimmed = value.trim();
+    if (/^\d+$/.test(trimmed)) return Number(trimmed);
+    const entries = trimmed.split(",").map((entry) => entry.trim());
+    if (/^true$/i.test(trimmed) || entries.some(holdsEveryAddress)) {
+      ctx.addIssue({
+        code: "custom",
+        message:
+          "must not trust every proxy: that believes the leftmost X-Forwarded-For entry, which the client " +
+          "writes itself, so any client could pick the address the rate limits count. Set the number of " +
+          "proxies in front of the service (TRUST_PROXY=1 behind one load balancer), or their addresses " +
+          "(`loopback`, IPs, CIDRs)",
+      });
+      return z.NEVER;
+    }
+    const unknown = entries.find((entry) => !isProxyAddress(entry));
+    if (unknown !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        message: `"${unknown}" is not a hop count, \`loopback\`, \`linklocal\`, \`uniquelocal\`, an IP or a CIDR`,
+      });
+      return z.NEVER;
+    }
+    return entries.join(",");
+  });
+
+function isProxyAddress(entry: string): boolean {
+  if (["loopback", "linklocal", "uniquelocal"].includes(entry)) return true;
+  const [address = "", range, ...rest] = entry.split("/");
+  if (rest.length || !isIP(address)) return false;
+  return range === undefined || /^\d{1,3}$/.test(range) || isIP(range) === 4;
+}
+
+/** `0.0.0.0/0`, `::/0` and the like: a range that every client address falls in. */
+function holdsEveryAddress(entry: string): boolean {
+  const [address = "", range] = entry.split("/");
+  return isIP(address) !== 0 && (range === "0" || range === "0.0.0.0");
 }
 
 const DURATION_UNITS_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
@@ -151,7 +202,7 @@ const EnvSchema = z.object({
   /** Bearer token of GET /metrics; ADMIN_TOKEN when unset; with neither, /metrics is off. */
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   /** Which proxies' X-Forwarded-For to believe (Express "trust proxy" syntax: a hop count, "loopback", CIDRs). */
-  TRUST_PROXY: z.string().optional(),
+  TRUST_PROXY: trustProxy,
   RATE_LIMIT_WINDOW_MS: positiveInt.default(10_000),
   RATE_LIMIT_AUTHENTICATED: positiveInt.default(200),
   RATE_LIMIT_UNAUTHENTICATED: positiveInt.default(10),

@@ -13,7 +13,7 @@ import { startControlServer } from "./cli/control-server.ts";
 import { controlSocketPath } from "./cli/control-socket.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { EmbeddedDatabaseLockedError } from "./db/embedded-lock.ts";
-import { ensureDefaultWorkspace } from "./first-start.ts";
+import { ensureDefaultWorkspace, revealFirstKeys } from "./first-start.ts";
 import { answerParserErrorsWithJson } from "./http/client-errors.ts";
 import { createLogger } from "./logger.ts";
 import { createMetrics } from "./metrics.ts";
@@ -26,8 +26,13 @@ async function main(): Promise<void> {
   // Awaited below; a failed import must not go unhandled while the database opens.
   loadingApp.catch(() => {});
   const runtime = await openRuntime(config, logger, { onQuery: () => metrics.countStatement() });
-  await ensureDefaultWorkspace(runtime.db.prisma, (text) =>
-    process.stdout.write(`${text.replace("PORT", String(config.port))}\n`),
+  await ensureDefaultWorkspace(runtime.db.prisma, (keys) =>
+    revealFirstKeys(keys, {
+      terminal: process.stdout.isTTY ? process.stdout : null,
+      dataDir: config.dataDir,
+      port: config.port,
+      logger,
+    }),
   );
 
   // Change log pruning and webhook dispatch.

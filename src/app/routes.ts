@@ -34,7 +34,7 @@ export function mountRoutes(deps: AppDeps, wiring: AppWiring, observe: RequestHa
   const { config, db, logger } = deps;
   const app = express();
   app.disable("x-powered-by");
-  app.set("trust proxy", parseTrustProxy(config.trustProxy));
+  app.set("trust proxy", config.trustProxy);
   // qs as Express's "extended" parser runs it, flat pairs read without it (query-string.ts).
   app.set("query parser", parseQueryString);
 
@@ -123,12 +123,4 @@ export function mountRoutes(deps: AppDeps, wiring: AppWiring, observe: RequestHa
 /** Metrics and the request log: the pipeline's and the cached-read door's, so hits are measured too. */
 export function requestObservers(deps: AppDeps, wiring: AppWiring): RequestHandler[] {
   return [observeRequests(wiring.metrics), requestLog(deps.logger)];
-}
-
-/** TRUST_PROXY: unset → trust nobody (use the socket address); a number → hop count; else Express' syntax. */
-function parseTrustProxy(value: string | undefined): boolean | number | string {
-  if (!value) return false;
-  if (value === "true") return true;
-  if (/^\d+$/.test(value)) return Number(value);
-  return value;
 }

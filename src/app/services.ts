@@ -104,6 +104,7 @@ export function wireServices(deps: AppDeps): AppWiring {
   const graphqlAnswers = cacheOn
     ? createGraphQLAnswers({
         maxBytes: config.cache.maxBytes,
+        maxAnswerBytes: config.graphql.maxResponseBytes,
         ttlMs: config.cache.ttlMs,
         onLookup: (hit) => metrics.observeCacheLookup("graphql", hit),
         shared,

@@ -49,12 +49,18 @@ export async function listWorkspaces(prisma: PrismaClient): Promise<WorkspaceSum
   return prisma.workspace.findMany({ select: summarySelect, orderBy: { createdAt: "asc" } });
 }
 
-/** Finds a workspace by id or slug. */
+/**
+ * Finds a workspace by id, else by slug: a slug is made from a name, which may be another workspace's
+ * id, and an exact id must never be taken for it (src/content/identifiers.ts says why). Both rows are
+ * read in one statement (ids and slugs are each unique: at most two) and the exact id wins.
+ */
 export async function findWorkspace(prisma: PrismaClient, idOrSlug: string): Promise<WorkspaceSummary> {
-  const workspace = await prisma.workspace.findFirst({
+  const matches = await prisma.workspace.findMany({
     where: { OR: [{ id: idOrSlug }, { slug: idOrSlug }] },
     select: summarySelect,
+    take: 2,
   });
+  const workspace = matches.find((match) => match.id === idOrSlug) ?? matches[0];
   if (!workspace) throw new WorkspaceNotFoundError(`No workspace with id or slug "${echoInput(idOrSlug)}"`);
   return workspace;
 }

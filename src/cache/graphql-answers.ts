@@ -48,6 +48,11 @@ export interface GraphQLAnswers {
 
 export function createGraphQLAnswers(options: {
   maxBytes: number;
+  /**
+   * The largest answer the door may send (GRAPHQL_MAX_RESPONSE_BYTES): a larger one is never stored,
+   * and one stored larger (by an instance with a higher limit, in the shared store) is never served.
+   */
+  maxAnswerBytes: number;
   /** How long an answer is kept at most (a safety net: see CACHE_TTL). */
   ttlMs: number;
   onLookup?: (hit: boolean) => void;
@@ -72,8 +77,10 @@ export function createGraphQLAnswers(options: {
     return check;
   };
   const fresh = (answer: GraphQLAnswer, head: string) =>
-    answer.head === head ||
-    changes?.isFresh(answer.workspaceId, Number(answer.head), answer.dependencies, checkOf(answer)) === true;
+    answer.bytes <= options.maxAnswerBytes &&
+    (answer.head === head ||
+      changes?.isFresh(answer.workspaceId, Number(answer.head), answer.dependencies, checkOf(answer)) ===
+        true);
   const counted = (hit: GraphQLAnswer | undefined) => {
     options.onLookup?.(hit !== undefined);
     return hit;
@@ -95,7 +102,7 @@ export function createGraphQLAnswers(options: {
       const hit = answers.get(key);
       if (hit && fresh(hit, head)) return counted(hit);
       if (!shared) return counted(undefined);
-      const stored = fromShared(await shared.get(`graphql:${key}`));
+      const stored = fromShared(await shared.get(`graphql:${key}`), options.maxAnswerBytes);
       if (!stored || !fresh(stored, head)) return counted(undefined);
       answers.set(key, stored);
       return counted(stored);
@@ -106,6 +113,7 @@ export function createGraphQLAnswers(options: {
     },
     countHit: () => options.onLookup?.(true),
     set(key, answer) {
+      if (answer.bytes > options.maxAnswerBytes) return;
       answers.set(key, answer);
       const { workspaceId, head } = answer;
       shared?.set(
@@ -121,9 +129,10 @@ export function createGraphQLAnswers(options: {
 }
 
 /** An answer from its stored header and text (`{"data":…}`), or undefined when the bytes are not one. */
-function fromShared(value: Buffer | null): GraphQLAnswer | undefined {
+function fromShared(value: Buffer | null, maxAnswerBytes: number): GraphQLAnswer | undefined {
   const unpacked = value && unpackAnswer(value);
-  if (!unpacked) return undefined;
+  // Not even parsed when the door may not send it.
+  if (!unpacked || unpacked.body.length > maxAnswerBytes) return undefined;
   const { workspaceId, head, dependencies } = unpacked.header;
   if (typeof workspaceId !== "string" || typeof head !== "string" || typeof dependencies !== "string")
     return undefined;

@@ -3,8 +3,8 @@ import { SOCIAL_PLATFORMS } from "../domain/constants.ts";
 import { NotFoundError } from "../domain/errors.ts";
 import type { AuthorWrite, Social } from "../domain/inputs.ts";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
+import { byIdentifier } from "./identifiers.ts";
 import { orNotFound } from "./or-not-found.ts";
-import { byIdentifier } from "./post-filters.ts";
 import { unlinkPosts } from "./taxonomy.ts";
 import { isHttpUrl, ProblemList } from "./validation.ts";
 import { type ReadClient, write } from "./writer.ts";
@@ -15,7 +15,7 @@ export async function findAuthorId(
   identifier: string,
 ): Promise<string> {
   const found = await prisma.author.findFirst({
-    where: byIdentifier(workspaceId, identifier),
+    where: byIdentifier(workspaceId, identifier, "authors"),
     select: { id: true },
   });
   if (!found) throw new NotFoundError("Author", identifier);
@@ -86,7 +86,7 @@ export async function deleteAuthor(
   return write(prisma, async (uow) => {
     // The slug too: the change log records it as the deleted author's last known one.
     const found = await uow.tx.author.findFirst({
-      where: byIdentifier(workspaceId, identifier),
+      where: byIdentifier(workspaceId, identifier, "authors"),
       select: { id: true, slug: true },
     });
     if (!found) throw new NotFoundError("Author", identifier);

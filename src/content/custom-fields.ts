@@ -3,6 +3,7 @@
 import { InvalidInputError, NotFoundError } from "../domain/errors.ts";
 import type { FieldWrite } from "../domain/inputs.ts";
 import type { FieldType, PrismaClient } from "../generated/prisma/client.ts";
+import { fieldByIdentifier } from "./identifiers.ts";
 import { orNotFound } from "./or-not-found.ts";
 import { ProblemList } from "./validation.ts";
 import { type ReadClient, write } from "./writer.ts";
@@ -18,7 +19,7 @@ export async function findFieldId(
   identifier: string,
 ): Promise<string> {
   const found = await prisma.field.findFirst({
-    where: { workspaceId, OR: [{ id: identifier }, { key: identifier }] },
+    where: fieldByIdentifier(workspaceId, identifier),
     select: { id: true },
   });
   if (!found) throw new NotFoundError("Field", identifier);
@@ -66,7 +67,7 @@ export async function updateField(
   input: FieldWrite,
 ): Promise<string> {
   const current = await prisma.field.findFirst({
-    where: { workspaceId, OR: [{ id: identifier }, { key: identifier }] },
+    where: fieldByIdentifier(workspaceId, identifier),
     include: { options: true },
   });
   if (!current) throw new NotFoundError("Field", identifier);
@@ -130,7 +131,7 @@ export async function deleteField(
   return write(prisma, async (uow) => {
     // The key too: the change log records it as the deleted field's last known slug.
     const found = await uow.tx.field.findFirst({
-      where: { workspaceId, OR: [{ id: identifier }, { key: identifier }] },
+      where: fieldByIdentifier(workspaceId, identifier),
       select: { id: true, key: true },
     });
     if (!found) throw new NotFoundError("Field", identifier);

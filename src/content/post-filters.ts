@@ -41,8 +41,3 @@ export function postListWhere(workspaceId: string, filter: PostListFilter): Pris
     ...(and.length ? { AND: and } : {}),
   };
 }
-
-/** A record by id or slug. */
-export function byIdentifier(workspaceId: string, identifier: string) {
-  return { workspaceId, OR: [{ id: identifier }, { slug: identifier }] };
-}

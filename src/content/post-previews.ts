@@ -10,7 +10,7 @@
 // learn), and it leaves `updatedAt` alone, because the post's content did not change.
 import { NotFoundError, PreviewTokenError } from "../domain/errors.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { byIdentifier } from "./post-filters.ts";
+import { byIdentifier } from "./identifiers.ts";
 import { readPreviewToken, signPreviewToken } from "./preview-token.ts";
 import { write } from "./writer.ts";
 
@@ -39,7 +39,7 @@ export async function issuePostPreview(
   now: Date,
 ): Promise<IssuedPreview> {
   const post = await prisma.post.findFirst({
-    where: byIdentifier(workspaceId, identifier),
+    where: byIdentifier(workspaceId, identifier, "posts"),
     select: PREVIEW_SELECT,
   });
   if (!post) throw new NotFoundError("Post", identifier);
@@ -59,7 +59,7 @@ export async function revokePostPreviews(
 ): Promise<string> {
   return write(prisma, async (uow) => {
     const post = await uow.tx.post.findFirst({
-      where: byIdentifier(workspaceId, identifier),
+      where: byIdentifier(workspaceId, identifier, "posts"),
       select: { id: true },
     });
     if (!post) throw new NotFoundError("Post", identifier);

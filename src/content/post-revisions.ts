@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import type * as Diff from "diff";
 import { NotFoundError } from "../domain/errors.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { byIdentifier } from "./post-filters.ts";
+import { byIdentifier } from "./identifiers.ts";
 import { type PostWriteOrigin, updatePost } from "./posts.ts";
 
 export interface PostRevisionRecord {
@@ -64,7 +64,7 @@ const REVISION_SELECT = {
 /** The post an identifier names in the workspace (any status), or NotFoundError. */
 export async function revisedPostId(prisma: PrismaClient, workspaceId: string, identifier: string) {
   const post = await prisma.post.findFirst({
-    where: byIdentifier(workspaceId, identifier),
+    where: byIdentifier(workspaceId, identifier, "posts"),
     select: { id: true },
   });
   if (!post) throw new NotFoundError("Post", identifier);

@@ -7,9 +7,9 @@ import type { CreatePostData, UpdatePostData } from "../domain/inputs.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { RevisionActor } from "./change.ts";
 import { validateFieldValues } from "./custom-field-values.ts";
+import { byIdentifier } from "./identifiers.ts";
 import { newId } from "./ids.ts";
 import { markdownToHtml } from "./markdown.ts";
-import { byIdentifier } from "./post-filters.ts";
 import { loadPostWriteContext } from "./post-write-context.ts";
 import { insertPostRow, updatePostRow } from "./post-write-sql.ts";
 import { assertReferencesExist } from "./references.ts";
@@ -157,7 +157,7 @@ export async function deletePost(
 ): Promise<string> {
   return write(prisma, async (uow) => {
     const existing = await uow.tx.post.findFirst({
-      where: byIdentifier(workspaceId, identifier),
+      where: byIdentifier(workspaceId, identifier, "posts"),
       select: { id: true, slug: true },
     });
     if (!existing) throw new NotFoundError("Post", identifier);

@@ -4,14 +4,16 @@ import { isForeignKeyViolation } from "../db/prisma-errors.ts";
 import { InvalidInputError, NotFoundError } from "../domain/errors.ts";
 import type { TaxonomyCreate, TaxonomyUpdate } from "../domain/inputs.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import { byIdentifier } from "./identifiers.ts";
 import { orNotFound } from "./or-not-found.ts";
-import { byIdentifier } from "./post-filters.ts";
 import { ProblemList } from "./validation.ts";
 import { type ReadClient, type WriteClient, write } from "./writer.ts";
 
 export type TaxonomyModel = "category" | "tag";
 
 const label: Record<TaxonomyModel, string> = { category: "Category", tag: "Tag" };
+/** The workspace's relation holding each model's records (identifiers.ts). */
+const RECORDS = { category: "categories", tag: "tags" } as const;
 
 /** The subset of Prisma's category/tag delegates used here; both models have these columns. */
 interface TaxonomyDelegate {
@@ -32,7 +34,7 @@ export async function findTaxonomyId(
   identifier: string,
 ): Promise<string> {
   const found = await delegate(prisma, model).findFirst({
-    where: byIdentifier(workspaceId, identifier),
+    where: byIdentifier(workspaceId, identifier, RECORDS[model]),
     select: { id: true },
   });
   if (!found) throw new NotFoundError(label[model], identifier);
@@ -97,7 +99,7 @@ export async function deleteTaxonomy(
     return await write(prisma, async (uow) => {
       // The slug too: the change log records it as the deleted record's last known one.
       const found = await delegate(uow.tx, model).findFirst({
-        where: byIdentifier(workspaceId, identifier),
+        where: byIdentifier(workspaceId, identifier, RECORDS[model]),
         select: { id: true, slug: true },
       });
       if (!found) throw new NotFoundError(label[model], identifier);
@@ -118,7 +120,7 @@ export async function deleteTaxonomy(
     // concurrent write has just given a post), and the client hears how many posts hold it. Counted
     // after the rolled-back transaction, which a failed statement has ended.
     if (model !== "category" || !isForeignKeyViolation(error)) throw error;
-    const held = { category: byIdentifier(workspaceId, identifier) };
+    const held = { category: byIdentifier(workspaceId, identifier, "categories") };
     const inUse = Math.max(1, await prisma.post.count({ where: held }));
     throw new InvalidInputError(`Category "${identifier}" still has ${inUse} post${inUse === 1 ? "" : "s"}`, [
       { field: "identifier", message: "Move or delete the category's posts first" },

@@ -16,6 +16,7 @@ import {
   type LogPosition,
 } from "./cursors/event-cursors.ts";
 import { cursorExpiredError, forbiddenError, userInputError } from "./errors.ts";
+import { fitFeedData } from "./feed-answer-size.ts";
 import { type Connection, MAX_PAGE_SIZE } from "./pagination.ts";
 
 export const DEFAULT_EVENT_PAGE_SIZE = 50;
@@ -56,7 +57,15 @@ export async function eventConnection(ctx: GraphQLContext, args: EventLogArgs): 
   };
   const rows = await ctx.prisma.event.findMany({ where, orderBy: { position: "asc" }, take: limit + 1 });
   const page = rows.slice(0, limit);
-  const edges = page.map((node) => ({ cursor: encodeEventCursor(scope, node), node }));
+  // A page always fits in an answer, however large its events' records (feed-answer-size.ts).
+  const data = fitFeedData(
+    page.map((node) => node.data as Record<string, unknown> | null),
+    ctx.services.config.graphql.maxResponseBytes,
+  );
+  const edges = page.map((node, index) => ({
+    cursor: encodeEventCursor(scope, node),
+    node: data[index] === node.data ? node : { ...node, data: data[index] as Event["data"] },
+  }));
   return {
     edges,
     pageInfo: {

@@ -74,6 +74,7 @@ export function createContentYoga(prisma: PrismaClient, services: AppServices): 
               contentHead: services.contentHead,
               answers: services.graphqlAnswers,
               cacheControl: cacheControlPolicy(config.cache),
+              maxResponseBytes: config.graphql.maxResponseBytes,
             }),
           ]
         : []),

@@ -39,6 +39,12 @@ export function adminRoutes(options: {
   const { prisma, callers } = options;
   const router = Router();
   router.use(
+    // Admin answers carry secrets (new keys, whole exports) and admin state: no cache, browser or proxy,
+    // may keep any of them, refusals included.
+    (_req, res, next) => {
+      res.setHeader("Cache-Control", "no-store");
+      next();
+    },
     requireAdminToken(options.token, options.failedAuth),
     express.json({ limit: "16kb" }),
     refuseNullBytesInBody(),

@@ -96,6 +96,9 @@ function routeHandler(route: RestRoute, operation: PreparedOperation, deps: Rest
         await answerRead(route, operation, deps, req, res, req.caller);
         return;
       }
+      // A write's answer may hold a secret (a webhook endpoint's signing secret, a preview token) and
+      // is never one to reuse: no cache may keep it.
+      if (route.method !== "get") res.setHeader("Cache-Control", deps.cacheControl.nobody);
       const outcome = await runRoute(route, operation, deps, req, res);
       sendOutcome(res, outcome);
     } catch (error) {

@@ -62,6 +62,26 @@ describe("admin API", () => {
     expect((await app.request("GET", "/v1/posts", { key: key.body.key })).status).toBe(401);
   });
 
+  it("takes an identifier for the workspace whose id it is before the one whose slug it is", async () => {
+    const first = await app.request("POST", "/admin/workspaces", { headers: admin, body: { name: "First" } });
+    const firstId = first.body.workspace.id as string;
+    // A name that is another workspace's id gives a slug that is that id.
+    const second = await app.request("POST", "/admin/workspaces", {
+      headers: admin,
+      body: { name: firstId },
+    });
+    expect(second.body.workspace.slug).toBe(firstId);
+    const issued = await app.request("POST", `/admin/workspaces/${firstId}/keys`, {
+      headers: admin,
+      body: { kind: "public" },
+    });
+    expect(issued.status).toBe(201);
+    const keysOf = async (workspace: string) =>
+      (await app.request("GET", `/admin/workspaces/${workspace}/keys`, { headers: admin })).body.keys;
+    expect(await keysOf(second.body.workspace.id)).toHaveLength(2);
+    expect(await keysOf(firstId)).toHaveLength(3);
+  });
+
   it("answers bad input with 400 and unknown records with 404", async () => {
     const bad = await app.request("POST", "/admin/workspaces", { headers: admin, body: { name: "" } });
     expect(bad.status).toBe(400);

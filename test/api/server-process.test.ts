@@ -1,8 +1,8 @@
 // `npm start` as a newcomer runs it (scripts/start-server.mjs: the compiled server, rebuilt first if
-// src/ changed): first start on an empty embedded database starts from the data template, prints the
-// default workspace's keys once, the API answers with them, and SIGTERM drains and stops cleanly.
+// src/ changed): first start on an empty embedded database starts from the data template, writes the
+// default workspace's keys once to an owner-only file (stdout is a pipe, not a terminal), the API answers with them, and SIGTERM drains and stops cleanly.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { request } from "node:http";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -95,7 +95,7 @@ function requestWithBodyAfterSignal(
 }
 
 describe("server process (embedded default)", () => {
-  it("prints the default keys on first start, serves the API, and stops cleanly on SIGTERM", async () => {
+  it("keeps the default keys out of its log on first start (an owner-only file holds them), serves the API, and stops cleanly on SIGTERM", async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const first = startServer(port);
@@ -105,8 +105,15 @@ describe("server process (embedded default)", () => {
     // A new data folder is a copy of the data template, not a run of initdb and every migration
     // (the template is built first when this install has none yet).
     expect(first.output()).toContain("Created the database from the data template");
-    const publicKey = /public key \(read\):\s+(pk_\S+)/.exec(first.output())?.[1];
-    const privateKey = /private key \(read \+ write\):\s+(sk_\S+)/.exec(first.output())?.[1];
+    // stdout is a pipe here, as in a container: a log stream, where a working key must never go. The
+    // keys are in an owner-only file under DATA_DIR, which the log names.
+    expect(first.output()).not.toMatch(/\b(pk|sk)_[A-Za-z0-9]/);
+    const keysFile = path.join(dataDir, "first-start-keys.txt");
+    expect(first.output()).toContain(keysFile);
+    expect(statSync(keysFile).mode & 0o777).toBe(0o600);
+    const keys = readFileSync(keysFile, "utf8");
+    const publicKey = /public key \(read\):\s+(pk_\S+)/.exec(keys)?.[1];
+    const privateKey = /private key \(read \+ write\):\s+(sk_\S+)/.exec(keys)?.[1];
     expect(publicKey).toBeDefined();
     expect(privateKey).toBeDefined();
 

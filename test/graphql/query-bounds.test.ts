@@ -10,9 +10,10 @@ import { graphqlClient, graphqlFixtures } from "./support/graphql.ts";
 
 let app: TestApp;
 let ws: TestWorkspace;
+const METRICS_TOKEN = "query-bounds-metrics-token";
 
 beforeAll(async () => {
-  app = await startTestApp({ env: { GRAPHQL_MAX_RESPONSE_BYTES: "200000" } });
+  app = await startTestApp({ env: { GRAPHQL_MAX_RESPONSE_BYTES: "200000", METRICS_TOKEN: METRICS_TOKEN } });
   ws = await app.workspace("Bounds");
   const f = graphqlFixtures(graphqlClient(app, ws.privateKey));
   const category = await f.category("news");
@@ -30,6 +31,15 @@ async function post(query: string, headers: Record<string, string> = {}) {
   });
   const body = await response.json();
   return { status: response.status, body, ms: performance.now() - started, headers: response.headers };
+}
+
+/** The GraphQL door's cache size on this instance, from /metrics. */
+async function graphqlCacheBytes(): Promise<number> {
+  const res = await app.request("GET", "/metrics", { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const line = String(res.body)
+    .split("\n")
+    .find((l) => l.startsWith('response_cache_bytes{door="graphql"}'));
+  return Number(line?.split(" ")[1]);
 }
 
 const SCHEMA_WALK = "__schema { types { name fields { name args { name } type { name } } } }";
@@ -140,6 +150,19 @@ describe("the size of an answer", () => {
     const res = await post("{ posts { items { title content } } }");
     expectRefused(res, "response bytes");
     expect(res.body.errors[0].message).toContain("the limit of 200000");
+  });
+
+  it("holds for the response cache: an answer over the cap is never stored, so a repeat is refused too", async () => {
+    const before = await graphqlCacheBytes();
+    // Each alias is another cache key: none of them may fill the cache.
+    for (const query of ["{ posts { items { title content } } }", "{ again: posts { items { content } } }"]) {
+      const first = await post(query);
+      expectRefused(first, "response bytes");
+      const second = await post(query);
+      expectRefused(second, "response bytes");
+      expect(second.headers.get("x-cache")).toBeNull();
+    }
+    expect(await graphqlCacheBytes()).toBe(before);
   });
 
   it("lets answers under the cap through", async () => {

@@ -29,6 +29,7 @@ import type { GraphQLAnswer, GraphQLAnswers } from "../../cache/graphql-answers.
 import { answerRecords, collectAnswerRecords } from "../execution/answer-records.ts";
 import { answerShape } from "../execution/answer-shape.ts";
 import { readsPreview } from "./use-preview-no-store.ts";
+import { sizeCapped } from "./use-response-size-limit.ts";
 
 /** Root fields whose answers change without a change log event: never cached. */
 const UNCACHEABLE_ROOT_FIELDS = new Set([
@@ -50,6 +51,12 @@ export interface ContentResponseCacheOptions {
   answers: GraphQLAnswers;
   /** Cache-Control of public-key and private-key answers (REST's: CACHE_S_MAXAGE, …). */
   cacheControl: { public: string; private: string };
+  /**
+   * GRAPHQL_MAX_RESPONSE_BYTES. This plugin runs before the size limit's (use-response-size-limit.ts),
+   * so it sees an answer before the limit refuses it: it measures it itself and never stores one the
+   * limit refuses (the store also refuses it, and never serves one: graphql-answers.ts).
+   */
+  maxResponseBytes: number;
 }
 
 /**
@@ -116,6 +123,8 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
       return {
         onExecuteDone({ result }) {
           if (!("data" in result) || result.errors?.length || !result.data) return;
+          // Measured before it is serialised: an oversized answer is never turned into a string.
+          if (sizeCapped(result, options.maxResponseBytes) !== result) return;
           const text = JSON.stringify({ data: result.data });
           const body = Buffer.from(text);
           const entry: GraphQLAnswer = {

@@ -2,7 +2,9 @@
 // unpublished content, and a token stops working (expiry, revocation) without any content change that
 // a validator or the response cache (use-content-response-cache.ts, which skips such reads) could see.
 // The REST door does the same for `?preview=` (src/rest/router.ts).
-import { BREAK, type DocumentNode, visit } from "graphql";
+// Nor may a mutation's answer be kept: it may hold a secret (a webhook endpoint's signing secret, a
+// preview token), and REST's writes say the same.
+import { BREAK, type DocumentNode, getOperationAST, visit } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { keptPerDocument } from "../execution/per-document.ts";
 
@@ -25,15 +27,17 @@ function findPreviewArgument(document: DocumentNode): boolean {
 }
 
 export function usePreviewNoStore(): Plugin {
-  const previewRequests = new WeakSet<Request>();
+  const noStoreRequests = new WeakSet<Request>();
   return {
     onExecute({ args }) {
       // HTTP requests only: REST's in-process executions carry no `request` and set their own headers.
       const request = (args.contextValue as { request?: Request }).request;
-      if (request && readsPreview(args.document)) previewRequests.add(request);
+      if (!request) return;
+      const mutation = getOperationAST(args.document, args.operationName)?.operation === "mutation";
+      if (mutation || readsPreview(args.document)) noStoreRequests.add(request);
     },
     onResponse({ request, response }) {
-      if (!previewRequests.has(request)) return;
+      if (!noStoreRequests.has(request)) return;
       response.headers.set("Cache-Control", "private, no-store");
       response.headers.delete("ETag");
     },

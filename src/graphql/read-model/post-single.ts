@@ -5,6 +5,7 @@
 // Only for plans the read model covers (the REST post body, a frontend's post page); any other goes
 // through Prisma as before.
 import type { GraphQLResolveInfo } from "graphql";
+import { identifierCondition } from "../../content/identifiers.ts";
 import type { PostStatusFilter } from "../../content/post-filters.ts";
 import { postListCondition, SqlParams } from "../../content/post-list-sql.ts";
 import type { Post } from "../../generated/prisma/client.ts";
@@ -18,7 +19,8 @@ export function readsSinglePost(query: PlannedPostQuery): boolean {
 }
 
 /**
- * The post of the caller's workspace whose id or slug is `identifier` and whose status matches, as
+ * The post of the caller's workspace that `identifier` names (its id, else its slug: identifiers.ts)
+ * and whose status matches, as
  * Prisma's findFirst with `query` would return it; null when there is none.
  */
 export async function readSinglePost(
@@ -31,7 +33,7 @@ export async function readSinglePost(
   const params = new SqlParams();
   const identifier = params.add(where.identifier);
   const condition = `${postListCondition(workspaceId, { status: where.status, now: where.now }, params)}
-    AND (p.id = ${identifier} OR p.slug = ${identifier})`;
+    AND ${identifierCondition("Post", "p", identifier)}`;
   const withFieldDefinitions =
     Boolean(query.select?.fieldValues) && !ctx.loaders.loadedFieldDefinitions.has(workspaceId);
   const { item, fieldDefinitions, head } = await readSinglePostRow(

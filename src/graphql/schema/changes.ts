@@ -9,6 +9,7 @@ import { builder } from "../builder.ts";
 import { changeFeedScope, decodeFeedCursor, encodeFeedCursor } from "../cursors/change-feed-cursors.ts";
 import { LATEST_CURSOR } from "../cursors/cursor-codec.ts";
 import { cursorExpiredError, userInputError } from "../errors.ts";
+import { fitFeedData } from "../feed-answer-size.ts";
 import { MAX_PAGE_SIZE } from "../pagination.ts";
 import { ContentFormatEnum } from "./enums.ts";
 
@@ -55,7 +56,8 @@ const ChangeEntry = builder.objectRef<ChangeEntryRow>("ChangeEntry").implement({
     data: t.field({
       type: "JSON",
       nullable: true,
-      description: "UPSERT only: the record as its REST GET answers it",
+      description:
+        "UPSERT only: the record as its REST GET answers it; on a page too large for one answer, the largest records in a smaller form naming the fields left out in `omittedFields` (read them with GET)",
       resolve: (row) => row.data,
     }),
   }),
@@ -118,20 +120,26 @@ builder.queryField("changes", (t) =>
         limit,
       });
       const markdown = args.format === "markdown";
+      const changes = page.entries.map((entry) =>
+        entry.op === "upsert"
+          ? {
+              ...entry,
+              slug: null,
+              removedAt: null,
+              data:
+                markdown && entry.type === "post" && typeof entry.data.content === "string"
+                  ? { ...entry.data, content: htmlToMarkdown(entry.data.content) }
+                  : entry.data,
+            }
+          : { ...entry, data: null },
+      );
+      // A page always fits in an answer, however large its records (feed-answer-size.ts).
+      const data = fitFeedData(
+        changes.map((change) => change.data),
+        ctx.services.config.graphql.maxResponseBytes,
+      );
       return {
-        changes: page.entries.map((entry) =>
-          entry.op === "upsert"
-            ? {
-                ...entry,
-                slug: null,
-                removedAt: null,
-                data:
-                  markdown && entry.type === "post" && typeof entry.data.content === "string"
-                    ? { ...entry.data, content: htmlToMarkdown(entry.data.content) }
-                    : entry.data,
-              }
-            : { ...entry, data: null },
-        ),
+        changes: changes.map((change, index) => ({ ...change, data: data[index] ?? null })),
         nextCursor: encodeFeedCursor(scope, page.next, new Date()),
         hasMore: page.hasMore,
       };

@@ -17,7 +17,7 @@ export const Event = builder.objectRef<EventRow>("Event").implement({
     data: t.field({
       type: "JSON",
       description:
-        "The resource as the REST GET returns it after the change; for deletes its last id and slug",
+        "The resource as the REST GET returns it after the change; for deletes its last id and slug. On a page too large for one answer, the largest in a smaller form naming the fields left out in `omittedFields`",
       resolve: (event) => event.data,
     }),
     createdAt: t.field({ type: "DateTime", resolve: (event) => event.createdAt }),

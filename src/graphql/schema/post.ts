@@ -1,7 +1,7 @@
 // Post: type, queries (by identifier, page-based list, cursor connection) and mutations.
 
 import { fieldValuesObject } from "../../content/custom-field-values.ts";
-import { byIdentifier } from "../../content/post-filters.ts";
+import { byIdentifier } from "../../content/identifiers.ts";
 import { isScheduled, statusWhere } from "../../content/post-visibility.ts";
 import { createPost, deletePost, updatePost } from "../../content/posts.ts";
 import type { Tag as TagRow } from "../../generated/prisma/client.ts";
@@ -184,7 +184,10 @@ builder.queryFields((t) => ({
         ...query,
         where:
           args.preview == null
-            ? { ...byIdentifier(ctx.caller.workspaceId, args.identifier), ...statusWhere(status, new Date()) }
+            ? {
+                ...byIdentifier(ctx.caller.workspaceId, args.identifier, "posts"),
+                ...statusWhere(status, new Date()),
+              }
             : {
                 id: await previewGrantedPostId(ctx, args.identifier, args.preview),
                 workspaceId: ctx.caller.workspaceId,
