@@ -1,12 +1,12 @@
 // What an importer is asked for and gives back (import-source.ts picks the importer).
-import type { ImportRecord } from "../../content/import-records.ts";
+import type { SourceRecord } from "../../content/import-records.ts";
 
 export const SOURCE_KINDS = ["archive", "ghost", "wxr", "markdown", "marble"] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 export interface ImportSource {
   origin: string;
-  records: AsyncIterable<ImportRecord>;
+  records: AsyncIterable<SourceRecord>;
   /** Records the source says it has, when it says (a progress bar's total). */
   total: number | null;
 }
