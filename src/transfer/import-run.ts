@@ -34,6 +34,7 @@ import { analyzeStaleTables } from "../db/planner-statistics.ts";
 import { discardStoredMedia, ingestMedia, ingestMediaFile } from "../media/ingest.ts";
 import type { MediaStorage } from "../media/storage.ts";
 import { UploadTooLargeError } from "../media/upload-errors.ts";
+import type { TargetPolicy } from "../webhooks/target-safety.ts";
 import { type ImportSummary, SummaryTally } from "./import-summary.ts";
 
 export interface ImportOptions {
@@ -47,6 +48,8 @@ export interface ImportOptions {
   webhooks?: boolean;
   /** Records per transaction. */
   batchSize?: number;
+  /** Whether imported webhook endpoints may target private addresses (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
+  webhookPolicy: TargetPolicy;
   /** Media files above this size are refused (MEDIA_MAX_BYTES). */
   maxMediaBytes?: number;
   /**
@@ -74,6 +77,7 @@ export async function runImport(
     webhooks: options.webhooks ?? true,
     dryRun,
     links: new ImportLinks(),
+    webhookPolicy: options.webhookPolicy,
     mediaUrl: (key) => options.storage.urlFor(key),
   };
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
