@@ -75,3 +75,13 @@ export const EXPECTED_ERRORS = new Set([
 export function exitCodeForError(name: string): number {
   return name === "UsageError" ? EXIT.usage : EXIT.failed;
 }
+
+/**
+ * The exit code of a command that ran to its end: an import that failed any record exits 1 (its
+ * summary, on stdout, names each failure), so a script does not take a partial import for a whole one.
+ */
+export function exitCodeForResult(command: CliCommand, result: unknown): number {
+  if (command.command !== "import") return EXIT.ok;
+  const failed = (result as { totals?: { failed?: unknown } } | null)?.totals?.failed;
+  return typeof failed === "number" && failed > 0 ? EXIT.failed : EXIT.ok;
+}

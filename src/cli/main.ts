@@ -9,7 +9,14 @@
 import v8 from "node:v8";
 import { CommanderError } from "commander";
 import { loadConfig } from "../config.ts";
-import { type CliCommand, EXIT, EXPECTED_ERRORS, exitCodeForError, RemoteCommandError } from "./command.ts";
+import {
+  type CliCommand,
+  EXIT,
+  EXPECTED_ERRORS,
+  exitCodeForError,
+  exitCodeForResult,
+  RemoteCommandError,
+} from "./command.ts";
 import { controlSocketPath, runThroughServer } from "./control-socket.ts";
 import { buildProgram } from "./program.ts";
 import { runLocally } from "./run-locally.ts";
@@ -90,8 +97,11 @@ function boundHeapGrowth(): void {
 }
 
 async function main(argv: string[]): Promise<number> {
+  let code: number = EXIT.ok;
   const program = buildProgram(async (command) => {
-    process.stdout.write(`${JSON.stringify(await execute(command), null, 2)}\n`);
+    const result = await execute(command);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    code = exitCodeForResult(command, result);
   });
   try {
     // No arguments: the overview, as a usage error (a script that forgot its command must not pass).
@@ -100,7 +110,7 @@ async function main(argv: string[]): Promise<number> {
       return EXIT.usage;
     }
     await program.parseAsync(argv, { from: "user" });
-    return EXIT.ok;
+    return code;
   } catch (error) {
     // commander has printed its message (or the help): help and --version are not failures.
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;

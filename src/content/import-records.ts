@@ -123,6 +123,23 @@ export type ImportRecord =
 export type ImportKind = ImportRecord["kind"];
 
 /**
+ * A record the source has but could not convert (front matter that is not data, a value of the wrong
+ * type, a duplicate id): reported as failed with `reason`, never written, and the import goes on.
+ */
+export interface RejectedRecord {
+  kind: ImportKind;
+  sourceId: string;
+  /** How the summary names it (a slug, a file, an id). */
+  label: string;
+  rejected: string;
+}
+
+/** What a source's stream gives: records to write, and those it refused to convert. */
+export type SourceRecord = ImportRecord | RejectedRecord;
+
+export const isRejected = (record: SourceRecord): record is RejectedRecord => "rejected" in record;
+
+/**
  * The order records must be imported in: what a post references (taxonomy, authors, fields, media for
  * its URLs) before the post. Streams list their records in this order.
  */

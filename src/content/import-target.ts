@@ -2,6 +2,7 @@
 // origin, whether webhooks hear of it, and what the run has learned so far (import-links.ts).
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { IngestedMedia } from "../media/ingest.ts";
+import type { TargetPolicy } from "../webhooks/target-safety.ts";
 import type { LedgerScope } from "./import-ledger.ts";
 import type { ImportLinks } from "./import-links.ts";
 import type { ImportRecord } from "./import-records.ts";
@@ -15,6 +16,8 @@ export interface ImportTarget extends LedgerScope {
   webhooks: boolean;
   dryRun: boolean;
   links: ImportLinks;
+  /** Where imported webhook endpoints may point (WEBHOOK_ALLOW_PRIVATE_TARGETS), as for the API's. */
+  webhookPolicy: TargetPolicy;
   /** The public URL of a stored media object in this service. */
   mediaUrl(storageKey: string): string;
 }

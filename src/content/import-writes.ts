@@ -18,9 +18,10 @@ import type {
   ImportOutcome,
 } from "./import-records.ts";
 import type { ImportTarget, PreparedMedia, PreparedRecord } from "./import-target.ts";
+import { revisionSnapshotProblems } from "./revision-snapshot.ts";
 import { sanitizeHtml } from "./sanitize-html.ts";
 import { isValidSlug } from "./slugs.ts";
-import { normalizedEvents } from "./webhook-endpoints.ts";
+import { endpointsFull, normalizedEvents, webhookEndpointProblems } from "./webhook-endpoints.ts";
 import { fanOutStart } from "./webhook-fan-out.ts";
 import type { ReadClient, UnitOfWork } from "./writer.ts";
 
@@ -74,7 +75,7 @@ export async function writeImportedRecord(
     case "post":
       return writePost(client, uow, target, record, existing);
     case "webhook":
-      return writeWebhook(uow, target, record, existing);
+      return writeWebhook(client, uow, target, record, existing);
   }
 }
 
@@ -272,11 +273,25 @@ async function writeMedia(
 }
 
 async function writeWebhook(
+  client: ReadClient,
   uow: UnitOfWork | null,
   target: ImportTarget,
   record: ImportedWebhook,
   existing: string | null,
 ): Promise<Written> {
+  // The API's rules for an endpoint (its target above all: no file:, javascript: or loopback URL),
+  // each broken one named in the reason.
+  const { problems } = webhookEndpointProblems(
+    { url: record.url, events: record.events, description: record.description },
+    target.webhookPolicy,
+  );
+  if (problems.length > 0)
+    return {
+      outcome: "failed",
+      reason: problems.map((problem) => `${problem.field}: ${problem.message}`).join("; "),
+    };
+  const full = existing ? null : await endpointsFull(client, target.workspaceId);
+  if (full) return { outcome: "failed", reason: full };
   if (!uow) return { outcome: existing ? "updated" : "created" };
   const data = {
     url: record.url,
@@ -308,6 +323,15 @@ async function writePost(
   record: ImportedPost,
   existing: string | null,
 ): Promise<Written> {
+  // A revision is restorable later only if its snapshot holds what a restore writes back.
+  for (const revision of record.revisions) {
+    const [problem] = revisionSnapshotProblems(revision.snapshot);
+    if (problem)
+      return {
+        outcome: "failed",
+        reason: `its revision ${revision.number} is malformed: ${problem.field}: ${problem.message}`,
+      };
+  }
   const refs = await postReferences(client, target, record, uow === null);
   if ("missing" in refs) return { outcome: "failed", reason: refs.missing };
   const content = sanitizeHtml(target.links.rewriteUrls(record.content));

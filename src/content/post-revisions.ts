@@ -5,10 +5,11 @@
 // revision and the usual events), never a rewrite of history.
 import { createRequire } from "node:module";
 import type * as Diff from "diff";
-import { NotFoundError } from "../domain/errors.ts";
+import { InvalidInputError, NotFoundError } from "../domain/errors.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { byIdentifier } from "./identifiers.ts";
 import { type PostWriteOrigin, updatePost } from "./posts.ts";
+import { type RevisionSnapshot, revisionSnapshotProblems } from "./revision-snapshot.ts";
 
 export interface PostRevisionRecord {
   number: number;
@@ -18,23 +19,7 @@ export interface PostRevisionRecord {
   snapshot: RevisionSnapshot;
 }
 
-/** A post's read form as a revision keeps it (event-snapshots.ts's post snapshot). */
-export interface RevisionSnapshot {
-  title: string;
-  slug: string;
-  status: "published" | "draft";
-  description: string;
-  content: string;
-  coverImage: string | null;
-  featured: boolean;
-  attribution: string | null;
-  publishedAt: string;
-  category: { id: string } | null;
-  tags: { id: string }[];
-  authors: { id: string }[];
-  fields: Record<string, unknown>;
-  [other: string]: unknown;
-}
+export type { RevisionSnapshot } from "./revision-snapshot.ts";
 
 /** The fields a comparison reports, in this order; `content` also gets a line diff. */
 const COMPARED_FIELDS = [
@@ -117,6 +102,8 @@ export interface RevisionComparison {
 const require = createRequire(import.meta.url);
 
 export function compareRevisions(from: PostRevisionRecord, to: PostRevisionRecord): RevisionComparison {
+  whole(from, "compared");
+  whole(to, "compared");
   const changes = COMPARED_FIELDS.flatMap((field) => {
     const before = comparable(field, from.snapshot);
     const after = comparable(field, to.snapshot);
@@ -141,7 +128,7 @@ export async function restoreRevision(
   number: number,
   origin: PostWriteOrigin,
 ): Promise<string> {
-  const { snapshot } = await getRevision(prisma, postId, number);
+  const { snapshot } = whole(await getRevision(prisma, postId, number), "restored");
   return updatePost(
     prisma,
     workspaceId,
@@ -164,6 +151,20 @@ export async function restoreRevision(
     },
     origin,
   );
+}
+
+/**
+ * The revision, once its snapshot is known to hold what a comparison or a restore reads; else the
+ * client hears which fields are missing or wrong (InvalidInputError, a 400), not a 500.
+ */
+function whole(revision: PostRevisionRecord, use: "compared" | "restored"): PostRevisionRecord {
+  const problems = revisionSnapshotProblems(revision.snapshot);
+  if (problems.length > 0)
+    throw new InvalidInputError(
+      `Revision ${revision.number} cannot be ${use}: its snapshot is incomplete or malformed`,
+      problems,
+    );
+  return revision;
 }
 
 /** References compare by id (a renamed tag is not a change of the post). */

@@ -47,16 +47,10 @@ export async function createWebhookEndpoint(
   input: WebhookEndpointWrite & { url: string; events: readonly string[] },
   policy: TargetPolicy,
 ): Promise<{ id: string; secret: string }> {
-  check(input, policy).throwIfAny("Invalid webhook endpoint");
+  webhookEndpointProblems(input, policy).throwIfAny("Invalid webhook endpoint");
   return write(prisma, async (uow) => {
-    const existing = await uow.tx.webhookEndpoint.count({ where: { workspaceId } });
-    if (existing >= MAX_ENDPOINTS_PER_WORKSPACE)
-      new ProblemList()
-        .add(
-          "url",
-          `A workspace has at most ${MAX_ENDPOINTS_PER_WORKSPACE} webhook endpoints; delete one first`,
-        )
-        .throwIfAny("Too many webhook endpoints");
+    const full = await endpointsFull(uow.tx, workspaceId);
+    if (full) new ProblemList().add("url", full).throwIfAny("Too many webhook endpoints");
     const secret = generateEndpointSecret();
     const row = await uow.tx.webhookEndpoint.create({
       data: {
@@ -76,6 +70,14 @@ export async function createWebhookEndpoint(
   });
 }
 
+/** Why the workspace can take no other endpoint (it has MAX_ENDPOINTS_PER_WORKSPACE), or null. */
+export async function endpointsFull(client: ReadClient, workspaceId: string): Promise<string | null> {
+  const existing = await client.webhookEndpoint.count({ where: { workspaceId } });
+  return existing >= MAX_ENDPOINTS_PER_WORKSPACE
+    ? `A workspace has at most ${MAX_ENDPOINTS_PER_WORKSPACE} webhook endpoints; delete one first`
+    : null;
+}
+
 export async function updateWebhookEndpoint(
   prisma: PrismaClient,
   workspaceId: string,
@@ -83,7 +85,7 @@ export async function updateWebhookEndpoint(
   input: WebhookEndpointWrite,
   policy: TargetPolicy,
 ): Promise<string> {
-  const problems = check(input, policy);
+  const problems = webhookEndpointProblems(input, policy);
   for (const key of ["url", "events", "enabled"] as const)
     if (input[key] === null) problems.add(key, "Cannot be null");
   problems.throwIfAny("Invalid webhook endpoint");
@@ -217,7 +219,11 @@ export function normalizedEvents(events: readonly string[]): string[] {
   return EVENT_TYPES.filter((type) => events.includes(type));
 }
 
-function check(input: WebhookEndpointWrite, policy: TargetPolicy): ProblemList {
+/**
+ * What is wrong with an endpoint's settings (its URL's target, its events, its description): the rules
+ * a create or update through the API applies, and an import of an endpoint too (import-writes.ts).
+ */
+export function webhookEndpointProblems(input: WebhookEndpointWrite, policy: TargetPolicy): ProblemList {
   const problems = new ProblemList().text("description", input.description, { min: 0, max: 1_000 });
   if (typeof input.url === "string") {
     const reason =

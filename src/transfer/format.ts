@@ -15,8 +15,19 @@ import type { ImportKind } from "../content/import-records.ts";
 export const FORMAT_NAME = "content-gateway-export";
 export const FORMAT_VERSION = 1;
 
-/** Records per NDJSON chunk. */
+/** Records per NDJSON chunk: a chunk of more lines than this is not one an export wrote. */
 export const CHUNK_RECORDS = 200;
+
+/**
+ * The longest NDJSON line an import reads. A post's line is its body (at most 2,000,000 characters, as
+ * the API accepts) and its revisions' snapshots; 64 MiB is several large posts with long histories.
+ * Lines are read one at a time while the archive is decompressed, so neither a longer line nor a chunk
+ * of more lines (300 MB of newlines gzip to 306 KB) is ever held: the archive is refused.
+ */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/** The largest manifest an import reads: it is a few hundred bytes. */
+export const MAX_MANIFEST_BYTES = 1024 * 1024;
 
 export const MANIFEST_ENTRY = "manifest.json";
 export const MEDIA_FILES_FOLDER = "media-files";

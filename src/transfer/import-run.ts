@@ -23,12 +23,18 @@ import {
 } from "../content/import-batch.ts";
 import { fingerprintOf } from "../content/import-ledger.ts";
 import { ImportLinks } from "../content/import-links.ts";
-import type { ImportedMedia, ImportKind, ImportRecord } from "../content/import-records.ts";
+import {
+  type ImportedMedia,
+  type ImportKind,
+  isRejected,
+  type SourceRecord,
+} from "../content/import-records.ts";
 import type { Database } from "../db/database.ts";
 import { analyzeStaleTables } from "../db/planner-statistics.ts";
 import { discardStoredMedia, ingestMedia, ingestMediaFile } from "../media/ingest.ts";
 import type { MediaStorage } from "../media/storage.ts";
 import { UploadTooLargeError } from "../media/upload-errors.ts";
+import type { TargetPolicy } from "../webhooks/target-safety.ts";
 import { type ImportSummary, SummaryTally } from "./import-summary.ts";
 import { fetchBody, type RemoteAccess } from "./remote-fetch.ts";
 
@@ -47,6 +53,8 @@ export interface ImportOptions {
   maxMediaBytes: number;
   /** How media files named by URL are fetched (config.imports.fetch); its signal also ends the import. */
   remote: RemoteAccess;
+  /** Whether imported webhook endpoints may target private addresses (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
+  webhookPolicy: TargetPolicy;
   /**
    * false: the tables' planner statistics are left to the caller, which refreshes them itself
    * (analyzeStaleTables). The CLI on the embedded store does so in a worker of its own once the
@@ -60,7 +68,7 @@ export interface ImportOptions {
 export const DEFAULT_BATCH_SIZE = 100;
 
 export async function runImport(
-  records: AsyncIterable<ImportRecord>,
+  records: AsyncIterable<SourceRecord>,
   options: ImportOptions,
 ): Promise<ImportSummary> {
   const dryRun = options.dryRun ?? false;
@@ -72,6 +80,7 @@ export async function runImport(
     webhooks: options.webhooks ?? true,
     dryRun,
     links: new ImportLinks(),
+    webhookPolicy: options.webhookPolicy,
     mediaUrl: (key) => options.storage.urlFor(key),
   };
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
@@ -100,10 +109,22 @@ export async function runImport(
   };
 
   const spool = new Spool();
+  const seen = new SeenRecords();
   try {
     for await (const record of records) {
       // Abandoned (the CLI that asked went away): no further record, nothing of the pending batch.
       options.remote.signal?.throwIfAborted();
+      // What the source could not convert, and a repeated id, are failed records; the rest goes on.
+      const refused = isRejected(record)
+        ? { label: record.label, reason: record.rejected }
+        : { label: labelOf(record), reason: seen.duplicate(record.kind, record.sourceId) };
+      if (isRejected(record) || refused.reason !== null) {
+        const { kind, sourceId } = record;
+        tally.add([
+          { kind, sourceId, label: refused.label, outcome: "failed", reason: refused.reason ?? "" },
+        ]);
+        continue;
+      }
       if (record.kind !== batchKind) {
         await flush();
         batchKind = record.kind;
@@ -131,6 +152,24 @@ export async function runImport(
   // The statistics of the tables the import grew, now rather than at the service's next check.
   if (!dryRun && tally.done > 0 && options.analyze !== false) await analyzeStaleTables(options.db);
   return tally.finish();
+}
+
+/**
+ * The source ids a run has met, by kind. The ledger keeps one row per source id: a second record with
+ * an id already seen would take over the first one's row (its target), and the next run would find the
+ * first record "new" again and report it as a conflict with itself. The second is refused instead.
+ */
+class SeenRecords {
+  private readonly ids = new Map<ImportKind, Set<string>>();
+
+  /** Why the record cannot be imported when its id came before in this run, else null. */
+  duplicate(kind: ImportKind, sourceId: string): string | null {
+    const ids = this.ids.get(kind) ?? new Set<string>();
+    this.ids.set(kind, ids);
+    if (ids.has(sourceId)) return `another ${kind} of the source has the same id "${sourceId}"`;
+    ids.add(sourceId);
+    return null;
+  }
 }
 
 /** A media record whose bytes are no longer held (an archive's reader gives them with the record). */

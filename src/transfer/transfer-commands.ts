@@ -93,6 +93,7 @@ export async function importInto(
       webhooks: flags.webhooks,
       maxMediaBytes: context.config.media.maxBytes,
       remote,
+      webhookPolicy: { allowPrivate: context.config.webhooks.allowPrivateTargets },
       ...(flags.batchSize ? { batchSize: flags.batchSize } : {}),
       ...(flags.analyze === false ? { analyze: false } : {}),
       onBatch: (kind, _results, done) => context.progress?.update(kind, done, source.total),

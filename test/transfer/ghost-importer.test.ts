@@ -1,5 +1,6 @@
 // The Ghost importer (--from ghost): a Ghost JSON export's posts, tags, users, their order
 // (posts_tags, posts_authors), feature images, statuses and dates, read back through the API.
+import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ImporterFixture, importerFixture } from "./helpers/importer-fixture.ts";
 
@@ -67,5 +68,34 @@ describe("import --from ghost", () => {
     expect(summary.totals.created + summary.totals.updated).toBe(0);
     expect(summary.totals.skipped).toBeGreaterThan(0);
     expect(await fx.get("/v1/posts?status=all")).toEqual(before);
+  });
+});
+
+// Issue 60, item 12: a Ghost file with values of the wrong type answered a raw TypeError or RangeError
+// and imported nothing. Each such record is now a failed record with its reason; the rest imports.
+describe("import --from ghost: records of the wrong shape", () => {
+  let fx: ImporterFixture;
+  beforeAll(async () => {
+    fx = await importerFixture("ghost", "ghost-export.json");
+    const file = fx.location;
+    const exported = JSON.parse(readFileSync(file, "utf8"));
+    const data = exported.db[0].data;
+    data.tags.push({ id: "bad-tag", name: 42, slug: "numbered" });
+    data.users.push({ id: "bad-user", name: "Nobody", slug: "nobody", created_at: "not a date" });
+    data.posts.push({ ...data.posts[0], id: "bad-post", slug: "bad-post", title: ["a", "list"] });
+    data.posts.push({ ...data.posts[0], id: "bad-date", slug: "bad-date", published_at: "32/13/2024" });
+    writeFileSync(file, JSON.stringify(exported));
+  }, 60_000);
+  afterAll(async () => fx?.close());
+
+  it("fails each one with its reason and imports the others", async () => {
+    const summary = await fx.run();
+    expect(summary.failures).toEqual([
+      { kind: "post", name: "bad-post", reason: "title: Invalid input: expected string, received array" },
+      { kind: "post", name: "bad-date", reason: "published_at: Must be a date" },
+      { kind: "tag", name: "numbered", reason: "name: Invalid input: expected string, received number" },
+      { kind: "author", name: "nobody", reason: "created_at: Must be a date" },
+    ]);
+    expect(summary.byKind.post?.created).toBe(3);
   });
 });

@@ -45,3 +45,49 @@ describe("import --from markdown", () => {
     expect(await fx.get("/v1/posts?status=all")).toEqual(before);
   });
 });
+
+// Issue 60, item 1: front matter is data. gray-matter evaluated `---js` / `---javascript` blocks as
+// JavaScript in the importing process; a YAML alias bomb (nine levels of nine aliases) expanded to
+// gigabytes. Each such file is now a failed post with its reason; YAML and TOML files import as usual.
+describe("import --from markdown: front matter is data only", () => {
+  let fx: ImporterFixture;
+  beforeAll(async () => {
+    delete process.env.FRONT_MATTER_RAN;
+    fx = await importerFixture("markdown", "markdown-front-matter");
+  }, 60_000);
+  afterAll(async () => fx?.close());
+
+  const reasonOf = (summary: Awaited<ReturnType<ImporterFixture["run"]>>, name: string) =>
+    summary.failures.find((failure) => failure.name === name)?.reason;
+
+  it("refuses ---js, ---javascript, YAML tags and alias bombs file by file, on a dry run too, running nothing", async () => {
+    for (const dryRun of [true, false]) {
+      const summary = await fx.run({ dryRun });
+      expect(process.env.FRONT_MATTER_RAN).toBeUndefined();
+      expect(summary.byKind.post).toMatchObject({ created: 2, failed: 4 });
+      expect(reasonOf(summary, "runs-javascript.md")).toBe(
+        'its front matter is marked "js": only YAML (---) and TOML (+++) front matter is read',
+      );
+      expect(reasonOf(summary, "runs-javascript-long.md")).toMatch(/marked "javascript": only YAML/);
+      expect(reasonOf(summary, "yaml-tag.md")).toMatch(/^its YAML front matter is refused: Unresolved tag/);
+      expect(reasonOf(summary, "alias-bomb.md")).toMatch(
+        /^its YAML front matter is refused: Excessive alias/,
+      );
+    }
+    expect((await fx.get("/v1/posts?status=all")).posts.map((p: { slug: string }) => p.slug).sort()).toEqual([
+      "hugo-toml",
+      "plain-yaml",
+    ]);
+  });
+
+  it("reads TOML front matter between +++ fences (Hugo)", async () => {
+    const { post } = await fx.get("/v1/posts/hugo-toml");
+    expect(post).toMatchObject({
+      title: "Written for Hugo",
+      publishedAt: "2024-06-01T08:00:00.000Z",
+      category: { slug: "notes", name: "Notes" },
+      tags: [{ slug: "hugo" }],
+    });
+    expect(post.content).toContain("<strong>TOML</strong>");
+  });
+});

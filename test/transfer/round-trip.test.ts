@@ -32,7 +32,10 @@ describe(`export → import round trip (embedded → ${storageMode === "postgres
       database: () => openDatabase({ kind: "memory" }),
       env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", PUBLIC_URL: "http://source-media.test" },
     });
-    target = await startTestApp({ env: { PUBLIC_URL: "http://target-media.test" } });
+    // The source's webhook endpoint targets a loopback receiver: allowed on the target too, as on the source.
+    target = await startTestApp({
+      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", PUBLIC_URL: "http://target-media.test" },
+    });
     from = await source.workspace("Source");
     into = await target.workspace("Target");
     await seedEveryKind(source, from, "http://127.0.0.1:9");

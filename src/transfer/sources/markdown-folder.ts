@@ -1,5 +1,6 @@
-// A folder of markdown files with YAML front matter — the Hugo / Jekyll / Astro / Next.js content
-// layout — as import records. Front matter read: title, slug (else the file name; Jekyll's date prefix
+// A folder of markdown files with YAML or TOML front matter (front-matter.ts: data only; a file whose
+// front matter is anything else is refused, with its reason) — the Hugo / Jekyll / Astro / Next.js
+// content layout — as import records. Front matter read: title, slug (else the file name; Jekyll's date prefix
 // dropped), date (or publishDate / pubDate), draft (or published: false), tags, categories (the first is
 // the post's category; none: "uncategorized"), authors (or author), cover image (cover, image,
 // coverImage, cover_image, featured_image, heroImage; an absolute URL is imported as media),
@@ -7,11 +8,11 @@
 // first reads front matter only (taxonomy and authors come before posts), the second one body at a time.
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import matter from "gray-matter";
-import type { ImportRecord } from "../../content/import-records.ts";
+import type { SourceRecord } from "../../content/import-records.ts";
 import { markdownToHtml } from "../../content/markdown.ts";
 import { slugify } from "../../content/slugs.ts";
 import { ImportSourceError } from "../../domain/errors.ts";
+import { FrontMatterError, type MarkdownParts, splitFrontMatter } from "./front-matter.ts";
 import { isHttpUrl, mediaAtUrl } from "./remote-media.ts";
 import type { ImportSource } from "./source-types.ts";
 
@@ -65,13 +66,26 @@ export async function openMarkdownFolder(folder: string): Promise<ImportSource> 
   return { origin: `markdown:${path.resolve(folder)}`, records: records(folder, files), total: null };
 }
 
-async function* records(folder: string, files: string[]): AsyncGenerator<ImportRecord> {
+/** The file's front matter and body, or why it cannot be imported (FrontMatterError's reason). */
+async function readMarkdown(file: string): Promise<MarkdownParts | string> {
+  try {
+    return splitFrontMatter(await readFile(file, "utf8"));
+  } catch (error) {
+    if (error instanceof FrontMatterError) return error.message;
+    throw error;
+  }
+}
+
+async function* records(folder: string, files: string[]): AsyncGenerator<SourceRecord> {
   const categories = new Map<string, string>();
   const tags = new Map<string, string>();
   const authors = new Map<string, string>();
   const covers = new Set<string>();
   for (const file of files) {
-    const { data } = matter(await readFile(file, "utf8"));
+    const parts = await readMarkdown(file);
+    // A refused file brings no taxonomy: it is reported once, as a failed post, by the second pass.
+    if (typeof parts === "string") continue;
+    const { data } = parts;
     const postCategories = list(data.categories ?? data.category);
     if (postCategories.length === 0) categories.set(UNCATEGORIZED.slug, UNCATEGORIZED.name);
     for (const name of postCategories) categories.set(slugify(name), name);
@@ -97,7 +111,13 @@ async function* records(folder: string, files: string[]): AsyncGenerator<ImportR
     };
   for (const url of covers) yield mediaAtUrl(url);
   for (const file of files) {
-    const { data, content } = matter(await readFile(file, "utf8"));
+    const parts = await readMarkdown(file);
+    const sourceId = path.relative(folder, file);
+    if (typeof parts === "string") {
+      yield { kind: "post", sourceId, label: sourceId, rejected: parts };
+      continue;
+    }
+    const { data, content } = parts;
     const title = typeof data.title === "string" ? data.title : path.basename(file).replace(MARKDOWN, "");
     const draft = data.draft === true || data.published === false;
     const date = dateOf(data);
@@ -105,7 +125,7 @@ async function* records(folder: string, files: string[]): AsyncGenerator<ImportR
     const postCategories = list(data.categories ?? data.category);
     yield {
       kind: "post",
-      sourceId: path.relative(folder, file),
+      sourceId,
       slug: slugOf(data, file),
       title,
       status: draft ? "draft" : "published",

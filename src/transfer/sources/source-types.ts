@@ -1,5 +1,5 @@
 // What an importer is asked for and gives back (import-source.ts picks the importer).
-import type { ImportRecord } from "../../content/import-records.ts";
+import type { SourceRecord } from "../../content/import-records.ts";
 import type { RemoteAccess } from "../remote-fetch.ts";
 
 export const SOURCE_KINDS = ["archive", "ghost", "wxr", "markdown", "marble"] as const;
@@ -7,7 +7,7 @@ export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 export interface ImportSource {
   origin: string;
-  records: AsyncIterable<ImportRecord>;
+  records: AsyncIterable<SourceRecord>;
   /** Records the source says it has, when it says (a progress bar's total). */
   total: number | null;
 }

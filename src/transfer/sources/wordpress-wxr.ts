@@ -8,7 +8,7 @@
 // media from wp:attachment_url. Not carried over: pages, comments, menus, custom post types, post meta
 // other than the thumbnail, shortcodes (kept as text).
 import { readFile } from "node:fs/promises";
-import { parse } from "fast-xml-parser";
+import { parse, validate } from "fast-xml-parser";
 import type { ImportRecord } from "../../content/import-records.ts";
 import { slugify } from "../../content/slugs.ts";
 import { ImportSourceError } from "../../domain/errors.ts";
@@ -40,9 +40,24 @@ export async function openWordPressExport(file: string): Promise<ImportSource> {
   const xml = await readFile(file, "utf8").catch(() => {
     throw new ImportSourceError(`${file} cannot be read`);
   });
+  // A malformed or cut file (a transfer stopped after an `</item>`) is refused whole: the parser alone
+  // would import the part it understood, or nothing, and say nothing.
+  const valid = validate(xml);
+  if (valid !== true)
+    throw new ImportSourceError(
+      `${file} is not well-formed XML (line ${valid.err.line}, column ${valid.err.col}): ${valid.err.msg.replace(/\s+/g, " ")}`,
+    );
   // Values stay strings (a slug "2024" is not a number); CDATA is merged into the text.
-  const document = parse(xml, { ignoreAttributes: false, attributeNamePrefix: "@_", parseNodeValue: false });
-  const channel = document?.rss?.channel as Node | undefined;
+  let document: { rss?: { channel?: Node } };
+  try {
+    document = parse(xml, { ignoreAttributes: false, attributeNamePrefix: "@_", parseNodeValue: false });
+  } catch (error) {
+    // The parser builds its tree recursively: elements nested by the hundred thousand exhaust the stack.
+    if (error instanceof RangeError)
+      throw new ImportSourceError(`${file} is nested too deeply to be a WordPress WXR export`);
+    throw error;
+  }
+  const channel = document?.rss?.channel;
   if (!channel) throw new ImportSourceError(`${file} is not a WordPress WXR export: no rss/channel`);
   return { origin: `wxr:${file}`, records: records(channel), total: null };
 }

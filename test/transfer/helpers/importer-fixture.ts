@@ -17,6 +17,8 @@ export interface ImporterFixture {
   app: TestApp;
   ws: TestWorkspace;
   mediaBase: string;
+  /** The fixture's copy the import reads (a test may alter it first). */
+  location: string;
   /** The import command, as `content-gateway import <fixture> --from <kind> [--dry-run]` runs it. */
   run(options?: { dryRun?: boolean }): ReturnType<typeof importInto>;
   /** A GET with the workspace's private key: its body (a failure throws). */
@@ -59,6 +61,7 @@ export async function importerFixture(
     app,
     ws,
     mediaBase,
+    location: copy,
     run: (options = {}) =>
       importInto(
         { db: app.db, config: app.config, storage: app.mediaStorage },
