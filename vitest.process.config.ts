@@ -5,7 +5,7 @@
 //
 // Files not listed need the in-process app, which a process cannot offer (their reason beside them in
 // test/process/README.md); a listed file that reaches for it fails with a message saying so.
-import { defineConfig, mergeConfig } from "vitest/config";
+import { defineConfig } from "vitest/config";
 import base from "./vitest.config.ts";
 
 /** The REST contract files that need nothing but HTTP. */
@@ -42,16 +42,16 @@ export const PROCESS_CONTRACT_FILES = [
   "workspaces",
 ].map((name) => `test/api/${name}.test.ts`);
 
-export default mergeConfig(
-  base,
-  defineConfig({
-    test: {
-      include: [...PROCESS_CONTRACT_FILES, "test/soak/*.soak.ts"],
-      env: { TEST_SERVER: "process" },
-      globalSetup: ["test/process/build-once.ts"],
-      // A file's server process starts (a data folder from the template, or a schema migrated by the
-      // CLI) in its beforeAll: seconds, and more on a busy machine.
-      hookTimeout: 180_000,
-    },
-  }),
-);
+// Spread rather than mergeConfig, which would add `include` to the base's (every test file).
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    include: [...PROCESS_CONTRACT_FILES, "test/soak/*.soak.ts"],
+    env: { TEST_SERVER: "process" },
+    globalSetup: ["test/process/build-once.ts"],
+    // A file's server process starts (a data folder from the template, or a schema migrated by the
+    // CLI) in its beforeAll: seconds, and more on a busy machine.
+    hookTimeout: 180_000,
+  },
+});
