@@ -133,6 +133,12 @@ const EnvSchema = z.object({
    * (src/db/planner-statistics.ts), as autovacuum would; also once at start. 0: never (autovacuum's job).
    */
   DATABASE_ANALYZE_INTERVAL_MS: nonNegativeInt.default(60_000),
+  /**
+   * The embedded database's thread answers a heartbeat between statements; one silent this long (a
+   * statement that never ends) is ended and started again on the same data folder (src/db/
+   * embedded-in-worker.ts). Longer than any statement the service runs; 0: never.
+   */
+  EMBEDDED_WATCHDOG_MS: nonNegativeInt.default(60_000),
   /** The most words a full-text search may hold; more answer 400. */
   SEARCH_MAX_TERMS: positiveInt.default(32),
   /** When set, rate-limit counters are shared by all instances through Redis. */
@@ -291,7 +297,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
           poolSize: env.DATABASE_POOL_SIZE,
           statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
         }
-      : { kind: "embedded" as const, dir: path.join(dataDir, "db") },
+      : { kind: "embedded" as const, dir: path.join(dataDir, "db"), watchdogMs: env.EMBEDDED_WATCHDOG_MS },
     /** See DATABASE_ANALYZE_INTERVAL_MS. */
     analyzeIntervalMs: env.DATABASE_ANALYZE_INTERVAL_MS,
     redisUrl: env.REDIS_URL,

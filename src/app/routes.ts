@@ -62,7 +62,7 @@ export function mountRoutes(deps: AppDeps, wiring: AppWiring, observe: RequestHa
       cacheControl: wiring.cacheControl,
     }),
   );
-  app.use(statusRoutes(db.sql, deps.isShuttingDown ?? (() => false)));
+  app.use(statusRoutes(db, deps.isShuttingDown ?? (() => false)));
   app.use(metricsRoute(wiring.metrics, config.metricsToken));
   app.use(explorerPages());
   // Transforms first: a media URL with transform parameters is a variant, whatever the storage backend.

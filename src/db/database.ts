@@ -23,7 +23,13 @@ import {
 import { statementName } from "./statement-names.ts";
 import { yieldingTransactions } from "./yielding-transactions.ts";
 
-export type DatabaseConfig = Config["database"] | { kind: "memory" };
+export type DatabaseConfig =
+  | Exclude<Config["database"], { kind: "embedded" }>
+  | { kind: "embedded"; dir: string /** EMBEDDED_WATCHDOG_MS [60 s]. */; watchdogMs?: number }
+  | { kind: "memory" };
+
+/** What the embedded thread's supervisor says when it stops and when it is back (embedded-in-worker.ts). */
+const DEFAULT_EMBEDDED_WATCHDOG_MS = 60_000;
 
 export interface Database {
   kind: DatabaseConfig["kind"];
@@ -43,6 +49,13 @@ export interface Database {
    * longer than a request (ANALYZE of a large table). The embedded database has one connection.
    */
   session<T>(work: (sql: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * False while the database is known to be down without asking it: the embedded database's thread
+   * stopped or stopped answering and is being started again (/ready answers 503 meanwhile).
+   */
+  isAvailable(): boolean;
+  /** The embedded database's thread, to end it as a crash would (tests of its supervision). */
+  embeddedThread?: Pick<EmbeddedWorker, "kill" | "whenUp">;
   close(): Promise<void>;
 }
 
@@ -90,6 +103,7 @@ export async function openDatabase(
       ...(config.statementTimeoutMs > 0 ? { statement_timeout: config.statementTimeoutMs } : {}),
       ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
     });
+    watchIdleConnections(pool, options.logger);
     const sql = pgExecutor(pool);
     // The advisory lock and each migration's transaction must stay on one connection. A migration may
     // rightly take longer than a request (an index on a large table): it lifts the deadline for itself.
@@ -120,6 +134,7 @@ export async function openDatabase(
       session: (work) => session((connection) => work(observedExecutor(connection, options.onQuery))),
       listen: (channelPrefix, onNotify, onError) =>
         listenOnPostgres({ url: config.url, schema: config.schema }, channelPrefix, onNotify, onError),
+      isAvailable: () => true,
       async close() {
         await prisma.$disconnect();
         await pool.end();
@@ -127,7 +142,8 @@ export async function openDatabase(
     };
   }
 
-  if (config.kind === "embedded") return openEmbedded(config.dir, options);
+  if (config.kind === "embedded")
+    return openEmbedded(config.dir, config.watchdogMs ?? DEFAULT_EMBEDDED_WATCHDOG_MS, options);
 
   // In memory (tests, a dry run): PGlite on this thread, through its own driver adapter.
   const client = new PGlite(pgliteOptions(options));
@@ -152,7 +168,11 @@ export async function openDatabase(
  * The embedded store: the data folder (started from the template when new), PGlite on a thread of its
  * own (embedded-in-worker.ts), reached through node-postgres over one connection, as a server is.
  */
-async function openEmbedded(dir: string, options: OpenDatabaseOptions): Promise<Database> {
+async function openEmbedded(
+  dir: string,
+  watchdogMs: number,
+  options: OpenDatabaseOptions,
+): Promise<Database> {
   const log = options.logger ? (msg: string) => options.logger?.info(msg) : undefined;
   const lock = acquireEmbeddedLock(dir);
   let worker: EmbeddedWorker | undefined;
@@ -164,7 +184,13 @@ async function openEmbedded(dir: string, options: OpenDatabaseOptions): Promise<
       warn: (msg, error) =>
         options.logger?.warn(msg, { error: error instanceof Error ? error.message : String(error) }),
     });
-    worker = await startEmbeddedWorker(dir, pgliteOptions(options).startParams);
+    const logger = options.logger;
+    worker = await startEmbeddedWorker(dir, pgliteOptions(options).startParams, {
+      watchdogMs,
+      onOutage: (message, fields) => logger?.error(message, fields),
+      onRecovery: (message, fields) => logger?.info(message, fields),
+      onRestartFailed: (message, fields) => logger?.warn(message, fields),
+    });
     // One connection: PGlite has one session, which a transaction must not share. Kept open while idle
     // (no reconnect on the next request after a quiet spell).
     pool = new pg.Pool({
@@ -175,18 +201,23 @@ async function openEmbedded(dir: string, options: OpenDatabaseOptions): Promise<
       max: 1,
       idleTimeoutMillis: 0,
     });
+    watchIdleConnections(pool, options.logger);
     const sql = pgExecutor(pool);
     const migrate = () => applyPendingMigrations(sql, { log });
     // The embedded database always migrates on open: nobody else could have done it.
     await migrate();
     const prisma = createPrisma(pgAdapter(pool), options.onQuery);
     const opened = { worker, pool };
-    return ownDatabase("embedded", prisma, sql, migrate, options.onQuery, async () => {
-      await prisma.$disconnect();
-      await opened.pool.end();
-      await opened.worker.close();
-      lock.release();
-    });
+    return {
+      ...ownDatabase("embedded", prisma, sql, migrate, options.onQuery, async () => {
+        await prisma.$disconnect();
+        await opened.pool.end();
+        await opened.worker.close();
+        lock.release();
+      }),
+      isAvailable: () => opened.worker.isUp(),
+      embeddedThread: worker,
+    };
   } catch (error) {
     await pool?.end().catch(() => {});
     await worker?.close().catch(() => {});
@@ -215,8 +246,20 @@ function ownDatabase(
     migrate,
     session: (work) => work(observed),
     listen: async () => NOT_LISTENING,
+    isAvailable: () => true,
     close,
   };
+}
+
+/**
+ * A pooled connection that fails while idle (the server restarted, the embedded thread stopped) is
+ * dropped by the pool, which emits 'error': without a listener that would end the process. The next
+ * statement opens a new connection; the request that meets the outage is answered 503.
+ */
+function watchIdleConnections(pool: pg.Pool, logger: Logger | undefined): void {
+  pool.on("error", (error) => {
+    logger?.warn("an idle database connection failed; the pool drops it", { error: error.message });
+  });
 }
 
 /** Prisma's node-postgres adapter on `pool`, each statement prepared once per connection. */

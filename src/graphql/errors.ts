@@ -35,6 +35,7 @@ export type ErrorCode =
   | "PREVIEWS_UNAVAILABLE"
   | "SUBSCRIPTION_ENDED"
   | "TIMEOUT"
+  | "DATABASE_UNAVAILABLE"
   | "STORAGE_UNAVAILABLE";
 
 const httpStatus: Record<ErrorCode, number> = {
@@ -57,6 +58,8 @@ const httpStatus: Record<ErrorCode, number> = {
   // Only ever the last event of a stream already answered 200; the status says "not the client's input".
   SUBSCRIPTION_ENDED: 503,
   TIMEOUT: 503,
+  // The database could not be reached for a moment (restarting): the same request may succeed later.
+  DATABASE_UNAVAILABLE: 503,
   // The service's own dependency failed, not the request: the same request may succeed later.
   STORAGE_UNAVAILABLE: 503,
 };
@@ -216,6 +219,23 @@ export function timeoutError(): GraphQLError {
       },
     },
   );
+}
+
+/**
+ * The database could not be reached, or dropped the connection, while answering this request
+ * (src/db/database-unreachable.ts): a server restarting, the embedded database's thread being started
+ * again. Never the client's fault nor a verdict on its key, so 503 with Retry-After.
+ */
+export function databaseUnavailableError(): GraphQLError {
+  return new GraphQLError("The database is unavailable for a moment; try again shortly", {
+    extensions: {
+      code: "DATABASE_UNAVAILABLE",
+      http: {
+        status: httpStatus.DATABASE_UNAVAILABLE,
+        headers: { "Retry-After": String(RETRY_AFTER_TIMEOUT_SECONDS) },
+      },
+    },
+  });
 }
 
 /**

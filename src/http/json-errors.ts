@@ -1,6 +1,7 @@
 // The JSON bodies of errors the HTTP layer itself answers (before or outside GraphQL). Every error body
 // of the service has `error` and `message`; REST-specific mappings live in src/rest/errors.ts.
 import type { ErrorRequestHandler, Response } from "express";
+import { isDatabaseUnreachable } from "../db/database-unreachable.ts";
 import { isStatementTimeout } from "../db/statement-timeout.ts";
 import {
   InvalidInputError,
@@ -8,7 +9,7 @@ import {
   TransformsBusyError,
   UntransformableMediaError,
 } from "../domain/errors.ts";
-import { RETRY_AFTER_TIMEOUT_SECONDS, timeoutError } from "../graphql/errors.ts";
+import { databaseUnavailableError, RETRY_AFTER_TIMEOUT_SECONDS, timeoutError } from "../graphql/errors.ts";
 import type { Logger } from "../logger.ts";
 import type { KeyState } from "./request-caller.ts";
 
@@ -57,6 +58,11 @@ export function jsonErrorHandler(logger: Logger): ErrorRequestHandler {
       logger.warn("a statement reached the database deadline", { method: req.method, path: req.path });
       res.setHeader("Retry-After", String(RETRY_AFTER_TIMEOUT_SECONDS));
       sendError(res, 503, "Service unavailable", timeoutError().message);
+    } else if (isDatabaseUnreachable(error)) {
+      // The key lookup or the cache's head read met a database that is not there for a moment.
+      logger.warn("the database could not be reached", { method: req.method, path: req.path });
+      res.setHeader("Retry-After", String(RETRY_AFTER_TIMEOUT_SECONDS));
+      sendError(res, 503, "Service unavailable", databaseUnavailableError().message);
     } else if (error instanceof StorageUnavailableError) {
       // Logged once already, where the deadline passed (src/media/storage-deadlines.ts).
       res.setHeader("Retry-After", String(error.retryAfterSeconds));

@@ -1,8 +1,11 @@
 // Liveness (/status) and readiness (/ready: the database answers) for load balancers.
 import { Router } from "express";
-import type { SqlExecutor } from "../db/sql-executor.ts";
+import type { Database } from "../db/database.ts";
 
-export function statusRoutes(sql: SqlExecutor, isShuttingDown: () => boolean): Router {
+export function statusRoutes(
+  db: Pick<Database, "sql" | "isAvailable">,
+  isShuttingDown: () => boolean,
+): Router {
   const router = Router();
   router.get("/status", (_req, res) => {
     res.json({ status: "ok" });
@@ -12,8 +15,14 @@ export function statusRoutes(sql: SqlExecutor, isShuttingDown: () => boolean): R
       res.status(503).json({ status: "shutting_down" });
       return;
     }
+    // Known down (the embedded database's thread is being started again): say so without queueing a
+    // statement behind the ones that wait for it.
+    if (!db.isAvailable()) {
+      res.status(503).json({ status: "unavailable", database: "restarting" });
+      return;
+    }
     try {
-      await sql.query("SELECT 1");
+      await db.sql.query("SELECT 1");
       res.json({ status: "ready", database: "ok" });
     } catch {
       res.status(503).json({ status: "unavailable", database: "unreachable" });

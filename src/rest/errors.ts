@@ -58,6 +58,7 @@ export function restErrorFromGraphQL(errors: readonly AnyGraphQLError[]): RestEr
     case "PREVIEWS_UNAVAILABLE":
       return { status: 503, body: { error: "Previews not configured", message } };
     case "TIMEOUT":
+    case "DATABASE_UNAVAILABLE":
       return {
         status: 503,
         body: { error: "Service unavailable", message },

@@ -18,6 +18,7 @@ describe("embedded mode (default)", () => {
     expect(loadConfig({ DATA_DIR: dataDir }).database).toEqual({
       kind: "embedded",
       dir: path.join(dataDir, "db"),
+      watchdogMs: 60_000,
     });
   });
 

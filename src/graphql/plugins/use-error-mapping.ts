@@ -4,15 +4,17 @@
 import type { Plugin } from "@envelop/core";
 import { PothosValidationError } from "@pothos/core";
 import { type ExecutionResult, GraphQLError } from "graphql";
+import { isDatabaseUnreachable } from "../../db/database-unreachable.ts";
 import { isStatementTimeout } from "../../db/statement-timeout.ts";
 import { echoInput, shortenMessage } from "../../domain/echo-input.ts";
 import { DomainError } from "../../domain/errors.ts";
 import type { Logger } from "../../logger.ts";
-import { fromDomainError, timeoutError, userInputError } from "../errors.ts";
+import { databaseUnavailableError, fromDomainError, timeoutError, userInputError } from "../errors.ts";
 import { mapPrismaError } from "../prisma-errors.ts";
 
 export const INTERNAL_ERROR_MESSAGE = "Unexpected error.";
 const TIMEOUT = timeoutError();
+const DATABASE_UNAVAILABLE = databaseUnavailableError();
 
 export function useErrorMapping(options: { logger: Logger }): Plugin {
   const mapErrors = errorMapper(options);
@@ -56,6 +58,14 @@ export function errorMapper(options: { logger: Logger }): (result: ExecutionResu
         nodes: error.nodes,
         path: error.path,
         extensions: TIMEOUT.extensions,
+      });
+    }
+    if (isDatabaseUnreachable(original)) {
+      options.logger.warn("the database could not be reached", { path: error.path?.join(".") });
+      return new GraphQLError(DATABASE_UNAVAILABLE.message, {
+        nodes: error.nodes,
+        path: error.path,
+        extensions: DATABASE_UNAVAILABLE.extensions,
       });
     }
     const mapped = original instanceof DomainError ? fromDomainError(original) : mapPrismaError(original);
