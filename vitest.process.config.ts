@@ -37,7 +37,6 @@ export const PROCESS_CONTRACT_FILES = [
   "shared-cache-lifetime",
   "shared-cache-outage",
   "tags",
-  "webhook-endpoint-health",
   "webhook-fairness",
   "workspaces",
 ].map((name) => `test/api/${name}.test.ts`);
@@ -53,5 +52,8 @@ export default defineConfig({
     // A file's server process starts (a data folder from the template, or a schema migrated by the
     // CLI) in its beforeAll: seconds, and more on a busy machine.
     hookTimeout: 180_000,
+    // Some tests start a second server process of their own (metrics, admin), and every request
+    // crosses a process: more than the in-process 30 s on a busy machine.
+    testTimeout: 120_000,
   },
 });
