@@ -1,7 +1,7 @@
 // Vitest setup file (vitest.config.ts): after every test, and after each file's hooks, fail if a test
 // app answered 5xx without the test calling expectServerErrors(). See server-errors.ts.
 import { afterAll, afterEach } from "vitest";
-import { takeUnexpectedServerErrors } from "./server-errors.ts";
+import { drainServerErrorSources, takeUnexpectedServerErrors } from "./server-errors.ts";
 
 function assertNoServerErrors(when: string): void {
   const errors = takeUnexpectedServerErrors();
@@ -12,5 +12,12 @@ function assertNoServerErrors(when: string): void {
   );
 }
 
-afterEach(() => assertNoServerErrors("during this test"));
-afterAll(() => assertNoServerErrors("in this file's setup or teardown"));
+// A server process reports through its log, a moment after its answers: drain it before looking.
+afterEach(async () => {
+  await drainServerErrorSources();
+  assertNoServerErrors("during this test");
+});
+afterAll(async () => {
+  await drainServerErrorSources();
+  assertNoServerErrors("in this file's setup or teardown");
+});

@@ -10,9 +10,26 @@ export interface ServerErrorRecord {
 
 const recorded: ServerErrorRecord[] = [];
 let allowedInThisTest = false;
+/** Sources whose reports arrive late (a server process's log): each is drained before a check. */
+const pending = new Set<() => Promise<void>>();
 
 export function recordServerError(record: ServerErrorRecord): void {
   recorded.push(record);
+}
+
+/**
+ * A source of reports that lag behind the answers (the log of a server process, read through a pipe):
+ * `drain` resolves once everything the source will report about requests already answered is recorded.
+ * Returns the function that unregisters it.
+ */
+export function registerServerErrorSource(drain: () => Promise<void>): () => void {
+  pending.add(drain);
+  return () => pending.delete(drain);
+}
+
+/** Waits until every registered source has reported what it had. */
+export async function drainServerErrorSources(): Promise<void> {
+  await Promise.all([...pending].map((drain) => drain()));
 }
 
 /** Called by a test that provokes a 5xx on purpose (a database gone, storage failing, …). */

@@ -1,5 +1,6 @@
 // A whole app over a test database, listening on an ephemeral loopback port for REST tests, plus an
-// in-process GraphQL executor (no port) for GraphQL tests.
+// in-process GraphQL executor (no port) for GraphQL tests. With TEST_SERVER=process, the built server
+// in a process of its own instead (server-process-app.ts).
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -26,7 +27,9 @@ import { silentLogger } from "../../src/logger.ts";
 import { openMediaStorage } from "../../src/media/create-storage.ts";
 import type { MediaStorage } from "../../src/media/storage.ts";
 import { createMetrics } from "../../src/metrics.ts";
+import { type RequestOptions, requestJson, type TestResponse } from "./http-request.ts";
 import { recordServerError } from "./server-errors.ts";
+import { isProcessMode, startServerProcessApp } from "./server-process-app.ts";
 import { openTestDatabase } from "./test-database.ts";
 
 export interface TestWorkspace {
@@ -46,11 +49,7 @@ export interface TestApp {
   /** A new workspace with its two keys. */
   workspace(name?: string): Promise<TestWorkspace>;
   /** fetch against the app: `request("GET", "/v1/posts", { key })`. */
-  request(
-    method: string,
-    path: string,
-    options?: { key?: string; body?: unknown; headers?: Record<string, string> },
-  ): Promise<{ status: number; body: any; headers: Headers }>;
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   /** The app's live change stream (subscriptions). */
   changes: ChangeStream;
   /** Runs a GraphQL operation in-process (no HTTP) with the caller a key resolves to. */
@@ -58,19 +57,25 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(
-  options: {
-    env?: Record<string, string>;
-    onQuery?: QueryObserver;
-    rateLimiter?: RateLimiter;
-    /** Also run the instance's background work (webhook dispatch, change log pruning), as the server does. */
-    background?: boolean;
-    /** Serve this database instead of the test's own (a test that needs both stores at once). */
-    database?: () => Promise<Database>;
-    /** Listen on this loopback port (a test that must know its own URL before start, as PUBLIC_URL). */
-    port?: number;
-  } = {},
-): Promise<TestApp> {
+export interface StartTestAppOptions {
+  env?: Record<string, string>;
+  onQuery?: QueryObserver;
+  rateLimiter?: RateLimiter;
+  /** Also run the instance's background work (webhook dispatch, change log pruning), as the server does. */
+  background?: boolean;
+  /** Serve this database instead of the test's own (a test that needs both stores at once). */
+  database?: () => Promise<Database>;
+  /** Listen on this loopback port (a test that must know its own URL before start, as PUBLIC_URL). */
+  port?: number;
+}
+
+/**
+ * The app of a test file: in-process by default; with TEST_SERVER=process the built server started as
+ * `npm start` starts it, on a store of its own (server-process-app.ts), for the files that need no more
+ * than HTTP (scripts/test-server-process.mjs lists them).
+ */
+export async function startTestApp(options: StartTestAppOptions = {}): Promise<TestApp> {
+  if (isProcessMode()) return startServerProcessApp(options);
   const dataDir = mkdtempSync(path.join(tmpdir(), "content-test-"));
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -162,22 +167,7 @@ export async function startTestApp(
         privateKey: created.privateKey,
       };
     },
-    async request(method, requestPath, opts = {}) {
-      const headers: Record<string, string> = { ...opts.headers };
-      if (opts.key) headers.authorization = opts.key;
-      let body: string | undefined;
-      if (opts.body !== undefined) {
-        headers["content-type"] ??= "application/json";
-        body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
-      }
-      const response = await fetch(url + requestPath, { method, headers, body });
-      const text = await response.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text ? JSON.parse(text) : null;
-      } catch {}
-      return { status: response.status, body: parsed, headers: response.headers };
-    },
+    request: (method, requestPath, opts) => requestJson(url, method, requestPath, opts),
     async graphql(key, query, variables = {}) {
       const caller = await resolveApiKey(db.prisma, key);
       const { contextFactory, execute, schema } = yoga.getEnveloped({ req: { caller } } as never);
