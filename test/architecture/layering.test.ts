@@ -12,7 +12,11 @@ const SRC = path.resolve(import.meta.dirname, "../../src");
  * project. `generated` is Prisma's generated client (part of the database layer); `logger` and
  * `config` are single files at the top of src/. Beyond "each layer only the ones below it":
  * - `db` may import `config`: opening the database reads its part of the Config type.
- * - `media` may import `config`: the storage is chosen from its settings.
+ * - `media` may import `config`: the storage is chosen from its settings; `db`: a variant of an image
+ *   exists while its record does, so none outlives a deleted original (variant-records.ts); `limits`:
+ *   new variants are rate limited per client address (serve-media-transforms.ts).
+ * - `transfer` may import `webhooks`: an importer's fetches follow the webhook target rules
+ *   (target-safety.ts), checked again after each redirect and at connect time.
  * - `cache` holds HTTP validators (ETags) and both doors' answer stores, which the cached-read door
  *   (http) reads before routing; it imports nothing of the project.
  * - `rest` may import `media`: it parses multipart uploads itself (and answers their errors as REST
@@ -24,12 +28,12 @@ const ALLOWED: Record<string, string[]> = {
   config: [],
   metrics: [],
   db: ["domain", "generated", "logger", "config"],
-  media: ["domain", "logger", "config"],
+  media: ["domain", "logger", "config", "db", "limits"],
   content: ["domain", "db", "generated", "media", "logger", "webhooks"],
   auth: ["domain", "content", "db", "generated"],
   seed: ["domain", "content", "db", "generated"],
   // Export, import and the importers: formats and sources around the content layer's import writer.
-  transfer: ["domain", "content", "db", "generated", "media", "logger", "config"],
+  transfer: ["domain", "content", "db", "generated", "media", "logger", "config", "webhooks"],
   limits: ["domain", "logger"],
   webhooks: ["domain"],
   cache: [],
