@@ -41,6 +41,7 @@ export async function openRuntime(
   const rateLimiter = createRateLimiter({
     windowMs: config.rateLimit.windowMs,
     redisUrl: config.redisUrl,
+    keyPrefix: config.rateLimit.redisPrefix,
     log: logger,
   });
   const mediaStorage = await openMediaStorage(config, logger);

@@ -204,6 +204,11 @@ const EnvSchema = z.object({
   /** Which proxies' X-Forwarded-For to believe (Express "trust proxy" syntax: a hop count, "loopback", CIDRs). */
   TRUST_PROXY: trustProxy,
   RATE_LIMIT_WINDOW_MS: positiveInt.default(10_000),
+  /**
+   * The prefix of the rate limiter's counters in Redis: deployments (or test servers) that share one
+   * Redis keep their budgets apart by giving each its own.
+   */
+  RATE_LIMIT_REDIS_PREFIX: z.string().min(1).max(100).default("ratelimit:"),
   RATE_LIMIT_AUTHENTICATED: positiveInt.default(200),
   RATE_LIMIT_UNAUTHENTICATED: positiveInt.default(10),
   /** Largest JSON body accepted, in bytes. */
@@ -380,6 +385,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
     trustProxy: env.TRUST_PROXY,
     rateLimit: {
       windowMs: env.RATE_LIMIT_WINDOW_MS,
+      redisPrefix: env.RATE_LIMIT_REDIS_PREFIX,
       authenticated: env.RATE_LIMIT_AUTHENTICATED,
       unauthenticated: env.RATE_LIMIT_UNAUTHENTICATED,
     },

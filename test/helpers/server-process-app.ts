@@ -61,6 +61,8 @@ export async function startServerProcessApp(options: StartTestAppOptions = {}): 
     LOG_FORMAT: "json",
     RATE_LIMIT_AUTHENTICATED: "1000000",
     RATE_LIMIT_UNAUTHENTICATED: "1000000",
+    // Its own counters in the shared Redis: files run in parallel, every client is 127.0.0.1.
+    RATE_LIMIT_REDIS_PREFIX: `test:${randomBytes(6).toString("hex")}:ratelimit:`,
     // The in-process app runs no background work unless asked; a server process sends no webhooks
     // unless asked either (a test's endpoints name hosts no test may reach).
     ...(options.background ? {} : { WEBHOOK_DISPATCH: "false" }),
