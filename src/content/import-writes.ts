@@ -4,6 +4,7 @@
 // created, unless its slug (key) already belongs to another record of the workspace: a conflict, left
 // alone. Timestamps come from the source where it has them, so a workspace moved to another store reads
 // the same.
+import { POST_TEXT_LIMITS } from "../domain/inputs.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { generateEndpointSecret } from "../webhooks/signing.ts";
 import { newId } from "./ids.ts";
@@ -332,6 +333,8 @@ async function writePost(
         reason: `its revision ${revision.number} is malformed: ${problem.field}: ${problem.message}`,
       };
   }
+  const oversized = oversizedText(record);
+  if (oversized) return { outcome: "failed", reason: oversized };
   const refs = await postReferences(client, target, record, uow === null);
   if ("missing" in refs) return { outcome: "failed", reason: refs.missing };
   const content = sanitizeHtml(target.links.rewriteUrls(record.content));
@@ -403,6 +406,17 @@ async function writePost(
     ...(record.revisions.length === 0 ? { revision: { actor: null, keep: KEEP_REVISIONS } } : {}),
   });
   return { outcome: existing ? "updated" : "created", targetId: postId };
+}
+
+/** The API's length limits, checked before the body is sanitized or written. */
+function oversizedText(record: ImportedPost): string | null {
+  for (const field of ["title", "content", "description"] as const) {
+    const length = record[field]?.length ?? 0;
+    const limit = POST_TEXT_LIMITS[field];
+    if (length > limit)
+      return `its ${field === "content" ? "body" : field} is ${length.toLocaleString("en")} characters long; the limit is ${limit.toLocaleString("en")}`;
+  }
+  return null;
 }
 
 /**

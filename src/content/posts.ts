@@ -3,7 +3,7 @@
 // (post-write-sql.ts). Each write runs in its own unit of work (writer.ts), so its checks hold until it
 // commits.
 import { InvalidInputError, NotFoundError } from "../domain/errors.ts";
-import type { CreatePostData, UpdatePostData } from "../domain/inputs.ts";
+import { type CreatePostData, POST_TEXT_LIMITS, type UpdatePostData } from "../domain/inputs.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { RevisionActor } from "./change.ts";
 import { validateFieldValues } from "./custom-field-values.ts";
@@ -171,9 +171,9 @@ export async function deletePost(
 
 function checkScalars(input: Partial<CreatePostData> | UpdatePostData): ProblemList {
   const problems = new ProblemList()
-    .text("title", input.title, { max: 500 })
-    .text("content", input.content, { max: 2_000_000 })
-    .text("description", input.description, { max: 5_000 })
+    .text("title", input.title, { max: POST_TEXT_LIMITS.title })
+    .text("content", input.content, { max: POST_TEXT_LIMITS.content })
+    .text("description", input.description, { max: POST_TEXT_LIMITS.description })
     .slug("slug", input.slug)
     .url("coverImage", input.coverImage);
   if (input.categoryId !== undefined && input.categoryId !== null && input.categoryId.length === 0) {

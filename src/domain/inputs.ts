@@ -3,6 +3,13 @@
 // onto the GraphQL inputs; the content rules validate them (lengths, slugs, references, …).
 import type { ContentFormat, FieldType, PostStatus } from "./constants.ts";
 
+/**
+ * The longest title, body and description a post may have, in characters: the API refuses longer ones
+ * (400), and an import fails such a post with its reason before it reaches the database (a 50 MB body
+ * held a statement past its timeout and aborted the whole import).
+ */
+export const POST_TEXT_LIMITS = { title: 500, content: 2_000_000, description: 5_000 } as const;
+
 export interface CreatePostData {
   title: string;
   /** HTML, or markdown when `contentFormat` is "markdown"; stored as sanitized HTML. */

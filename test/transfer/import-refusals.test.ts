@@ -190,3 +190,20 @@ describe("a source id given twice", () => {
     expect(second.conflicts).toEqual([]);
   });
 });
+
+describe("a post longer than the API allows (item 12)", () => {
+  it("fails that post with its reason, in a dry run too, and imports the rest", async () => {
+    const huge = { ...post("post-huge-0001", "huge", []), content: `<p>${"a".repeat(50_000_000)}</p>` };
+    const lines = { category: [category], post: [huge, post("post-small-0001", "small", [])] };
+    for (const dryRun of [true, false]) {
+      const summary = await importArchive("oversized", lines, dryRun);
+      expect(summary.byKind.post).toMatchObject({ created: 1, failed: 1 });
+      expect(failureOf(summary, "huge")).toBe(
+        "its body is 50,000,007 characters long; the limit is 2,000,000",
+      );
+    }
+    const small = await app.request("GET", "/v1/posts/small", { key: ws.privateKey });
+    expect(small.status).toBe(200);
+    expect((await app.request("GET", "/v1/posts/huge", { key: ws.privateKey })).status).toBe(404);
+  }, 120_000);
+});
