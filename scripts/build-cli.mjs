@@ -11,13 +11,13 @@ const outdir = path.join(root, "dist", "cli");
 export const cliEntry = path.join(outdir, "main.js");
 
 // The worker that export and import run in (src/cli/command-in-worker.ts) and the embedded database's
-// thread (src/db/embedded-in-worker.ts) are entries of their own, beside main.js.
+// thread (src/db/embedded-thread-supervisor.ts) are entries of their own, beside main.js.
 export const buildCli = () =>
   bundle(
     {
       main: "src/cli/main.ts",
       "command-worker": "src/cli/command-worker.ts",
-      "embedded-worker": "src/db/embedded-worker.ts",
+      "embedded-database-thread": "src/db/embedded-database-thread.ts",
     },
     outdir,
   );

@@ -19,8 +19,8 @@ export const buildServer = () =>
     {
       server: "src/server.ts",
       "data-template-builder": "src/db/data-template-builder.ts",
-      // The embedded database's thread (src/db/embedded-in-worker.ts): an entry of its own, beside server.js.
-      "embedded-worker": "src/db/embedded-worker.ts",
+      // The embedded database's thread (src/db/embedded-thread-supervisor.ts): an entry of its own, beside server.js.
+      "embedded-database-thread": "src/db/embedded-database-thread.ts",
     },
     outdir,
   );

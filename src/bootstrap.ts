@@ -4,11 +4,11 @@
 import { type CallerResolver, createCallerResolver } from "./auth/caller-cache.ts";
 import { createRedisAnswers, type SharedAnswers } from "./cache/shared-answers.ts";
 import type { Config } from "./config.ts";
-import { CHANGES_CHANNEL_PREFIX, logHead } from "./content/change-log.ts";
-import { scheduleEventPruning } from "./content/event-retention.ts";
-import { mayMoveSchedule, PUBLISH_SWEEP_MS, PublishScheduler } from "./content/scheduler.ts";
+import { CHANGES_CHANNEL_PREFIX, logHead } from "./content/changes/change-log.ts";
+import { scheduleEventPruning } from "./content/changes/event-retention.ts";
+import { createDeliveryStore } from "./content/deliveries/webhook-delivery-store.ts";
+import { mayMoveSchedule, PUBLISH_SWEEP_MS, PublishScheduler } from "./content/posts/scheduler.ts";
 import { WEBHOOK_CHANNEL_PREFIX } from "./content/webhook-delivery-ids.ts";
-import { createDeliveryStore } from "./content/webhook-delivery-store.ts";
 import { API_KEYS_CHANNEL_PREFIX, onCommittedChanges } from "./content/writer.ts";
 import { type Database, openDatabase } from "./db/database.ts";
 import { keepPlannerStatistics } from "./db/planner-statistics.ts";

@@ -187,7 +187,7 @@ const EnvSchema = z.object({
   /**
    * The embedded database's thread answers a heartbeat between statements; one silent this long (a
    * statement that never ends) is ended and started again on the same data folder (src/db/
-   * embedded-in-worker.ts). Longer than any statement the service runs; 0: never.
+   * embedded-thread-supervisor.ts). Longer than any statement the service runs; 0: never.
    */
   EMBEDDED_WATCHDOG_MS: nonNegativeInt.default(60_000),
   /** The most words a full-text search may hold; more answer 400. */

@@ -8,10 +8,10 @@ import { createGraphQLAnswers, type GraphQLAnswers } from "../cache/graphql-answ
 import { cacheControlPolicy, createResponseCache, type ResponseCache } from "../cache/rest-answers.ts";
 import type { SharedAnswers } from "../cache/shared-answers.ts";
 import type { Config } from "../config.ts";
-import { createLogHeadReader } from "../content/log-head-reader.ts";
-import { loggedChangesBetween } from "../content/log-tail.ts";
-import { createTrackedLogHead, headsMovedBy } from "../content/tracked-log-head.ts";
-import { webhookQueueState } from "../content/webhook-deliveries.ts";
+import { createLogHeadReader } from "../content/changes/log-head-reader.ts";
+import { loggedChangesBetween } from "../content/changes/log-tail.ts";
+import { createTrackedLogHead, headsMovedBy } from "../content/changes/tracked-log-head.ts";
+import { webhookQueueState } from "../content/deliveries/webhook-deliveries.ts";
 import { onCommittedChanges } from "../content/writer.ts";
 import type { Database } from "../db/database.ts";
 import { resolvePreviewSecret } from "../first-start.ts";

@@ -14,7 +14,7 @@ import type { SqlExecutor } from "../db/sql-executor.ts";
 import { statementName } from "../db/statement-names.ts";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { Change } from "./change.ts";
-import { appendEvents, type WorkspaceAppend } from "./change-log.ts";
+import { appendEvents, type WorkspaceAppend } from "./changes/change-log.ts";
 
 /** NOTIFY channel for "API keys changed", followed by the schema's name (src/auth/caller-cache.ts listens). */
 export const API_KEYS_CHANNEL_PREFIX = "api_keys:";
@@ -27,7 +27,7 @@ export type WriteClient = Prisma.TransactionClient;
 export type ReadClient = Prisma.TransactionClient;
 
 export type { Change, ChangedResource } from "./change.ts";
-export type { WorkspaceAppend } from "./change-log.ts";
+export type { WorkspaceAppend } from "./changes/change-log.ts";
 
 export interface UnitOfWork {
   tx: WriteClient;

@@ -1,6 +1,6 @@
 // Recognising an error that says the database could not be reached or dropped the connection, rather
 // than refusing the statement: a server restarting, the embedded database's thread being started again
-// (embedded-in-worker.ts), a network fault. The request that meets one is answered 503 with Retry-After:
+// (embedded-thread-supervisor.ts), a network fault. The request that meets one is answered 503 with Retry-After:
 // it may well succeed a moment later, and nothing about it was the client's fault (nor a verdict on its
 // key). Whichever way the error arrives: from node-postgres directly (raw SQL), or wrapped by Prisma.
 

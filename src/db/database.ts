@@ -8,8 +8,8 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { Config } from "../config.ts";
 import { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
-import { type EmbeddedWorker, startEmbeddedWorker } from "./embedded-in-worker.ts";
 import { acquireEmbeddedLock } from "./embedded-lock.ts";
+import { type EmbeddedWorker, startEmbeddedWorker } from "./embedded-thread-supervisor.ts";
 import { applyPendingMigrations } from "./migrations.ts";
 import { startFromTemplate } from "./new-data-folder.ts";
 import { type Listening, listenOnPostgres } from "./notifications.ts";
@@ -28,7 +28,7 @@ export type DatabaseConfig =
   | { kind: "embedded"; dir: string /** EMBEDDED_WATCHDOG_MS [60 s]. */; watchdogMs?: number }
   | { kind: "memory" };
 
-/** What the embedded thread's supervisor says when it stops and when it is back (embedded-in-worker.ts). */
+/** What the embedded thread's supervisor says when it stops and when it is back (embedded-thread-supervisor.ts). */
 const DEFAULT_EMBEDDED_WATCHDOG_MS = 60_000;
 
 export interface Database {
@@ -166,7 +166,7 @@ export async function openDatabase(
 
 /**
  * The embedded store: the data folder (started from the template when new), PGlite on a thread of its
- * own (embedded-in-worker.ts), reached through node-postgres over one connection, as a server is.
+ * own (embedded-thread-supervisor.ts), reached through node-postgres over one connection, as a server is.
  */
 async function openEmbedded(
   dir: string,

@@ -1,4 +1,4 @@
-// PostgreSQL's wire protocol in front of PGlite, on the embedded database's thread (embedded-worker.ts):
+// PostgreSQL's wire protocol in front of PGlite, on the embedded database's thread (embedded-database-thread.ts):
 // what node-postgres talks to on the embedded store.
 //
 // Why not @electric-sql/pglite-socket: it hands PGlite one frontend message at a time, and PGlite answers

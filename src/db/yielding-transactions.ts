@@ -1,6 +1,6 @@
 // The in-memory database (tests, dry runs) runs PostgreSQL as WebAssembly on the thread that serves
 // requests, and one statement runs there synchronously from start to end (the embedded store on a data
-// folder runs it on a thread of its own: embedded-in-worker.ts). A write's statements follow each other through
+// folder runs it on a thread of its own: embedded-thread-supervisor.ts). A write's statements follow each other through
 // promise continuations (microtasks), so the event loop never got a turn from a transaction's BEGIN to
 // its COMMIT: every request that arrived meanwhile, even a cached read that needs no database, waited
 // for the whole write (issue 38: a draft save blocked the loop for its whole length). Here each

@@ -2,8 +2,8 @@
 // the caller's workspace's events after a cursor, in position order, optionally of some types only.
 // The log is read forward only: a consumer resumes from the last cursor it processed.
 import { validateConnectionArguments } from "@pothos/core";
-import { logHead } from "../content/change-log.ts";
-import { retentionCutoff } from "../content/event-retention.ts";
+import { logHead } from "../content/changes/change-log.ts";
+import { retentionCutoff } from "../content/changes/event-retention.ts";
 import type { FieldProblem } from "../domain/errors.ts";
 import { EVENT_TYPES, isEventType } from "../domain/event-types.ts";
 import type { Event } from "../generated/prisma/client.ts";

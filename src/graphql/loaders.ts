@@ -1,6 +1,6 @@
 // Per-request dataloaders for what plugin-prisma's query planning does not cover.
 import DataLoader from "dataloader";
-import { htmlToMarkdown } from "../content/markdown.ts";
+import { htmlToMarkdown } from "../content/posts/markdown.ts";
 import type { SqlExecutor } from "../db/sql-executor.ts";
 import { statementName } from "../db/statement-names.ts";
 import type { FieldType } from "../generated/prisma/client.ts";

@@ -2,11 +2,11 @@
 // one writer as the API's writes, so seeded content is exactly what a client could have written.
 // Used by `cli seed` and by `npm run bench` (10,000 posts, several writers at once).
 
-import { createAuthor } from "../content/authors.ts";
-import { createField } from "../content/custom-fields.ts";
-import { createPost } from "../content/posts.ts";
+import { createPost } from "../content/posts/posts.ts";
 import { slugify } from "../content/slugs.ts";
-import { createTaxonomy } from "../content/taxonomy.ts";
+import { createAuthor } from "../content/taxonomy/authors.ts";
+import { createField } from "../content/taxonomy/custom-fields.ts";
+import { createTaxonomy } from "../content/taxonomy/taxonomy.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { demoHtml, demoTitle, FIRST_NAMES, LAST_NAMES, pick, ROLES, TAG_WORDS, TOPICS } from "./demo-text.ts";
 

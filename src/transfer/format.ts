@@ -10,7 +10,7 @@
 // (src/content/import-records.ts) with `id` (the record's id in the source workspace) and, for media,
 // `file` (its entry in the archive). Never in it: API keys, webhook secrets, delivery logs, events.
 import { z } from "zod";
-import type { ImportKind } from "../content/import-records.ts";
+import type { ImportKind } from "../content/import/import-records.ts";
 
 export const FORMAT_NAME = "content-gateway-export";
 export const FORMAT_VERSION = 1;

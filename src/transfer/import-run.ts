@@ -20,15 +20,15 @@ import {
   labelOf,
   type PreparedRecord,
   type RecordResult,
-} from "../content/import-batch.ts";
-import { fingerprintOf } from "../content/import-ledger.ts";
-import { ImportLinks } from "../content/import-links.ts";
+} from "../content/import/import-batch.ts";
+import { fingerprintOf } from "../content/import/import-ledger.ts";
+import { ImportLinks } from "../content/import/import-links.ts";
 import {
   type ImportedMedia,
   type ImportKind,
   isRejected,
   type SourceRecord,
-} from "../content/import-records.ts";
+} from "../content/import/import-records.ts";
 import type { Database } from "../db/database.ts";
 import { analyzeStaleTables } from "../db/planner-statistics.ts";
 import { discardStoredMedia, ingestMedia, ingestMediaFile } from "../media/ingest.ts";

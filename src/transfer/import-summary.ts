@@ -1,8 +1,8 @@
 // What an import tells at the end (and a dry run in advance): per kind how many records were created,
 // updated, skipped (already imported, unchanged), in conflict or failed, each conflict and failure by
 // name with its reason, the media bytes stored and the time taken.
-import type { RecordResult } from "../content/import-batch.ts";
-import type { ImportKind, ImportOutcome } from "../content/import-records.ts";
+import type { RecordResult } from "../content/import/import-batch.ts";
+import type { ImportKind, ImportOutcome } from "../content/import/import-records.ts";
 
 export type OutcomeCounts = Record<ImportOutcome, number>;
 

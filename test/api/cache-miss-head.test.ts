@@ -4,7 +4,7 @@
 // Never stale all the same: the next read after a write misses and shows it; a search, whose first
 // statement is the text match, reads the head before it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { logHeadExpression } from "../../src/content/change-log.ts";
+import { logHeadExpression } from "../../src/content/changes/change-log.ts";
 import { ONE_STATEMENT_PAGE_SIZES } from "../../src/graphql/read-model/post-rows.ts";
 import { restFixtures } from "../helpers/rest-fixtures.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";

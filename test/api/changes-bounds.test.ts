@@ -4,7 +4,7 @@
 // public, with a slug only the one it was public under); and the cursors a key holds reveal nothing
 // of other workspaces' writes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pruneEvents } from "../../src/content/event-retention.ts";
+import { pruneEvents } from "../../src/content/changes/event-retention.ts";
 import { restFixtures } from "../helpers/rest-fixtures.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 

@@ -4,7 +4,7 @@
 // private keys only; another workspace's events and cursors stay out; a rolled-back write leaves no
 // event; a cursor older than the retention answers 410 and pruning removes old events.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { pruneEvents } from "../../src/content/event-retention.ts";
+import { pruneEvents } from "../../src/content/changes/event-retention.ts";
 import type { Prisma } from "../../src/generated/prisma/client.ts";
 import { expectMatchesOpenApi } from "../helpers/openapi-check.ts";
 import { restFixtures } from "../helpers/rest-fixtures.ts";

@@ -4,7 +4,7 @@
 // string literals holding one are BAD_USER_INPUT (400) — never a 500.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findUnstorableText } from "../../src/domain/null-bytes.ts";
-import { mapPrismaError } from "../../src/graphql/prisma-errors.ts";
+import { mapPrismaError } from "../../src/graphql/map-prisma-errors.ts";
 import { restFixtures } from "../helpers/rest-fixtures.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 import { makeImage } from "../media/helpers/make-files.ts";

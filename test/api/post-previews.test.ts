@@ -6,7 +6,7 @@
 // and is refused when altered. Such reads are never cached, anywhere.
 import { type ExecutionResult, parse } from "graphql";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { signPreviewToken } from "../../src/content/preview-token.ts";
+import { signPreviewToken } from "../../src/content/posts/preview-token.ts";
 import { createContentYoga } from "../../src/graphql/yoga.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { restErrorFromGraphQL } from "../../src/rest/errors.ts";

@@ -3,7 +3,7 @@
 // WEBHOOK_ALLOW_PRIVATE_TARGETS), private keys only, another workspace's endpoints 404.
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activeSecrets } from "../../src/content/webhook-endpoints.ts";
+import { activeSecrets } from "../../src/content/deliveries/webhook-endpoints.ts";
 import { signatureHeaders } from "../../src/webhooks/signing.ts";
 import { notFoundBody } from "../helpers/expected-bodies.ts";
 import { expectMatchesOpenApi } from "../helpers/openapi-check.ts";

@@ -8,7 +8,7 @@
 // sides interleave at every await on both storage modes.
 import type { ExecutionResult } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mapPrismaError } from "../../src/graphql/prisma-errors.ts";
+import { mapPrismaError } from "../../src/graphql/map-prisma-errors.ts";
 import { notFoundBody } from "../helpers/expected-bodies.ts";
 import { expectMatchesOpenApi } from "../helpers/openapi-check.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";

@@ -131,6 +131,61 @@ describe("rooms of src/graphql/", () => {
   );
 });
 
+/**
+ * The rooms of src/content/, lowest first: a room may import the rooms before it, never one after it.
+ * - `taxonomy`: categories, tags, authors, custom fields and their values;
+ * - `changes`: the change log, event snapshots and ids, retention, the log head and tail, the delta feed
+ *   and what a public key may learn of a post that left its view (it reads field values: `taxonomy`);
+ * - `posts`: posts, their write and list SQL, filters, search, release and scheduler, revisions,
+ *   previews, markdown (field values: `taxonomy`);
+ * - `deliveries`: webhook endpoints, the delivery store, fan-out from the change log, withheld deliveries;
+ * - `import`: the import ledger, batches, targets and writes (writes posts' revisions and endpoints).
+ * Files at content/'s top level are shared by every room and import none, except `writer.ts`: the unit
+ * of work appends the change log in the write's own transaction (changes/change-log.ts).
+ */
+const CONTENT_ROOMS = ["taxonomy", "changes", "posts", "deliveries", "import"];
+const CONTENT_TOP_MAY_IMPORT: Record<string, string[]> = { "writer.ts": ["changes"] };
+
+/** `src/content/posts/posts.ts` → "posts"; a top-level file of content/ → null. */
+function contentRoomOf(file: string): string | null {
+  const parts = path.relative(path.join(SRC, "content"), file).split(path.sep);
+  return parts.length > 1 && !parts[0]?.startsWith("..") ? (parts[0] as string) : null;
+}
+
+describe("rooms of src/content/", () => {
+  const contentFiles = files.filter((file) => layerOf(file) === "content");
+
+  it("puts every file of a content/ folder in a known room, and keeps the top level to 12 files", () => {
+    const rooms = new Set(contentFiles.map(contentRoomOf));
+    rooms.delete(null);
+    expect([...rooms].sort()).toEqual([...CONTENT_ROOMS].sort());
+    expect(contentFiles.filter((file) => contentRoomOf(file) === null).length).toBeLessThanOrEqual(12);
+  });
+
+  it.each(CONTENT_ROOMS)("content/%s/ imports no room after it", (room) => {
+    const later = CONTENT_ROOMS.slice(CONTENT_ROOMS.indexOf(room) + 1);
+    const crossings: string[] = [];
+    for (const file of contentFiles.filter((f) => contentRoomOf(f) === room))
+      for (const target of graph.get(file) ?? [])
+        if (layerOf(target) === "content" && later.includes(contentRoomOf(target) ?? ""))
+          crossings.push(`${path.relative(SRC, file)} → ${path.relative(SRC, target)}`);
+    expect(crossings).toEqual([]);
+  });
+
+  it("keeps content/'s top-level files out of the rooms (the writer appends the change log)", () => {
+    const crossings: string[] = [];
+    for (const file of contentFiles.filter((f) => contentRoomOf(f) === null)) {
+      const allowed = CONTENT_TOP_MAY_IMPORT[path.basename(file)] ?? [];
+      for (const target of graph.get(file) ?? []) {
+        const room = layerOf(target) === "content" ? contentRoomOf(target) : null;
+        if (room && !allowed.includes(room))
+          crossings.push(`${path.relative(SRC, file)} → ${path.relative(SRC, target)}`);
+      }
+    }
+    expect(crossings).toEqual([]);
+  });
+});
+
 describe("layering of src/", () => {
   it("gives every file of src/ a rule (a new folder must be placed in the layering)", () => {
     const unplaced = files

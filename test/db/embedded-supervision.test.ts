@@ -1,4 +1,4 @@
-// The embedded database's thread is supervised (src/db/embedded-in-worker.ts): ended as a crash would end
+// The embedded database's thread is supervised (src/db/embedded-thread-supervisor.ts): ended as a crash would end
 // it, or silent past EMBEDDED_WATCHDOG_MS, it is started again on the same data folder; the outage is one
 // error line, /ready answers 503 meanwhile, requests are answered 503 (never 500, never a 401 for a valid
 // key), no committed write is lost, and requests after the restart are answered normally. Issue 53.

@@ -5,7 +5,7 @@ import { parse } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveApiKey } from "../../src/auth/resolve-api-key.ts";
 import type { SqlExecutor } from "../../src/db/sql-executor.ts";
-import { uniqueViolationColumns } from "../../src/graphql/prisma-errors.ts";
+import { uniqueViolationColumns } from "../../src/graphql/map-prisma-errors.ts";
 import { createContentYoga } from "../../src/graphql/yoga.ts";
 import { createLogger } from "../../src/logger.ts";
 import { expectServerErrors } from "../helpers/server-errors.ts";

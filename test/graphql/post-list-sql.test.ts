@@ -2,8 +2,8 @@
 // read model does not cover) and as SQL (post-list-sql.ts: the read model's page query). Both must pick
 // the same posts in the same order, for every filter and order.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PostListFilter, postListWhere } from "../../src/content/post-filters.ts";
-import { postListCondition, postListOrder, SqlParams } from "../../src/content/post-list-sql.ts";
+import { type PostListFilter, postListWhere } from "../../src/content/posts/post-filters.ts";
+import { postListCondition, postListOrder, SqlParams } from "../../src/content/posts/post-list-sql.ts";
 import { readPostPage } from "../../src/graphql/read-model/post-rows.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 

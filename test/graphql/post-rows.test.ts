@@ -2,7 +2,7 @@
 // the post read form: it must return exactly the rows Prisma returns for that selection, and claim no
 // plan it does not load.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SqlParams } from "../../src/content/post-list-sql.ts";
+import { SqlParams } from "../../src/content/posts/post-list-sql.ts";
 import type { SqlExecutor } from "../../src/db/sql-executor.ts";
 import type { Prisma } from "../../src/generated/prisma/client.ts";
 import {

@@ -3,7 +3,7 @@
 // through the REST list route. Statements are collected with startTestApp({ onQuery }): Prisma's and
 // the raw ones (full-text search, the post read model of src/graphql/post-rows.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { logHeadExpression } from "../../src/content/change-log.ts";
+import { logHeadExpression } from "../../src/content/changes/change-log.ts";
 import { ONE_STATEMENT_PAGE_SIZES } from "../../src/graphql/read-model/post-rows.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 

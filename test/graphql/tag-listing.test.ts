@@ -3,8 +3,8 @@
 // page exactly as the filter on Post does, after every kind of write that moves a post on or off a
 // tag's public list, through the API's writer and through Prisma alike.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PostListFilter, postListWhere } from "../../src/content/post-filters.ts";
-import { SqlParams, tagListing } from "../../src/content/post-list-sql.ts";
+import { type PostListFilter, postListWhere } from "../../src/content/posts/post-filters.ts";
+import { SqlParams, tagListing } from "../../src/content/posts/post-list-sql.ts";
 import { readPostPage } from "../../src/graphql/read-model/post-rows.ts";
 import { restFixtures } from "../helpers/rest-fixtures.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";

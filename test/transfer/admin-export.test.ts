@@ -3,7 +3,7 @@
 import { Readable } from "node:stream";
 import type { ReadableStream } from "node:stream/web";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ImportRecord } from "../../src/content/import-records.ts";
+import type { ImportRecord } from "../../src/content/import/import-records.ts";
 import { archiveRecords } from "../../src/transfer/archive/archive-records.ts";
 import type { Manifest } from "../../src/transfer/format.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";

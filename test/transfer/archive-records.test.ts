@@ -7,7 +7,7 @@ import { pipeline } from "node:stream/promises";
 import { createGzip, gzipSync } from "node:zlib";
 import { pack as createPack } from "tar-stream";
 import { describe, expect, it } from "vitest";
-import type { ImportRecord } from "../../src/content/import-records.ts";
+import type { ImportRecord } from "../../src/content/import/import-records.ts";
 import { archiveRecords } from "../../src/transfer/archive/archive-records.ts";
 import { FORMAT_NAME, FORMAT_VERSION, MAX_LINE_BYTES } from "../../src/transfer/format.ts";
 

@@ -1,7 +1,7 @@
 // The log head is read by one statement per workspace at a time, shared only by the reads that arrived
 // before it started: a read never gets a head older than its own arrival (the cache's guarantee).
 import { describe, expect, it } from "vitest";
-import { createLogHeadReader } from "../../src/content/log-head-reader.ts";
+import { createLogHeadReader } from "../../src/content/changes/log-head-reader.ts";
 import type { SqlExecutor } from "../../src/db/sql-executor.ts";
 
 /** A head read under the test's control: each statement waits until the test answers it. */

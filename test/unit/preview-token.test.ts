@@ -3,7 +3,11 @@
 // its expiry `expired` (from the exact millisecond it names).
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { type PreviewGrant, readPreviewToken, signPreviewToken } from "../../src/content/preview-token.ts";
+import {
+  type PreviewGrant,
+  readPreviewToken,
+  signPreviewToken,
+} from "../../src/content/posts/preview-token.ts";
 import { PreviewTokenError } from "../../src/domain/errors.ts";
 
 const SECRET = "s".repeat(43);

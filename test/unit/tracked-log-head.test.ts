@@ -4,7 +4,7 @@
 // larger one, when news come out of order), one that does not forgets it, and a read that was under
 // way when a change came is not kept.
 import { describe, expect, it } from "vitest";
-import { createTrackedLogHead, type HeadMoved } from "../../src/content/tracked-log-head.ts";
+import { createTrackedLogHead, type HeadMoved } from "../../src/content/changes/tracked-log-head.ts";
 
 /** Head reads under the test's control, and the change listener the tracked head registers. */
 function tracked() {

@@ -9,7 +9,7 @@
 // workspaces' writes by reading its cursors. Format 1 held global positions: still read (a client
 // keeps its place across the upgrade), never issued.
 import { z } from "zod";
-import type { FeedPosition, GlobalPosition } from "../../content/change-feed.ts";
+import type { FeedPosition, GlobalPosition } from "../../content/changes/change-feed.ts";
 import { userInputError } from "../errors.ts";
 import { cursorScope, decodeCursor, encodeCursor } from "./cursor-codec.ts";
 import { CursorMoment, LogPositionText, RecordIdText } from "./cursor-values.ts";

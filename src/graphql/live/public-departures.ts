@@ -11,7 +11,7 @@ import {
   liveThrough,
   NEVER_PUBLIC,
   publicTombstone,
-} from "../../content/public-departures.ts";
+} from "../../content/changes/public-departures.ts";
 import type { Event, PrismaClient } from "../../generated/prisma/client.ts";
 import { isStreamEnd, type StreamItem } from "./change-stream.ts";
 

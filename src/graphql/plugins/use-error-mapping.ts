@@ -10,7 +10,7 @@ import { echoInput, shortenMessage } from "../../domain/echo-input.ts";
 import { DomainError } from "../../domain/errors.ts";
 import type { Logger } from "../../logger.ts";
 import { databaseUnavailableError, fromDomainError, timeoutError, userInputError } from "../errors.ts";
-import { mapPrismaError } from "../prisma-errors.ts";
+import { mapPrismaError } from "../map-prisma-errors.ts";
 
 export const INTERNAL_ERROR_MESSAGE = "Unexpected error.";
 const TIMEOUT = timeoutError();

@@ -1,10 +1,19 @@
 // The page-based post list: filters, the full-text `query`, and the two orders it offers (by
 // publishedAt, or by search rank when a `query` is given without an explicit `order`).
 import type { GraphQLResolveInfo } from "graphql";
-import { logHead } from "../../content/change-log.ts";
-import { type PostListFilter, type PostStatusFilter, postListWhere } from "../../content/post-filters.ts";
-import { postListCondition, postListOrder, SqlParams, tagListing } from "../../content/post-list-sql.ts";
-import { checkSearchText, searchPostIds } from "../../content/post-search.ts";
+import { logHead } from "../../content/changes/change-log.ts";
+import {
+  type PostListFilter,
+  type PostStatusFilter,
+  postListWhere,
+} from "../../content/posts/post-filters.ts";
+import {
+  postListCondition,
+  postListOrder,
+  SqlParams,
+  tagListing,
+} from "../../content/posts/post-list-sql.ts";
+import { checkSearchText, searchPostIds } from "../../content/posts/post-search.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import { assertCanReadDrafts, type GraphQLContext } from "../context.ts";
 import { type PageArgs, type Pagination, pageWindow, paginate } from "../pagination.ts";

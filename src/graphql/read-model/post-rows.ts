@@ -9,8 +9,8 @@
 // knows, checked to return Prisma's rows (test/graphql/post-rows.test.ts). Any other plan (e.g.
 // `tags { count { posts } }`) goes through Prisma as before.
 import { isDeepStrictEqual } from "node:util";
-import { logHeadExpression } from "../../content/change-log.ts";
-import type { PostListing, SqlParams } from "../../content/post-list-sql.ts";
+import { logHeadExpression } from "../../content/changes/change-log.ts";
+import type { PostListing, SqlParams } from "../../content/posts/post-list-sql.ts";
 import type { SqlExecutor } from "../../db/sql-executor.ts";
 import { statementName } from "../../db/statement-names.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";

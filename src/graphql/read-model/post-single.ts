@@ -6,8 +6,8 @@
 // through Prisma as before.
 import type { GraphQLResolveInfo } from "graphql";
 import { identifierCondition } from "../../content/identifiers.ts";
-import type { PostStatusFilter } from "../../content/post-filters.ts";
-import { postListCondition, SqlParams } from "../../content/post-list-sql.ts";
+import type { PostStatusFilter } from "../../content/posts/post-filters.ts";
+import { postListCondition, SqlParams } from "../../content/posts/post-list-sql.ts";
 import type { Post } from "../../generated/prisma/client.ts";
 import type { GraphQLContext } from "../context.ts";
 import { type PlannedPostQuery, readModelCovers, readModelPays, readSinglePostRow } from "./post-rows.ts";

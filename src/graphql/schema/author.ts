@@ -1,7 +1,7 @@
 // Author: type, queries and mutations.
 
-import { createAuthor, deleteAuthor, findAuthorId, updateAuthor } from "../../content/authors.ts";
 import { liveWhere } from "../../content/post-visibility.ts";
+import { createAuthor, deleteAuthor, findAuthorId, updateAuthor } from "../../content/taxonomy/authors.ts";
 import type { Social } from "../../domain/inputs.ts";
 import { builder } from "../builder.ts";
 import { assertCanWrite } from "../context.ts";

@@ -1,10 +1,10 @@
 // The change feed: `changes(since:, first:, types:, format:)` — what this key can see that changed since
 // its cursor, as upserts and tombstones (src/content/change-feed.ts). Public and private keys alike; a
 // public key's feed holds published posts only.
-import { FEED_RESOURCES, feedHead, readChanges } from "../../content/change-feed.ts";
-import { retentionCutoff } from "../../content/event-retention.ts";
-import type { FeedResource } from "../../content/event-snapshots.ts";
-import { htmlToMarkdown } from "../../content/markdown.ts";
+import { FEED_RESOURCES, feedHead, readChanges } from "../../content/changes/change-feed.ts";
+import { retentionCutoff } from "../../content/changes/event-retention.ts";
+import type { FeedResource } from "../../content/changes/event-snapshots.ts";
+import { htmlToMarkdown } from "../../content/posts/markdown.ts";
 import { builder } from "../builder.ts";
 import { changeFeedScope, decodeFeedCursor, encodeFeedCursor } from "../cursors/change-feed-cursors.ts";
 import { LATEST_CURSOR } from "../cursors/cursor-codec.ts";

@@ -1,6 +1,6 @@
 // Custom field definitions (Field, FieldOption) and the typed value entries of posts.
 
-import { createField, deleteField, findFieldId, updateField } from "../../content/custom-fields.ts";
+import { createField, deleteField, findFieldId, updateField } from "../../content/taxonomy/custom-fields.ts";
 import { builder } from "../builder.ts";
 import { assertCanWrite } from "../context.ts";
 import type { FieldDefinitionSummary } from "../loaders.ts";

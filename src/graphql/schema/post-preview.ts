@@ -7,7 +7,7 @@ import {
   previewedPostId,
   previewUrl,
   revokePostPreviews,
-} from "../../content/post-previews.ts";
+} from "../../content/posts/post-previews.ts";
 import { builder } from "../builder.ts";
 import type { GraphQLContext } from "../context.ts";
 import { forbiddenError, previewsUnavailableError } from "../errors.ts";

@@ -9,7 +9,7 @@ import {
   type RevisionComparison,
   restoreRevision,
   revisedPostId,
-} from "../../content/post-revisions.ts";
+} from "../../content/posts/post-revisions.ts";
 import { builder } from "../builder.ts";
 import { assertCanWrite, type GraphQLContext, writeOrigin } from "../context.ts";
 import { forbiddenError } from "../errors.ts";

@@ -1,9 +1,9 @@
 // Post: type, queries (by identifier, page-based list, cursor connection) and mutations.
 
-import { fieldValuesObject } from "../../content/custom-field-values.ts";
 import { byIdentifier } from "../../content/identifiers.ts";
 import { isScheduled, statusWhere } from "../../content/post-visibility.ts";
-import { createPost, deletePost, updatePost } from "../../content/posts.ts";
+import { createPost, deletePost, updatePost } from "../../content/posts/posts.ts";
+import { fieldValuesObject } from "../../content/taxonomy/custom-field-values.ts";
 import type { Tag as TagRow } from "../../generated/prisma/client.ts";
 import {
   isTransformable,

@@ -9,7 +9,7 @@ import {
   findTaxonomyId,
   type TaxonomyModel,
   updateTaxonomy,
-} from "../../content/taxonomy.ts";
+} from "../../content/taxonomy/taxonomy.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import { assertCanWrite, type GraphQLContext } from "../context.ts";

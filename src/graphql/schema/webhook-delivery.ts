@@ -1,9 +1,9 @@
 // Webhook deliveries: the delivery log of an endpoint (every attempt, newest delivery first), and the
 // operations that send again: retry one delivery, replay the change log since a cursor, send a test
 // event. Private keys only, like the endpoints.
-import { retentionCutoff } from "../../content/event-retention.ts";
-import { replayEvents, retryDelivery, sendTestEvent } from "../../content/webhook-deliveries.ts";
-import { findWebhookEndpointId } from "../../content/webhook-endpoints.ts";
+import { retentionCutoff } from "../../content/changes/event-retention.ts";
+import { replayEvents, retryDelivery, sendTestEvent } from "../../content/deliveries/webhook-deliveries.ts";
+import { findWebhookEndpointId } from "../../content/deliveries/webhook-endpoints.ts";
 import { NotFoundError } from "../../domain/errors.ts";
 import { DELIVERY_STATUSES, type DeliveryStatus } from "../../domain/webhook-deliveries.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";

@@ -6,7 +6,7 @@ import {
   deleteWebhookEndpoint,
   rotateWebhookEndpointSecret,
   updateWebhookEndpoint,
-} from "../../content/webhook-endpoints.ts";
+} from "../../content/deliveries/webhook-endpoints.ts";
 import { NotFoundError } from "../../domain/errors.ts";
 import type { WebhookEndpointWrite } from "../../domain/inputs.ts";
 import { builder } from "../builder.ts";

@@ -7,7 +7,7 @@
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { extract as createExtract } from "tar-stream";
-import type { ImportedMedia, ImportKind, ImportRecord } from "../../content/import-records.ts";
+import type { ImportedMedia, ImportKind, ImportRecord } from "../../content/import/import-records.ts";
 import { ArchiveFormatError } from "../../domain/errors.ts";
 import {
   CHUNK_RECORDS,

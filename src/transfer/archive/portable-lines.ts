@@ -1,7 +1,7 @@
 // The NDJSON lines of the portable format (format.ts), checked on import: an archive is input like any
 // other, so a malformed line is refused with its entry and line number instead of reaching the writer.
 import { z } from "zod";
-import type { ImportKind } from "../../content/import-records.ts";
+import type { ImportKind } from "../../content/import/import-records.ts";
 
 const timestamps = { createdAt: z.string().optional(), updatedAt: z.string().optional() };
 const nullableText = z.string().nullable();

@@ -6,7 +6,7 @@ import { Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import { pack as createPack, type Pack } from "tar-stream";
-import type { ImportKind } from "../../content/import-records.ts";
+import type { ImportKind } from "../../content/import/import-records.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import type { MediaStorage } from "../../media/storage.ts";
 import {

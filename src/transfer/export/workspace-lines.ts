@@ -2,7 +2,7 @@
 // time (by id: a stable order that needs no offset), so memory holds one page whatever the size.
 // References are written as slugs (a field by its key): they survive the move to another workspace,
 // where ids are new.
-import type { ImportKind } from "../../content/import-records.ts";
+import type { ImportKind } from "../../content/import/import-records.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import type { MediaStorage } from "../../media/storage.ts";
 import type { PortableLine } from "../archive/portable-lines.ts";

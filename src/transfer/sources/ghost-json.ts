@@ -8,7 +8,7 @@
 // is), relative `__GHOST_URL__` images (they name no host to fetch from).
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import type { ImportKind, SourceRecord } from "../../content/import-records.ts";
+import type { ImportKind, SourceRecord } from "../../content/import/import-records.ts";
 import { slugify } from "../../content/slugs.ts";
 import { ImportSourceError } from "../../domain/errors.ts";
 import { isHttpUrl, mediaAtUrl } from "./remote-media.ts";

@@ -16,7 +16,7 @@ import type {
   ImportedRevision,
   ImportedTaxonomy,
   ImportRecord,
-} from "../../content/import-records.ts";
+} from "../../content/import/import-records.ts";
 import { ImportSourceError, RemoteFetchError } from "../../domain/errors.ts";
 import { type FetchedAnswer, fetchWithinLimits } from "../remote-fetch.ts";
 import { isHttpUrl, mediaAtUrl } from "./remote-media.ts";

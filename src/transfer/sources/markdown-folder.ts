@@ -8,8 +8,8 @@
 // first reads front matter only (taxonomy and authors come before posts), the second one body at a time.
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import type { SourceRecord } from "../../content/import-records.ts";
-import { markdownToHtml } from "../../content/markdown.ts";
+import type { SourceRecord } from "../../content/import/import-records.ts";
+import { markdownToHtml } from "../../content/posts/markdown.ts";
 import { slugify } from "../../content/slugs.ts";
 import { ImportSourceError } from "../../domain/errors.ts";
 import { FrontMatterError, type MarkdownParts, splitFrontMatter } from "./front-matter.ts";

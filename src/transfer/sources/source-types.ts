@@ -1,5 +1,5 @@
 // What an importer is asked for and gives back (import-source.ts picks the importer).
-import type { SourceRecord } from "../../content/import-records.ts";
+import type { SourceRecord } from "../../content/import/import-records.ts";
 import type { RemoteAccess } from "../remote-fetch.ts";
 
 export const SOURCE_KINDS = ["archive", "ghost", "wxr", "markdown", "marble"] as const;

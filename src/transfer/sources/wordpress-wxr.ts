@@ -9,7 +9,7 @@
 // other than the thumbnail, shortcodes (kept as text).
 import { readFile } from "node:fs/promises";
 import { parse, validate } from "fast-xml-parser";
-import type { ImportRecord } from "../../content/import-records.ts";
+import type { ImportRecord } from "../../content/import/import-records.ts";
 import { slugify } from "../../content/slugs.ts";
 import { ImportSourceError } from "../../domain/errors.ts";
 import { isHttpUrl, mediaAtUrl } from "./remote-media.ts";

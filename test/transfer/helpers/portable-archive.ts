@@ -3,7 +3,7 @@
 import { writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { pack as createPack } from "tar-stream";
-import { IMPORT_ORDER, type ImportKind } from "../../../src/content/import-records.ts";
+import { IMPORT_ORDER, type ImportKind } from "../../../src/content/import/import-records.ts";
 import { FORMAT_NAME, FORMAT_VERSION } from "../../../src/transfer/format.ts";
 
 export async function writePortableArchive(

@@ -1,0 +1,238 @@
+// The `data` of an event: the resource as the REST GET returns it right after the change.
+//
+// Read here, through the unit of work's transaction client, at the writer's hook point: the change is
+// visible to it before COMMIT, nothing outside the transaction is touched (on the embedded database a
+// query beside an open transaction would wait for it forever), and the copy is exactly what commits
+// with the event. The REST layer is above content and may not be imported, so the shapes are built here
+// from rows, following src/rest/shapes.ts field by field; test/api/events.test.ts compares each
+// resource's event data with a real `GET /v1/<resource>/{id}` made right after the write, so the two
+// cannot drift apart unnoticed. Dates are ISO strings and enums lower case, as the REST bodies spell them.
+import type { Prisma } from "../../generated/prisma/client.ts";
+import type { Change } from "../change.ts";
+import { isScheduled, liveWhere } from "../post-visibility.ts";
+import { fieldValuesObject } from "../taxonomy/custom-field-values.ts";
+
+type Tx = Prisma.TransactionClient;
+
+/** A resource's REST read form, or null when it no longer exists. */
+export type Snapshot = Record<string, unknown> | null;
+
+const AUTHOR_REF = {
+  id: true,
+  name: true,
+  image: true,
+  bio: true,
+  role: true,
+  slug: true,
+  socials: true,
+} as const;
+const TAXONOMY_REF = { id: true, name: true, slug: true, description: true } as const;
+/** Post links counted in a snapshot: those public at the moment of the write. */
+const publishedPosts = () => ({ post: liveWhere(new Date()) });
+
+export async function snapshotOf(tx: Tx, change: Change): Promise<Snapshot> {
+  switch (change.resource) {
+    case "post":
+      return postSnapshot(tx, change.id);
+    case "category":
+      return categorySnapshot(tx, change.id);
+    case "tag":
+      return tagSnapshot(tx, change.id);
+    case "author":
+      return authorSnapshot(tx, change.id);
+    case "media":
+      return mediaSnapshot(tx, change);
+    case "field":
+      return fieldSnapshot(tx, change.id);
+    case "webhook":
+      return webhookSnapshot(tx, change.id);
+    default:
+      return null;
+  }
+}
+
+/** Records the change feed (change-feed.ts) serves, by their resource names. */
+export type FeedResource = "post" | "category" | "tag" | "author";
+
+/** A record's REST read form as it is now (the change feed's upserts), or null when it is gone. */
+export function currentSnapshot(client: Tx, resource: FeedResource, id: string): Promise<Snapshot> {
+  switch (resource) {
+    case "post":
+      return postSnapshot(client, id);
+    case "category":
+      return categorySnapshot(client, id);
+    case "tag":
+      return tagSnapshot(client, id);
+    case "author":
+      return authorSnapshot(client, id);
+  }
+}
+
+async function postSnapshot(tx: Tx, id: string): Promise<Snapshot> {
+  // One statement (relationJoins): the post, its authors, category, tags, values and the definitions.
+  const post = await tx.post.findUnique({
+    where: { id },
+    select: {
+      id: true,
+      slug: true,
+      title: true,
+      status: true,
+      featured: true,
+      coverImage: true,
+      description: true,
+      publishedAt: true,
+      updatedAt: true,
+      attribution: true,
+      content: true,
+      authors: { orderBy: { position: "asc" }, select: { author: { select: AUTHOR_REF } } },
+      category: { select: TAXONOMY_REF },
+      // The order of every post read (src/graphql/post-selection.ts): by name, ties by id.
+      tags: {
+        orderBy: [{ tag: { name: "asc" } }, { tagId: "asc" }],
+        select: { tag: { select: TAXONOMY_REF } },
+      },
+      fieldValues: { select: { fieldId: true, value: true } },
+      workspace: {
+        select: {
+          fields: {
+            orderBy: [{ position: "asc" }, { createdAt: "asc" }],
+            select: { id: true, key: true, type: true },
+          },
+        },
+      },
+    },
+  });
+  if (!post) return null;
+  const { authors, tags, fieldValues, workspace, ...columns } = post;
+  return {
+    ...columns,
+    publishedAt: post.publishedAt.toISOString(),
+    scheduled: isScheduled(post, new Date()),
+    updatedAt: post.updatedAt.toISOString(),
+    authors: authors.map((link) => authorRef(link.author)),
+    tags: tags.map((link) => link.tag),
+    fields: fieldValuesObject(workspace.fields, fieldValues),
+  };
+}
+
+async function categorySnapshot(tx: Tx, id: string): Promise<Snapshot> {
+  const row = await tx.category.findUnique({
+    where: { id },
+    select: { ...TAXONOMY_REF, _count: { select: { posts: { where: liveWhere(new Date()) } } } },
+  });
+  return row && withCount(row);
+}
+
+async function tagSnapshot(tx: Tx, id: string): Promise<Snapshot> {
+  const row = await tx.tag.findUnique({
+    where: { id },
+    select: { ...TAXONOMY_REF, _count: { select: { posts: { where: publishedPosts() } } } },
+  });
+  return row && withCount(row);
+}
+
+async function authorSnapshot(tx: Tx, id: string): Promise<Snapshot> {
+  const row = await tx.author.findUnique({
+    where: { id },
+    select: { ...AUTHOR_REF, _count: { select: { posts: { where: publishedPosts() } } } },
+  });
+  if (!row) return null;
+  const { _count, ...author } = row;
+  return { ...authorRef(author), count: { posts: _count.posts } };
+}
+
+async function mediaSnapshot(tx: Tx, change: Change): Promise<Snapshot> {
+  const { mediaUrl } = change;
+  if (!mediaUrl)
+    throw new Error("A media change must give its mediaUrl (the event carries the record's url)");
+  const row = await tx.media.findUnique({ where: { id: change.id } });
+  if (!row) return null;
+  return {
+    id: row.id,
+    name: row.name,
+    url: mediaUrl(row.storageKey),
+    alt: row.alt,
+    size: row.size,
+    mimeType: row.mimeType,
+    width: row.width,
+    height: row.height,
+    duration: row.duration,
+    blurHash: row.blurHash,
+    type: row.type,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+async function fieldSnapshot(tx: Tx, id: string): Promise<Snapshot> {
+  const row = await tx.field.findUnique({
+    where: { id },
+    select: {
+      id: true,
+      key: true,
+      name: true,
+      description: true,
+      type: true,
+      required: true,
+      position: true,
+      createdAt: true,
+      updatedAt: true,
+      options: {
+        orderBy: { position: "asc" },
+        select: { id: true, value: true, label: true, position: true, createdAt: true, updatedAt: true },
+      },
+    },
+  });
+  if (!row) return null;
+  return {
+    ...row,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    options: row.options.map((option) => ({
+      ...option,
+      createdAt: option.createdAt.toISOString(),
+      updatedAt: option.updatedAt.toISOString(),
+    })),
+  };
+}
+
+function authorRef<T extends { socials: Prisma.JsonValue }>(author: T) {
+  return { ...author, socials: Array.isArray(author.socials) ? author.socials : [] };
+}
+
+function withCount<T extends { _count: { posts: number } }>(row: T) {
+  const { _count, ...record } = row;
+  return { ...record, count: { posts: _count.posts } };
+}
+
+/** A webhook endpoint as GET /v1/webhooks/{id} answers it (never its secrets): webhook.disabled's data. */
+async function webhookSnapshot(tx: Tx, id: string): Promise<Snapshot> {
+  const row = await tx.webhookEndpoint.findUnique({
+    where: { id },
+    select: {
+      id: true,
+      url: true,
+      description: true,
+      events: true,
+      enabled: true,
+      disabledAt: true,
+      disabledReason: true,
+      previousSecretExpiresAt: true,
+      createdAt: true,
+      updatedAt: true,
+    },
+  });
+  if (!row) return null;
+  const { previousSecretExpiresAt, disabledAt } = row;
+  return {
+    ...row,
+    disabledAt: disabledAt?.toISOString() ?? null,
+    // As the read shows it: only while the previous secret still signs.
+    previousSecretExpiresAt:
+      previousSecretExpiresAt && previousSecretExpiresAt > new Date()
+        ? previousSecretExpiresAt.toISOString()
+        : null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,30 @@
+// Where and how an import writes (import-batch.ts, import-writes.ts): the workspace, the ledger's
+// origin, whether webhooks hear of it, and what the run has learned so far (import-links.ts).
+import type { PrismaClient } from "../../generated/prisma/client.ts";
+import type { IngestedMedia } from "../../media/ingest.ts";
+import type { TargetPolicy } from "../../webhooks/target-safety.ts";
+import type { LedgerScope } from "./import-ledger.ts";
+import type { ImportLinks } from "./import-links.ts";
+import type { ImportRecord } from "./import-records.ts";
+
+/** A media file stored for a record about to be written (import-run.ts stores it before the batch). */
+export type PreparedMedia = IngestedMedia;
+
+export interface ImportTarget extends LedgerScope {
+  prisma: PrismaClient;
+  /** false: events are logged, but no webhook endpoint is sent them (writer.ts). */
+  webhooks: boolean;
+  dryRun: boolean;
+  links: ImportLinks;
+  /** Where imported webhook endpoints may point (WEBHOOK_ALLOW_PRIVATE_TARGETS), as for the API's. */
+  webhookPolicy: TargetPolicy;
+  /** The public URL of a stored media object in this service. */
+  mediaUrl(storageKey: string): string;
+}
+
+/** A record with its fingerprint and, for media to write, the object already stored. */
+export interface PreparedRecord {
+  record: ImportRecord;
+  fingerprint: string;
+  media?: PreparedMedia;
+}

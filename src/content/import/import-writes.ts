@@ -1,0 +1,515 @@
+// How one imported record is written (import-batch.ts calls this inside the batch's unit of work, or
+// with no unit of work for a dry run, which decides the same and writes nothing). A record the ledger
+// knows, whose row still exists, is skipped when unchanged and updated otherwise; any other record is
+// created, unless its slug (key) already belongs to another record of the workspace: a conflict, left
+// alone. Timestamps come from the source where it has them, so a workspace moved to another store reads
+// the same.
+import { POST_TEXT_LIMITS } from "../../domain/inputs.ts";
+import type { Prisma } from "../../generated/prisma/client.ts";
+import { generateEndpointSecret } from "../../webhooks/signing.ts";
+import { endpointsFull, normalizedEvents, webhookEndpointProblems } from "../deliveries/webhook-endpoints.ts";
+import { fanOutStart } from "../deliveries/webhook-fan-out.ts";
+import { newId } from "../ids.ts";
+import { revisionSnapshotProblems } from "../posts/revision-snapshot.ts";
+import { sanitizeHtml } from "../sanitize-html.ts";
+import { isValidSlug } from "../slugs.ts";
+import type { ReadClient, UnitOfWork } from "../writer.ts";
+import type { LedgerEntry } from "./import-ledger.ts";
+import type {
+  ImportedAuthor,
+  ImportedField,
+  ImportedMedia,
+  ImportedPost,
+  ImportedTaxonomy,
+  ImportedWebhook,
+  ImportOutcome,
+} from "./import-records.ts";
+import type { ImportTarget, PreparedMedia, PreparedRecord } from "./import-target.ts";
+
+export interface Written {
+  outcome: ImportOutcome;
+  targetId?: string;
+  reason?: string;
+}
+
+/** Revisions a post keeps, as a create without a request would (posts.ts). */
+const KEEP_REVISIONS = 50;
+
+type Json = Prisma.InputJsonValue;
+
+const dateOr = (value: string | undefined, fallback: Date) => (value ? new Date(value) : fallback);
+
+export async function writeImportedRecord(
+  client: ReadClient,
+  uow: UnitOfWork | null,
+  target: ImportTarget,
+  prepared: PreparedRecord,
+  entry: LedgerEntry | null,
+): Promise<Written> {
+  const { record } = prepared;
+  const existing = entry ? await stillThere(client, target.workspaceId, record.kind, entry.targetId) : null;
+  if (existing && entry?.fingerprint === prepared.fingerprint) {
+    await remember(client, target, record, existing);
+    return { outcome: "skipped", targetId: existing };
+  }
+  if (
+    record.kind !== "media" &&
+    record.kind !== "webhook" &&
+    !isValidSlug(slugOrKey(record)) &&
+    record.kind !== "field"
+  )
+    return { outcome: "failed", reason: `invalid slug "${slugOrKey(record)}"` };
+  const owner = await ownerOfSlug(client, target.workspaceId, record);
+  if (!uow && !owner) target.links.plan(record.kind, slugOrKey(record));
+  if (owner && owner !== existing)
+    return { outcome: "conflict", reason: `${slugOrKey(record)} belongs to another ${record.kind} here` };
+  switch (record.kind) {
+    case "category":
+    case "tag":
+      return writeTaxonomy(uow, target, record, existing);
+    case "author":
+      return writeAuthor(uow, target, record, existing);
+    case "field":
+      return writeField(uow, target, record, existing);
+    case "media":
+      return writeMedia(uow, target, record, existing, prepared.media);
+    case "post":
+      return writePost(client, uow, target, record, existing);
+    case "webhook":
+      return writeWebhook(client, uow, target, record, existing);
+  }
+}
+
+function slugOrKey(record: PreparedRecord["record"]): string {
+  if (record.kind === "field") return record.key;
+  if (record.kind === "media" || record.kind === "webhook") return record.url;
+  return record.slug;
+}
+
+async function stillThere(
+  client: ReadClient,
+  workspaceId: string,
+  kind: PreparedRecord["record"]["kind"],
+  id: string,
+): Promise<string | null> {
+  const where = { id, workspaceId };
+  const select = { id: true } as const;
+  const row =
+    kind === "category"
+      ? await client.category.findFirst({ where, select })
+      : kind === "tag"
+        ? await client.tag.findFirst({ where, select })
+        : kind === "author"
+          ? await client.author.findFirst({ where, select })
+          : kind === "field"
+            ? await client.field.findFirst({ where, select })
+            : kind === "media"
+              ? await client.media.findFirst({ where, select })
+              : kind === "post"
+                ? await client.post.findFirst({ where, select })
+                : await client.webhookEndpoint.findFirst({ where, select });
+  return row?.id ?? null;
+}
+
+/** The id of the record that holds the slug (key) in the workspace; media and webhooks have none. */
+async function ownerOfSlug(
+  client: ReadClient,
+  workspaceId: string,
+  record: PreparedRecord["record"],
+): Promise<string | null> {
+  const select = { id: true } as const;
+  switch (record.kind) {
+    case "category":
+      return (
+        (await client.category.findFirst({ where: { workspaceId, slug: record.slug }, select }))?.id ?? null
+      );
+    case "tag":
+      return (await client.tag.findFirst({ where: { workspaceId, slug: record.slug }, select }))?.id ?? null;
+    case "author":
+      return (
+        (await client.author.findFirst({ where: { workspaceId, slug: record.slug }, select }))?.id ?? null
+      );
+    case "field":
+      return (await client.field.findFirst({ where: { workspaceId, key: record.key }, select }))?.id ?? null;
+    case "post":
+      return (await client.post.findFirst({ where: { workspaceId, slug: record.slug }, select }))?.id ?? null;
+    default:
+      return null;
+  }
+}
+
+/** Teaches the links (import-links.ts) a record's new id and, for media, its new URL. */
+async function remember(
+  client: ReadClient,
+  target: ImportTarget,
+  record: PreparedRecord["record"],
+  targetId: string,
+): Promise<void> {
+  target.links.rememberId(record.sourceId, targetId);
+  if (record.kind !== "media") return;
+  const row = await client.media.findUnique({ where: { id: targetId }, select: { storageKey: true } });
+  if (row) target.links.rememberUrl(record.url, target.mediaUrl(row.storageKey));
+}
+
+async function writeTaxonomy(
+  uow: UnitOfWork | null,
+  target: ImportTarget,
+  record: ImportedTaxonomy,
+  existing: string | null,
+): Promise<Written> {
+  if (!uow) return { outcome: existing ? "updated" : "created" };
+  const now = new Date();
+  const data = {
+    name: record.name,
+    slug: record.slug,
+    description: record.description,
+    updatedAt: dateOr(record.updatedAt, now),
+  };
+  const model = uow.tx[record.kind] as unknown as {
+    create(args: object): Promise<{ id: string }>;
+    update(args: object): Promise<{ id: string }>;
+  };
+  const row = existing
+    ? await model.update({ where: { id: existing }, data, select: { id: true } })
+    : await model.create({
+        data: { ...data, workspaceId: target.workspaceId, createdAt: dateOr(record.createdAt, now) },
+        select: { id: true },
+      });
+  return done(uow, target, record, row.id, existing);
+}
+
+async function writeAuthor(
+  uow: UnitOfWork | null,
+  target: ImportTarget,
+  record: ImportedAuthor,
+  existing: string | null,
+): Promise<Written> {
+  if (!uow) return { outcome: existing ? "updated" : "created" };
+  const now = new Date();
+  const data = {
+    name: record.name,
+    slug: record.slug,
+    image: target.links.rewriteUrls(record.image),
+    bio: record.bio,
+    role: record.role,
+    email: record.email,
+    socials: record.socials as unknown as Json,
+    updatedAt: dateOr(record.updatedAt, now),
+  };
+  const row = existing
+    ? await uow.tx.author.update({ where: { id: existing }, data, select: { id: true } })
+    : await uow.tx.author.create({
+        data: { ...data, workspaceId: target.workspaceId, createdAt: dateOr(record.createdAt, now) },
+        select: { id: true },
+      });
+  return done(uow, target, record, row.id, existing);
+}
+
+async function writeField(
+  uow: UnitOfWork | null,
+  target: ImportTarget,
+  record: ImportedField,
+  existing: string | null,
+): Promise<Written> {
+  if (!uow) return { outcome: existing ? "updated" : "created" };
+  const now = new Date();
+  const options = record.options.map((option) => ({
+    ...option,
+    createdAt: dateOr(option.createdAt, now),
+    updatedAt: dateOr(option.updatedAt, now),
+  }));
+  const data = {
+    key: record.key,
+    name: record.name,
+    description: record.description,
+    type: record.type,
+    required: record.required,
+    position: record.position,
+    updatedAt: dateOr(record.updatedAt, now),
+  };
+  let id = existing;
+  if (id) {
+    await uow.tx.fieldOption.deleteMany({ where: { fieldId: id } });
+    await uow.tx.field.update({ where: { id }, data: { ...data, options: { create: options } } });
+  } else {
+    const row = await uow.tx.field.create({
+      data: {
+        ...data,
+        workspaceId: target.workspaceId,
+        createdAt: dateOr(record.createdAt, now),
+        options: { create: options },
+      },
+      select: { id: true },
+    });
+    id = row.id;
+  }
+  return done(uow, target, record, id, existing);
+}
+
+async function writeMedia(
+  uow: UnitOfWork | null,
+  target: ImportTarget,
+  record: ImportedMedia,
+  existing: string | null,
+  stored: PreparedMedia | undefined,
+): Promise<Written> {
+  if (!uow) return { outcome: existing ? "updated" : "created" };
+  const now = new Date();
+  const data = { name: record.name, alt: record.alt, updatedAt: dateOr(record.updatedAt, now) };
+  let id = existing;
+  if (id) {
+    await uow.tx.media.update({ where: { id }, data, select: { id: true } });
+  } else {
+    if (!stored) return { outcome: "failed", reason: "its file could not be read" };
+    const row = await uow.tx.media.create({
+      data: { ...data, ...stored, workspaceId: target.workspaceId, createdAt: dateOr(record.createdAt, now) },
+      select: { id: true },
+    });
+    id = row.id;
+  }
+  const written = await done(uow, target, record, id, existing);
+  const row = await uow.tx.media.findUnique({ where: { id }, select: { storageKey: true } });
+  if (row) target.links.rememberUrl(record.url, target.mediaUrl(row.storageKey));
+  return written;
+}
+
+async function writeWebhook(
+  client: ReadClient,
+  uow: UnitOfWork | null,
+  target: ImportTarget,
+  record: ImportedWebhook,
+  existing: string | null,
+): Promise<Written> {
+  // The API's rules for an endpoint (its target above all: no file:, javascript: or loopback URL),
+  // each broken one named in the reason.
+  const { problems } = webhookEndpointProblems(
+    { url: record.url, events: record.events, description: record.description },
+    target.webhookPolicy,
+  );
+  if (problems.length > 0)
+    return {
+      outcome: "failed",
+      reason: problems.map((problem) => `${problem.field}: ${problem.message}`).join("; "),
+    };
+  const full = existing ? null : await endpointsFull(client, target.workspaceId);
+  if (full) return { outcome: "failed", reason: full };
+  if (!uow) return { outcome: existing ? "updated" : "created" };
+  const data = {
+    url: record.url,
+    description: record.description,
+    events: normalizedEvents(record.events),
+    enabled: record.enabled,
+    updatedAt: dateOr(record.updatedAt, new Date()),
+  };
+  const row = existing
+    ? await uow.tx.webhookEndpoint.update({ where: { id: existing }, data, select: { id: true } })
+    : await uow.tx.webhookEndpoint.create({
+        data: {
+          ...data,
+          workspaceId: target.workspaceId,
+          createdAt: dateOr(record.createdAt, new Date()),
+          // A new secret: secrets are never exported. Sent what is written after it, as any new endpoint.
+          secret: generateEndpointSecret(),
+          fannedOutTo: await fanOutStart(uow.tx, target.workspaceId),
+        },
+        select: { id: true },
+      });
+  return done(uow, target, record, row.id, existing);
+}
+
+async function writePost(
+  client: ReadClient,
+  uow: UnitOfWork | null,
+  target: ImportTarget,
+  record: ImportedPost,
+  existing: string | null,
+): Promise<Written> {
+  // A revision is restorable later only if its snapshot holds what a restore writes back.
+  for (const revision of record.revisions) {
+    const [problem] = revisionSnapshotProblems(revision.snapshot);
+    if (problem)
+      return {
+        outcome: "failed",
+        reason: `its revision ${revision.number} is malformed: ${problem.field}: ${problem.message}`,
+      };
+  }
+  const oversized = oversizedText(record);
+  if (oversized) return { outcome: "failed", reason: oversized };
+  const refs = await postReferences(client, target, record, uow === null);
+  if ("missing" in refs) return { outcome: "failed", reason: refs.missing };
+  const content = sanitizeHtml(target.links.rewriteUrls(record.content));
+  if (!content.trim())
+    return { outcome: "failed", reason: "its body is empty once unsafe markup is removed" };
+  if (!uow) return { outcome: existing ? "updated" : "created" };
+  const now = new Date();
+  const publishedAt = new Date(record.publishedAt);
+  const released = record.status === "published" && publishedAt <= now;
+  const before = existing
+    ? await uow.tx.post.findUnique({ where: { id: existing }, select: { releasedAt: true } })
+    : null;
+  const columns = {
+    slug: record.slug,
+    title: record.title,
+    status: record.status,
+    featured: record.featured,
+    coverImage: target.links.rewriteUrls(record.coverImage),
+    description: record.description,
+    content,
+    attribution: record.attribution,
+    publishedAt,
+    releasedAt: released ? (before?.releasedAt ?? publishedAt) : null,
+    updatedAt: dateOr(record.updatedAt, now),
+    categoryId: refs.categoryId,
+    tags: { create: refs.tagIds.map((tagId) => ({ tagId })) },
+    authors: { create: refs.authorIds.map((authorId, position) => ({ authorId, position })) },
+  };
+  let id = existing;
+  if (id) {
+    const postId = id;
+    await uow.tx.postTag.deleteMany({ where: { postId } });
+    await uow.tx.postAuthor.deleteMany({ where: { postId } });
+    await uow.tx.postFieldValue.deleteMany({ where: { postId } });
+    if (record.revisions.length > 0) await uow.tx.postRevision.deleteMany({ where: { postId } });
+    await uow.tx.post.update({ where: { id: postId }, data: columns, select: { id: true } });
+  } else {
+    id = newId();
+    await uow.tx.post.create({
+      data: { ...columns, id, workspaceId: target.workspaceId, createdAt: dateOr(record.createdAt, now) },
+      select: { id: true },
+    });
+  }
+  target.links.rememberId(record.sourceId, id);
+  const postId = id;
+  await insertFieldValues(uow, postId, refs.values);
+  if (record.revisions.length > 0)
+    await uow.tx.postRevision.createMany({
+      data: record.revisions.map((revision) => ({
+        id: `rev_${newId().slice(1)}`,
+        postId,
+        workspaceId: target.workspaceId,
+        number: revision.number,
+        createdAt: new Date(revision.createdAt),
+        actorName: revision.actorName,
+        snapshot: target.links.rewriteSnapshot(revision.snapshot) as Json,
+      })),
+    });
+  uow.changed({
+    resource: "post",
+    action: existing ? "updated" : "created",
+    id: postId,
+    workspaceId: target.workspaceId,
+    statusChange: {
+      from: existing ? (before?.releasedAt ? "published" : "draft") : null,
+      to: released ? "published" : "draft",
+    },
+    // The source's revisions are the post's history; without any, the import is its first write.
+    ...(record.revisions.length === 0 ? { revision: { actor: null, keep: KEEP_REVISIONS } } : {}),
+  });
+  return { outcome: existing ? "updated" : "created", targetId: postId };
+}
+
+/** The API's length limits, checked before the body is sanitized or written. */
+function oversizedText(record: ImportedPost): string | null {
+  for (const field of ["title", "content", "description"] as const) {
+    const length = record[field]?.length ?? 0;
+    const limit = POST_TEXT_LIMITS[field];
+    if (length > limit)
+      return `its ${field === "content" ? "body" : field} is ${length.toLocaleString("en")} characters long; the limit is ${limit.toLocaleString("en")}`;
+  }
+  return null;
+}
+
+/**
+ * A post's custom field values, in a statement of their own. Prisma writes a Json value into the
+ * query's shape rather than as a parameter, so in the post's nested create every post with its own
+ * values was a query never seen before: compiled anew and kept in the client's plan cache (1,000
+ * plans, the cache's default), ~30 MB of the import's heap that no later post ever used (a heap
+ * snapshot of the CLI's worker). On its own, the field values as one jsonb parameter, every post's
+ * create is one of a few shapes (2,000 posts: 6). bench:transfer on the embedded store, 2,000 posts:
+ * import 317 → 279 MB peak, 39 → 35 s.
+ */
+async function insertFieldValues(
+  uow: UnitOfWork,
+  postId: string,
+  values: [string, unknown][],
+): Promise<void> {
+  if (values.length === 0) return;
+  await uow.tx.$executeRaw`INSERT INTO "PostFieldValue" ("postId", "fieldId", value)
+    SELECT ${postId}, v.key, v.value FROM jsonb_each(${JSON.stringify(Object.fromEntries(values))}::jsonb) AS v(key, value)`;
+}
+
+type PostReferences =
+  | { categoryId: string; tagIds: string[]; authorIds: string[]; values: [string, unknown][] }
+  | { missing: string };
+
+async function postReferences(
+  client: ReadClient,
+  target: ImportTarget,
+  record: ImportedPost,
+  dryRun: boolean,
+): Promise<PostReferences> {
+  const { workspaceId } = target;
+  // A dry run wrote nothing: what it would have created counts as there.
+  const planned = (kind: string, slug: string) => dryRun && target.links.isPlanned(kind, slug);
+  const [category, tags, authors, fields] = await Promise.all([
+    client.category.findFirst({ where: { workspaceId, slug: record.category }, select: { id: true } }),
+    client.tag.findMany({
+      where: { workspaceId, slug: { in: record.tags } },
+      select: { id: true, slug: true },
+    }),
+    client.author.findMany({
+      where: { workspaceId, slug: { in: record.authors } },
+      select: { id: true, slug: true },
+    }),
+    client.field.findMany({ where: { workspaceId }, select: { id: true, key: true } }),
+  ]);
+  if (!category && !planned("category", record.category))
+    return { missing: `its category "${record.category}" is not in the workspace` };
+  const plannedRows = (kind: string, slugs: readonly string[]) =>
+    slugs.filter((slug) => planned(kind, slug)).map((slug) => ({ id: `planned:${slug}`, slug }));
+  const tagIds = inOrder(record.tags, [...tags, ...plannedRows("tag", record.tags)]);
+  const authorIds = inOrder(record.authors, [...authors, ...plannedRows("author", record.authors)]);
+  if (typeof tagIds === "string") return { missing: `its tag "${tagIds}" is not in the workspace` };
+  if (typeof authorIds === "string") return { missing: `its author "${authorIds}" is not in the workspace` };
+  const fieldIds = new Map(fields.map((field) => [field.key, field.id]));
+  const values: [string, unknown][] = [];
+  for (const [key, value] of Object.entries(record.fields)) {
+    if (value === null || value === undefined) continue;
+    const fieldId = fieldIds.get(key) ?? (planned("field", key) ? `planned:${key}` : undefined);
+    if (!fieldId) return { missing: `its custom field "${key}" is not defined in the workspace` };
+    values.push([fieldId, value]);
+  }
+  return { categoryId: category?.id ?? `planned:${record.category}`, tagIds, authorIds, values };
+}
+
+/** The ids of `slugs` in their order, or the first slug that has none. */
+function inOrder(slugs: readonly string[], rows: readonly { id: string; slug: string }[]): string[] | string {
+  const bySlug = new Map(rows.map((row) => [row.slug, row.id]));
+  const ids: string[] = [];
+  for (const slug of new Set(slugs)) {
+    const id = bySlug.get(slug);
+    if (!id) return slug;
+    ids.push(id);
+  }
+  return ids;
+}
+
+function done(
+  uow: UnitOfWork,
+  target: ImportTarget,
+  record: Exclude<PreparedRecord["record"], ImportedPost>,
+  id: string,
+  existing: string | null,
+): Written {
+  target.links.rememberId(record.sourceId, id);
+  const action = existing ? "updated" : "created";
+  const resource = record.kind === "media" ? "media" : record.kind;
+  uow.changed({
+    resource,
+    action,
+    id,
+    workspaceId: target.workspaceId,
+    ...(record.kind === "media" ? { mediaUrl: (key: string) => target.mediaUrl(key) } : {}),
+  });
+  return { outcome: action, targetId: id };
+}

@@ -1,0 +1,198 @@
+// The rules of post writes: body conversion and sanitizing, references, default author, custom
+// field values. Checks read one statement (post-write-context.ts); the write is one more
+// (post-write-sql.ts). Each write runs in its own unit of work (writer.ts), so its checks hold until it
+// commits.
+import { InvalidInputError, NotFoundError } from "../../domain/errors.ts";
+import { type CreatePostData, POST_TEXT_LIMITS, type UpdatePostData } from "../../domain/inputs.ts";
+import type { PrismaClient } from "../../generated/prisma/client.ts";
+import type { RevisionActor } from "../change.ts";
+import { byIdentifier } from "../identifiers.ts";
+import { newId } from "../ids.ts";
+import { sanitizeHtml } from "../sanitize-html.ts";
+import { validateFieldValues } from "../taxonomy/custom-field-values.ts";
+import { ProblemList } from "../validation.ts";
+import { write } from "../writer.ts";
+import { markdownToHtml } from "./markdown.ts";
+import { loadPostWriteContext } from "./post-write-context.ts";
+import { insertPostRow, updatePostRow } from "./post-write-sql.ts";
+import { assertReferencesExist } from "./references.ts";
+
+/** Who writes, for the post's revision (post-revisions.ts), and how many revisions a post keeps. */
+export interface PostWriteOrigin {
+  actor: RevisionActor | null;
+  keepRevisions: number;
+}
+
+/** Writes without a request (the seed command): no key made them; REVISIONS_KEEP's default. */
+const NO_REQUEST: PostWriteOrigin = { actor: null, keepRevisions: 50 };
+
+const revisionOf = (origin: PostWriteOrigin) => ({ actor: origin.actor, keep: origin.keepRevisions });
+
+export async function createPost(
+  prisma: PrismaClient,
+  workspaceId: string,
+  input: CreatePostData,
+  origin: PostWriteOrigin = NO_REQUEST,
+): Promise<string> {
+  const problems = checkScalars(input);
+  // Converting and sanitizing the body is the slow part: done before the transaction starts.
+  const content = toStoredHtml(input.content, input.contentFormat);
+  return write(prisma, async (uow) => {
+    // Inside the transaction the references it checks stay until it commits (post-write-context.ts).
+    const context = await loadPostWriteContext(uow.tx, workspaceId, input);
+    const fieldValues = validateFieldValues(context.fields, input.fields, "create");
+    problems.problems.push(...fieldValues.problems);
+    problems.throwIfAny("Invalid post");
+    assertReferencesExist(context, input);
+    assertContentLeft(content);
+    const authors = input.authors ?? (context.firstAuthorId ? [context.firstAuthorId] : []);
+    const id = newId();
+    const { released } = await insertPostRow(uow.tx, {
+      id,
+      workspaceId,
+      title: input.title,
+      slug: input.slug,
+      description: input.description,
+      content,
+      status: input.status,
+      featured: input.featured ?? false,
+      coverImage: input.coverImage ?? null,
+      attribution: input.attribution ?? null,
+      publishedAt: input.publishedAt ?? new Date(),
+      categoryId: input.categoryId,
+      tagIds: unique(input.tags ?? []),
+      authorIds: unique(authors),
+      fieldValues,
+    });
+    uow.changed({
+      resource: "post",
+      action: "created",
+      id,
+      workspaceId,
+      statusChange: { from: null, to: released ? "published" : "draft" },
+      revision: revisionOf(origin),
+    });
+    return id;
+  });
+}
+
+export async function updatePost(
+  prisma: PrismaClient,
+  workspaceId: string,
+  identifier: string,
+  input: UpdatePostData,
+  origin: PostWriteOrigin = NO_REQUEST,
+): Promise<string> {
+  const problems = checkScalars(input);
+  for (const key of [
+    "title",
+    "content",
+    "description",
+    "slug",
+    "categoryId",
+    "status",
+    "featured",
+    "publishedAt",
+  ] as const) {
+    if (input[key] === null) problems.add(key, "Cannot be null");
+  }
+  // Converting and sanitizing the body is the slow part: done before the transaction holds the post.
+  const content = input.content ? toStoredHtml(input.content, input.contentFormat) : undefined;
+
+  return write(prisma, async ({ tx, changed }) => {
+    // Locks the post (see post-write-context.ts): writes of one post take turns, each seeing the last
+    // one whole, and one deleted before its turn answers 404.
+    const context = await loadPostWriteContext(tx, workspaceId, { ...input, identifier });
+    if (!context.postId) throw new NotFoundError("Post", identifier);
+    const fieldValues =
+      input.fields === undefined ? undefined : validateFieldValues(context.fields, input.fields, "update");
+    problems.problems.push(...(fieldValues?.problems ?? []));
+    problems.throwIfAny("Invalid post");
+    assertReferencesExist(context, input);
+    assertContentLeft(content);
+
+    // A change of custom fields alone still moves updatedAt (the statement always sets it).
+    const updated = await updatePostRow(tx, {
+      id: context.postId,
+      title: input.title ?? undefined,
+      slug: input.slug ?? undefined,
+      description: input.description ?? undefined,
+      content,
+      status: input.status ?? undefined,
+      featured: input.featured ?? undefined,
+      coverImage: input.coverImage,
+      attribution: input.attribution,
+      publishedAt: input.publishedAt ?? undefined,
+      categoryId: input.categoryId ?? undefined,
+      tagIds: input.tags ? unique(input.tags) : undefined,
+      authorIds: input.authors ? unique(input.authors) : undefined,
+      fieldValues,
+    });
+    if (!updated) throw new NotFoundError("Post", identifier);
+    const statusChange = {
+      from: context.postReleased ? ("published" as const) : ("draft" as const),
+      to: updated.released ? ("published" as const) : ("draft" as const),
+    };
+    changed({
+      resource: "post",
+      action: "updated",
+      id: context.postId,
+      workspaceId,
+      statusChange,
+      keepsListings:
+        statusChange.from === statusChange.to && LISTING_INPUTS.every((key) => input[key] === undefined),
+      revision: revisionOf(origin),
+    });
+    return context.postId;
+  });
+}
+
+/** What a post update may set that decides which lists show the post and in what order. */
+const LISTING_INPUTS = ["status", "publishedAt", "featured", "categoryId", "tags"] as const;
+
+export async function deletePost(
+  prisma: PrismaClient,
+  workspaceId: string,
+  identifier: string,
+): Promise<string> {
+  return write(prisma, async (uow) => {
+    const existing = await uow.tx.post.findFirst({
+      where: byIdentifier(workspaceId, identifier, "posts"),
+      select: { id: true, slug: true },
+    });
+    if (!existing) throw new NotFoundError("Post", identifier);
+    // No row deleted: a concurrent DELETE was first.
+    const { count } = await uow.tx.post.deleteMany({ where: { id: existing.id } });
+    if (count === 0) throw new NotFoundError("Post", identifier);
+    uow.changed({ resource: "post", action: "deleted", id: existing.id, workspaceId, slug: existing.slug });
+    return existing.id;
+  });
+}
+
+function checkScalars(input: Partial<CreatePostData> | UpdatePostData): ProblemList {
+  const problems = new ProblemList()
+    .text("title", input.title, { max: POST_TEXT_LIMITS.title })
+    .text("content", input.content, { max: POST_TEXT_LIMITS.content })
+    .text("description", input.description, { max: POST_TEXT_LIMITS.description })
+    .slug("slug", input.slug)
+    .url("coverImage", input.coverImage);
+  if (input.categoryId !== undefined && input.categoryId !== null && input.categoryId.length === 0) {
+    problems.add("categoryId", "Must not be empty");
+  }
+  return problems;
+}
+
+function toStoredHtml(content: string, format: "html" | "markdown" | null | undefined): string {
+  return sanitizeHtml(format === "markdown" ? markdownToHtml(content) : content);
+}
+
+function assertContentLeft(html: string | undefined): void {
+  if (html !== undefined && !html.trim())
+    throw new InvalidInputError("Invalid post", [
+      { field: "content", message: "Is empty once unsafe markup is removed" },
+    ]);
+}
+
+function unique(ids: readonly string[]): string[] {
+  return [...new Set(ids)];
+}
