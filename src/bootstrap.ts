@@ -130,7 +130,7 @@ export async function startBackgroundWork(
 }
 
 /**
- * The publishing scheduler (src/content/scheduler.ts): a round at once (a restart after a due time
+ * The publishing scheduler (src/content/posts/scheduler.ts): a round at once (a restart after a due time
  * publishes on start-up), then woken to re-arm its timer by this process's post writes that may move
  * the schedule (mayMoveSchedule: not a draft save) and, through the change NOTIFY, by every other
  * process's writes.

@@ -17,7 +17,7 @@ import { keysChangedBy } from "./answer-dependencies.ts";
 
 /**
  * One event of the change log as the index needs it. Declared here, the cache's own vocabulary (the
- * cache imports nothing of the project: test/architecture/layering.test.ts); src/content/log-tail.ts
+ * cache imports nothing of the project: test/architecture/layering.test.ts); src/content/changes/log-tail.ts
  * reads events of this shape and services.ts hands its reader to the index.
  */
 export interface LoggedChange {
@@ -31,7 +31,7 @@ export interface LoggedChange {
 }
 
 export interface ChangeIndexOptions {
-  /** The workspace's events in (after, upTo], at most `limit` (src/content/log-tail.ts). */
+  /** The workspace's events in (after, upTo], at most `limit` (src/content/changes/log-tail.ts). */
   readChanges(workspaceId: string, after: number, upTo: number, limit: number): Promise<LoggedChange[]>;
   /** More missing events than this: the floor moves to the head instead. */
   maxCatchUp?: number;

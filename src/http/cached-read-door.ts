@@ -48,7 +48,7 @@ declare module "express-serve-static-core" {
 }
 
 export interface CachedReadDoorDeps {
-  /** The workspace's change log head (src/content/log-head-reader.ts). */
+  /** The workspace's change log head (src/content/changes/log-head-reader.ts). */
   head(workspaceId: string): Promise<string>;
   rest: ResponseCache;
   graphql: GraphQLAnswers;

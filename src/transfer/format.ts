@@ -7,7 +7,7 @@
 //
 // Chunks keep memory bounded on both sides: the exporter holds one chunk of records and one media file
 // stream at a time, the importer one chunk and one media file. A line is the import record
-// (src/content/import-records.ts) with `id` (the record's id in the source workspace) and, for media,
+// (src/content/import/import-records.ts) with `id` (the record's id in the source workspace) and, for media,
 // `file` (its entry in the archive). Never in it: API keys, webhook secrets, delivery logs, events.
 import { z } from "zod";
 import type { ImportKind } from "../content/import/import-records.ts";

@@ -1,6 +1,6 @@
 // The one import path: whatever the source (a portable archive, Ghost, WordPress, a markdown folder, a
-// /v1 API), its records (src/content/import-records.ts) arrive here in IMPORT_ORDER and are written in
-// batches of one kind, each batch one transaction through the one writer (src/content/import-batch.ts).
+// /v1 API), its records (src/content/import/import-records.ts) arrive here in IMPORT_ORDER and are written in
+// batches of one kind, each batch one transaction through the one writer (src/content/import/import-batch.ts).
 // A media record's file is stored when the record arrives (and discarded again if its batch fails or
 // does not use it), so a batch never holds more than its records' metadata. Records the ledger already
 // has unchanged cost neither bytes nor writes: a second run changes nothing, and a run after a crash

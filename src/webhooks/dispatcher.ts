@@ -1,6 +1,6 @@
 // The webhook dispatcher of one service instance: claims due deliveries with a lease, sends them, and
 // records each attempt and what follows from it (success, the next retry, giving up, disabling an
-// endpoint). Storage is given to it (DeliveryStore, src/content/webhook-deliveries.ts), so the rules of
+// endpoint). Storage is given to it (DeliveryStore, src/content/deliveries/webhook-deliveries.ts), so the rules of
 // delivery here know nothing of SQL.
 //
 // When it works:

@@ -20,7 +20,7 @@ export interface OutgoingEvent {
 /**
  * `{"id", "type", "event", "createdAt", "workspaceId", "data"}`: `event` repeats `type` for receivers
  * written for Marble, whose payloads name it so. The change log's events are serialized the same way by
- * the claim statement itself (src/content/webhook-deliveries.ts), `data` as PostgreSQL prints it.
+ * the claim statement itself (src/content/deliveries/webhook-deliveries.ts), `data` as PostgreSQL prints it.
  */
 export function webhookBody(event: WebhookEvent): string {
   return JSON.stringify({

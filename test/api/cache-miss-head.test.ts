@@ -55,7 +55,7 @@ describe("a list miss with the head in its page statement", () => {
     const hit = await read("/v1/posts?limit=5");
     expect(hit.cache).toBe("HIT");
     // Its one statement is the head's; on the embedded store, which only this process writes, not even
-    // that once the head is known (src/content/tracked-log-head.ts).
+    // that once the head is known (src/content/changes/tracked-log-head.ts).
     expect(hit.statements).toEqual(app.db.kind === "postgres" ? [HEAD_STATEMENT] : []);
     expect(hit.body).toEqual(miss.body);
   });

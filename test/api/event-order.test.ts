@@ -1,6 +1,6 @@
 // The change log's promise to a consumer that resumes from its last cursor: it sees every event once, in
 // position order, even while many writers commit at the same time. (Positions are drawn in commit order,
-// src/content/change-log.ts; with positions drawn at INSERT, a reader could pass position 11 before
+// src/content/changes/change-log.ts; with positions drawn at INSERT, a reader could pass position 11 before
 // 10 commits and never see 10.) On PostgreSQL the writers really run side by side.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";

@@ -74,7 +74,7 @@ function importsOf(file: string): string[] {
   return specifiers.map((specifier) => path.resolve(path.dirname(file), specifier));
 }
 
-/** `src/content/posts.ts` → "content"; `src/config.ts` → "config"; `src/generated/…` → "generated". */
+/** `src/content/posts/posts.ts` → "content"; `src/config.ts` → "config"; `src/generated/…` → "generated". */
 function layerOf(file: string): string {
   const [first = ""] = path.relative(SRC, file).split(path.sep);
   return first.replace(/\.ts$/, "");

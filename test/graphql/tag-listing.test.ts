@@ -1,5 +1,5 @@
 // A public tag page is read from the tag's links (PostTag.listedAt, kept by database triggers:
-// migration 20261126103000_post_tag_listed_at; tagListing in src/content/post-list-sql.ts). It must
+// migration 20261126103000_post_tag_listed_at; tagListing in src/content/posts/post-list-sql.ts). It must
 // page exactly as the filter on Post does, after every kind of write that moves a post on or off a
 // tag's public list, through the API's writer and through Prisma alike.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

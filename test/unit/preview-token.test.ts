@@ -1,4 +1,4 @@
-// The preview token format (src/content/preview-token.ts): `pvt_<payload>.<HMAC-SHA256>`, checked in
+// The preview token format (src/content/posts/preview-token.ts): `pvt_<payload>.<HMAC-SHA256>`, checked in
 // constant time; a token whose payload, signature or secret differs in anything is `invalid`, one past
 // its expiry `expired` (from the exact millisecond it names).
 import { createHmac } from "node:crypto";

@@ -1,5 +1,5 @@
 // On a database only this process writes, the change log head is read once and kept until a committed
-// change of its workspace (src/content/tracked-log-head.ts). A kept head is never older than the last
+// change of its workspace (src/content/changes/tracked-log-head.ts). A kept head is never older than the last
 // change this process has heard of: a change that says where it left the head keeps that head (the
 // larger one, when news come out of order), one that does not forgets it, and a read that was under
 // way when a change came is not kept.

@@ -1,5 +1,5 @@
 -- The search vector was rebuilt on every UPDATE naming "title" or "content", and the post update
--- (src/content/post-write-sql.ts) names both in every statement (`title = COALESCE($2, title)`), so a
+-- (src/content/posts/post-write-sql.ts) names both in every statement (`title = COALESCE($2, title)`), so a
 -- status, date, cover or feature edit re-parsed the whole body: ~1 ms of PostgreSQL's CPU for a 3 KB
 -- post. Now an update rebuilds it only when the title or the body really changed. An INSERT has no OLD
 -- row to compare, so it keeps a trigger of its own; both run the same function.

@@ -1,7 +1,7 @@
 // Reads of the change log's head, shared by concurrent requests without ever answering one of them
 // with a head older than its own arrival.
 //
-// Every cacheable read asks for its workspace's head (src/content/change-log.ts logHead): under load
+// Every cacheable read asks for its workspace's head (src/content/changes/change-log.ts logHead): under load
 // that is one statement per request, most of them answering the same. A read may share a statement
 // only if that statement *started after the read arrived* — then it sees every write that had returned
 // before the read was sent, which is the cache's guarantee. So: at most one statement per workspace is

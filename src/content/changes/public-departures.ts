@@ -32,7 +32,7 @@ export const NEVER_PUBLIC: PublicLife = { publicSlug: undefined, unknown: false 
 /**
  * The life of a post after one more event: `before` is its form before the event, `eventType` and
  * `at` the event's. post.unpublished itself says the post was public just before (the writer records
- * it only then, src/content/change-log.ts).
+ * it only then, src/content/changes/change-log.ts).
  */
 export function liveThrough(life: PublicLife, before: FormBefore, eventType: string, at: Date): PublicLife {
   const known = before === "unknown" ? { ...life, unknown: true } : life;

@@ -16,7 +16,7 @@ import { CursorMoment, LogPositionText, RecordIdText } from "./cursor-values.ts"
 
 const FORMAT_VERSION = 2;
 const MAX_CURSOR_LENGTH = 512;
-/** An event id as the change log makes them (src/content/change-log.ts newEventId). */
+/** An event id as the change log makes them (src/content/changes/change-log.ts newEventId). */
 const EventIdText = z.string().regex(/^evt_[0-9a-z]{1,60}$/);
 /** Records of one event's list served so far: far more than any list holds. */
 const MAX_ITEMS = 1_000_000;

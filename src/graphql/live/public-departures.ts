@@ -2,7 +2,7 @@
 // history before they are sent: the subscription's filter (schema/subscription.ts) already reduced
 // them to an id and slug, but only the change log knows whether the post was ever public. One that
 // never was (a draft, a scheduled post) is dropped; one that was keeps the slug it was public under
-// (content/public-departures.ts, the rule the change feed applies too).
+// (content/changes/public-departures.ts, the rule the change feed applies too).
 //
 // A stage of its own around the stream's iterator, because the filter runs synchronously inside the
 // stream's reader and this needs a read of the log; only departures, which are rare, make that read.

@@ -1,5 +1,5 @@
 // The change feed: `changes(since:, first:, types:, format:)` — what this key can see that changed since
-// its cursor, as upserts and tombstones (src/content/change-feed.ts). Public and private keys alike; a
+// its cursor, as upserts and tombstones (src/content/changes/change-feed.ts). Public and private keys alike; a
 // public key's feed holds published posts only.
 import { FEED_RESOURCES, feedHead, readChanges } from "../../content/changes/change-feed.ts";
 import { retentionCutoff } from "../../content/changes/event-retention.ts";

@@ -1,6 +1,6 @@
 // Draft previews: `createPostPreview` and `revokePostPreviews` (private keys), and what `post(identifier:,
 // preview:)` (post.ts) asks before it shows a post through a token. The rules are
-// src/content/post-previews.ts's; here are only who may call, the secret, and PREVIEW_URL.
+// src/content/posts/post-previews.ts's; here are only who may call, the secret, and PREVIEW_URL.
 import {
   type IssuedPreview,
   issuePostPreview,

@@ -1,4 +1,4 @@
-// Post revisions (src/content/post-revisions.ts): `Post.revisions`, `postRevision`,
+// Post revisions (src/content/posts/post-revisions.ts): `Post.revisions`, `postRevision`,
 // `postRevisionComparison` and the `restorePostRevision` mutation. Private keys only: a revision may
 // hold a draft's content, and who wrote it.
 import {

@@ -1,4 +1,4 @@
-// /v1/changes: the change feed (src/content/change-feed.ts) for any key — what it can see that changed
+// /v1/changes: the change feed (src/content/changes/change-feed.ts) for any key — what it can see that changed
 // since `since`, as upserts and tombstones; without `since`, everything visible now, then the log.
 import { z } from "zod";
 import type { RestRoute } from "../route.ts";

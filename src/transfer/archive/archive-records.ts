@@ -1,4 +1,4 @@
-// Reads a portable archive (format.ts) as the import record stream (src/content/import-records.ts), in
+// Reads a portable archive (format.ts) as the import record stream (src/content/import/import-records.ts), in
 // one pass: the manifest first (its format version is checked before any record), then each chunk's
 // records, line by line as the chunk is decompressed; a media record is given out once its file's entry
 // has arrived, with that entry as its stream (`open`), so the reader holds one line and no media file:

@@ -1,5 +1,5 @@
 // Where an import reads from, by `--from`: each source is a converter into the one record stream
-// (src/content/import-records.ts) that import-run.ts consumes, plus the origin the ledger remembers it
+// (src/content/import/import-records.ts) that import-run.ts consumes, plus the origin the ledger remembers it
 // by (the same origin twice is the same import: repeated, it changes nothing; after a crash, it resumes).
 import { createReadStream } from "node:fs";
 import { archiveRecords } from "../archive/archive-records.ts";
