@@ -19,7 +19,8 @@ import type { AppServices } from "../graphql/context.ts";
 import { createInProcessQueries, type InProcessQueries } from "../graphql/execution/in-process-queries.ts";
 import type { ChangeStream } from "../graphql/live/change-stream.ts";
 import { type ContentYoga, createContentYoga, requestContext } from "../graphql/yoga.ts";
-import { clientAddressKey, type RateLimitIdentity } from "../limits/rate-limit-middleware.ts";
+import { requestBudget } from "../limits/rate-budgets.ts";
+import type { RateLimitIdentity } from "../limits/rate-limit-middleware.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import type { Logger } from "../logger.ts";
 import type { MediaStorage } from "../media/storage.ts";
@@ -150,9 +151,6 @@ export function wireServices(deps: AppDeps): AppWiring {
     cacheControl: cacheControlPolicy(config.cache),
     yoga,
     queries,
-    identify: (req) =>
-      req.caller?.keyId
-        ? { key: `key:${req.caller.keyId}`, limit: config.rateLimit.authenticated }
-        : { key: clientAddressKey(req), limit: config.rateLimit.unauthenticated },
+    identify: requestBudget(config.rateLimit),
   };
 }

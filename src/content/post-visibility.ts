@@ -1,4 +1,5 @@
-// Which posts are public: the ONE rule every read applies. A post is public ("live") when its status is
+// Which posts are public: the one rule every read of public content applies (who may see past it,
+// drafts and scheduled posts, is src/auth/access-rules.ts). A post is public ("live") when its status is
 // `published` and its `publishedAt` has come; one with status `published` and a `publishedAt` ahead is
 // scheduled, and reads treat it as unpublished until then (private keys can list it as `scheduled`).
 // The rule has three forms because the reads have three languages: a Prisma `where` (plugin-prisma's

@@ -1,6 +1,7 @@
 // What every resolver receives: who is calling (resolved once per request by the HTTP layer),
 // per-request dataloaders, and the app's services.
 
+import { accessRefusal } from "../auth/access-rules.ts";
 import type { ApiKeyKind } from "../auth/api-key-format.ts";
 import type { GraphQLAnswers } from "../cache/graphql-answers.ts";
 import type { Config } from "../config.ts";
@@ -88,11 +89,10 @@ export function createGraphQLContext(
   return { prisma, caller, services, loaders: createLoaders(services.sql), answerHead, connection };
 }
 
-/** Writes need a private key: public keys are embedded in websites. */
+/** Writes need a private key (src/auth/access-rules.ts). */
 export function assertCanWrite(ctx: GraphQLContext): void {
-  if (ctx.caller.keyKind !== "private") {
-    throw forbiddenError("Writes need a private API key; this key is public and can only read");
-  }
+  const refusal = accessRefusal(ctx.caller.keyKind, "write");
+  if (refusal) throw forbiddenError(refusal);
 }
 
 /** Who a write comes from, for post revisions: the key's id and hint, never the secret. */
@@ -104,11 +104,8 @@ export function writeOrigin(ctx: GraphQLContext) {
   };
 }
 
-/** Drafts and scheduled posts are unpublished content: only private keys may see them. */
+/** Drafts and scheduled posts are unpublished content: only private keys may see them (src/auth/access-rules.ts). */
 export function assertCanReadDrafts(ctx: GraphQLContext): void {
-  if (ctx.caller.keyKind !== "private") {
-    throw forbiddenError(
-      "Reading drafts or scheduled posts needs a private API key; public keys only see published posts",
-    );
-  }
+  const refusal = accessRefusal(ctx.caller.keyKind, "read-drafts");
+  if (refusal) throw forbiddenError(refusal);
 }

@@ -14,7 +14,8 @@ import {
   WorkspaceNotFoundError,
 } from "../auth/workspaces.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { admitOrAnswer429, clientAddressKey } from "../limits/rate-limit-middleware.ts";
+import { adminAuthFailuresKey } from "../limits/rate-budgets.ts";
+import { admitOrAnswer429 } from "../limits/rate-limit-middleware.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import { sendError } from "./json-errors.ts";
 import { refuseNullBytesInBody } from "./refuse-null-bytes.ts";
@@ -121,7 +122,7 @@ function requireAdminToken(token: string, failedAuth: FailedAuthLimit): RequestH
   const { limiter, limit } = failedAuth;
   return async (req, res, next) => {
     const presented = Buffer.from(/^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1] ?? "");
-    const budget = `admin-auth-failures:${clientAddressKey(req)}`;
+    const budget = adminAuthFailuresKey(req);
     if (presented.length === expected.length && timingSafeEqual(presented, expected)) {
       const standing = await limiter.check(budget, limit);
       if (standing.allowed) next();

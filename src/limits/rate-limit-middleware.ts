@@ -7,7 +7,7 @@ import type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";
 /** Which budget a request draws on. */
 export interface RateLimitIdentity {
   /**
-   * Budget key, e.g. the API key id for an authenticated request, else {@link clientAddressKey}.
+   * Budget key, e.g. the API key id for an authenticated request, else its client address (rate-budgets.ts decides which).
    * Give each kind its own prefix so an API key id can never equal an address key.
    */
   key: string;
@@ -63,12 +63,4 @@ export function setRateLimitHeaders(res: ServerResponse, decision: RateLimitDeci
   res.setHeader("X-RateLimit-Limit", String(decision.limit));
   res.setHeader("X-RateLimit-Remaining", String(decision.remaining));
   res.setHeader("X-RateLimit-Reset", String(decision.resetAtSeconds));
-}
-
-/**
- * Budget key for a request without a valid API key: its client address. `req.ip` already honours the
- * app's "trust proxy" setting, so a spoofed X-Forwarded-For from an untrusted peer is ignored.
- */
-export function clientAddressKey(req: Request): string {
-  return `ip:${req.ip ?? req.socket.remoteAddress ?? "unknown"}`;
 }

@@ -5,7 +5,8 @@
 // is): the URLs need no key, so the budget is what stops one client from computing variants without end.
 import { Router } from "express";
 import { UntransformableMediaError } from "../domain/errors.ts";
-import { admitOrAnswer429, clientAddressKey } from "../limits/rate-limit-middleware.ts";
+import { newVariantsKey } from "../limits/rate-budgets.ts";
+import { admitOrAnswer429 } from "../limits/rate-limit-middleware.ts";
 import type { RateLimiter } from "../limits/rate-limiter.ts";
 import { LOCAL_MEDIA_PATH } from "./local-storage.ts";
 import { isMediaKey, mediaKeyExtension } from "./media-key.ts";
@@ -57,7 +58,7 @@ export function serveMediaTransforms(
       let variant: OpenedVariant | null;
       if (found.found === "stored") variant = found.variant;
       else {
-        const decision = await budget.limiter.consume(`transform:${clientAddressKey(req)}`, budget.limit);
+        const decision = await budget.limiter.consume(newVariantsKey(req), budget.limit);
         if (!admitOrAnswer429(res, decision)) return;
         variant = await found.compute();
       }

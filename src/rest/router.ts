@@ -1,7 +1,9 @@
 // Mounts the route table under /v1: authentication rules of the REST door, input parsing, the
 // in-process GraphQL execution and the reshaping into the documented bodies.
+
 import express, { type Request, type RequestHandler, type Response, Router } from "express";
 import type { z } from "zod";
+import { accessRefusal } from "../auth/access-rules.ts";
 import { restAnswerDependencies } from "../cache/answer-dependencies.ts";
 import {
   type AnswerAudience,
@@ -235,12 +237,12 @@ function requireKey(route: RestRoute): RequestHandler {
       sendUnauthorized(res, req.keyState);
       return;
     }
-    if (route.access === "write" && req.caller.keyKind !== "private") {
-      sendError(res, 403, "Forbidden", "Writes need a private API key; this key is public and can only read");
-      return;
-    }
-    if (route.access === "private" && req.caller.keyKind !== "private") {
-      sendError(res, 403, "Forbidden", "This endpoint needs a private API key; this key is public");
+    const refusal =
+      route.access === "write" || route.access === "private"
+        ? accessRefusal(req.caller.keyKind, route.access === "write" ? "write" : "private-endpoint")
+        : null;
+    if (refusal) {
+      sendError(res, 403, "Forbidden", refusal);
       return;
     }
     next();

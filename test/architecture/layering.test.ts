@@ -20,7 +20,8 @@ const SRC = path.resolve(import.meta.dirname, "../../src");
  * - `cache` holds HTTP validators (ETags) and both doors' answer stores, which the cached-read door
  *   (http) reads before routing; it imports nothing of the project.
  * - `rest` may import `media`: it parses multipart uploads itself (and answers their errors as REST
- *   bodies) before the in-process GraphQL execution; never `content`, `db` or `generated`.
+ *   bodies) before the in-process GraphQL execution; `auth`: a route's key check applies the same access
+ *   rules as the resolvers (auth/access-rules.ts); never `content`, `db` or `generated`.
  */
 const ALLOWED: Record<string, string[]> = {
   domain: [],
@@ -38,7 +39,7 @@ const ALLOWED: Record<string, string[]> = {
   webhooks: ["domain"],
   cache: [],
   graphql: ["domain", "cache", "content", "db", "generated", "media", "auth", "logger", "config"],
-  rest: ["domain", "cache", "graphql", "http", "media", "logger", "config"],
+  rest: ["domain", "cache", "graphql", "http", "media", "auth", "logger", "config"],
   http: [
     "domain",
     "cache",

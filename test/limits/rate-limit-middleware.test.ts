@@ -2,7 +2,8 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryRateLimiter } from "../../src/limits/memory-rate-limiter.ts";
-import { clientAddressKey, rateLimit } from "../../src/limits/rate-limit-middleware.ts";
+import { clientAddressKey } from "../../src/limits/rate-budgets.ts";
+import { rateLimit } from "../../src/limits/rate-limit-middleware.ts";
 import type { RateLimiter } from "../../src/limits/rate-limiter.ts";
 import { httpContract } from "./support/http-contract.ts";
 

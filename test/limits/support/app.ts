@@ -4,7 +4,8 @@ import type { Server } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
-import { clientAddressKey, rateLimit } from "../../../src/limits/rate-limit-middleware.ts";
+import { clientAddressKey } from "../../../src/limits/rate-budgets.ts";
+import { rateLimit } from "../../../src/limits/rate-limit-middleware.ts";
 import type { RateLimiter } from "../../../src/limits/rate-limiter.ts";
 
 export const AUTHENTICATED_LIMIT = 200;
