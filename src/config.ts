@@ -156,7 +156,7 @@ function checkPreviewUrlTemplate(template: string, ctx: z.RefinementCtx): void {
     ctx.addIssue({ code: "custom", message: "must be an http(s) URL once its placeholders are filled in" });
 }
 
-const EnvSchema = z.object({
+export const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: port.default(3000),
   HOST: z.string().min(1).default("0.0.0.0"),
