@@ -1,5 +1,8 @@
 // Small checks shared by every write: each returns a FieldProblem instead of throwing, so a write can
-// report all of its problems at once.
+// report all of its problems at once. Each resource's own rules use them where it is written: a post's in
+// posts/posts.ts (`checkScalars`, with the lengths of domain/inputs.ts `POST_TEXT_LIMITS`), a category's
+// or tag's in taxonomy/taxonomy.ts, an author's in taxonomy/authors.ts, a webhook's in
+// deliveries/webhook-endpoints.ts.
 import { type FieldProblem, InvalidInputError } from "../domain/errors.ts";
 import { isValidSlug, SLUG_MAX_LENGTH } from "./slugs.ts";
 

@@ -1,5 +1,6 @@
 // The post list filters of the contract as a SQL condition on `"Post" p`: the same rules as
-// postListWhere (post-filters.ts), for the post read model's page query, which would otherwise need two
+// postListWhere (post-filters.ts), for the post read model's page query (src/graphql/read-model/post-rows.ts
+// `readPostPage`: the count, the page's ids and its rows in one statement), which would otherwise need two
 // Prisma calls (count and page ids) before its own. test/graphql/post-list-sql.test.ts checks that both
 // select the same posts for every filter.
 
