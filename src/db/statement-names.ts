@@ -1,6 +1,6 @@
 // Names for prepared statements, derived from their text, so each pooled connection parses and plans a
 // statement once. Without names PostgreSQL plans every query anew, and planning the joined post-list
-// query cost more than running it (the benchmark's profile, bench/README.md).
+// query cost more than running it (a CPU profile of `npm run bench -- --profile`).
 import { createHash } from "node:crypto";
 
 /**

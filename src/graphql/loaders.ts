@@ -26,7 +26,7 @@ export interface Loaders {
 }
 
 // Raw SQL, not Prisma: every post list asks for the definitions, and a Prisma call costs several times
-// the CPU of a raw statement this small (bench/README.md).
+// the CPU of a raw statement this small (a CPU profile of `npm run bench -- --profile`).
 const FIELD_DEFINITIONS_SQL = `SELECT id, key, type::text AS type, "workspaceId" FROM "Field"
   WHERE "workspaceId" = ANY($1::text[]) ORDER BY position ASC, "createdAt" ASC`;
 
