@@ -17,6 +17,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // Any 5xx a test app answers fails the test that caused it, unless that test asked for one.
     setupFiles: ["test/helpers/fail-on-server-errors.ts"],
+    // The embedded runs start every test database from one migrated dump.
+    globalSetup: ["test/helpers/pglite-template.ts"],
     // Each test file brings its own database (in-memory PGlite or a PostgreSQL schema), so files run
     // in parallel; two workers match the two cores of the CI machine.
     pool: "forks",

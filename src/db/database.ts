@@ -26,7 +26,14 @@ import { yieldingTransactions } from "./yielding-transactions.ts";
 export type DatabaseConfig =
   | Exclude<Config["database"], { kind: "embedded" }>
   | { kind: "embedded"; dir: string /** EMBEDDED_WATCHDOG_MS [60 s]. */; watchdogMs?: number }
-  | { kind: "memory" };
+  | {
+      kind: "memory";
+      /**
+       * A dump of a migrated database (PGlite's `dumpDataDir`) to start from: loading one takes a
+       * fraction of a fresh cluster's initialisation (tests open hundreds: test/helpers/pglite-template.ts).
+       */
+      initialState?: Blob;
+    };
 
 /** What the embedded thread's supervisor says when it stops and when it is back (embedded-thread-supervisor.ts). */
 const DEFAULT_EMBEDDED_WATCHDOG_MS = 60_000;
@@ -146,7 +153,10 @@ export async function openDatabase(
     return openEmbedded(config.dir, config.watchdogMs ?? DEFAULT_EMBEDDED_WATCHDOG_MS, options);
 
   // In memory (tests, a dry run): PGlite on this thread, through its own driver adapter.
-  const client = new PGlite(pgliteOptions(options));
+  const client = new PGlite({
+    ...pgliteOptions(options),
+    ...(config.initialState ? { loadDataDir: config.initialState } : {}),
+  });
   const sql = pgliteExecutor(client);
   const migrate = () => applyPendingMigrations(sql, { log });
   try {
