@@ -7,6 +7,7 @@ import { restFixtures } from "../helpers/rest-fixtures.ts";
 import type { TestWorkspace } from "../helpers/test-app.ts";
 import { makePdf } from "../media/helpers/make-files.ts";
 import { makeRotatedJpeg } from "../media/helpers/make-images.ts";
+import { uploadMedia } from "../media/helpers/upload-media.ts";
 
 describe("Media transform URLs in GraphQL", () => {
   let backend: MediaBackend;
@@ -17,17 +18,8 @@ describe("Media transform URLs in GraphQL", () => {
   });
   afterAll(async () => backend?.close());
 
-  async function uploaded(bytes: Uint8Array, filename: string): Promise<{ id: string; url: string }> {
-    const form = new FormData();
-    form.append("file", new Blob([new Uint8Array(bytes)]), filename);
-    const response = await fetch(`${backend.app.url}/v1/media/upload`, {
-      method: "POST",
-      headers: { authorization: ws.privateKey },
-      body: form,
-    });
-    expect(response.status).toBe(201);
-    return ((await response.json()) as { media: { id: string; url: string } }).media;
-  }
+  const uploaded = (bytes: Uint8Array, filename: string) =>
+    uploadMedia(backend.app.url, ws.privateKey, bytes, filename);
   const QUERY = `query ($id: ID!) {
     media(id: $id) {
       url

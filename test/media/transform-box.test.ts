@@ -6,22 +6,11 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { boundedBox } from "../../src/media/transform-box.ts";
 import type { ResolvedTransform } from "../../src/media/transform-params.ts";
+import { makeNoise } from "./helpers/make-images.ts";
 
 type Box = Pick<ResolvedTransform, "width" | "height" | "fit">;
 
-function noise(width: number, height: number) {
-  return sharp({
-    create: {
-      width,
-      height,
-      channels: 3,
-      background: "#808080",
-      noise: { type: "gaussian", mean: 128, sigma: 40 },
-    },
-  })
-    .png()
-    .toBuffer();
-}
+const noise = (width: number, height: number) => makeNoise(width, height, 40).png().toBuffer();
 
 async function resized(source: Buffer, box: Box) {
   const { data, info } = await sharp(source)

@@ -6,22 +6,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type MediaBackend, startMediaBackend, storageKeyOf } from "../helpers/media-backends.ts";
 import { expectServerErrors } from "../helpers/server-errors.ts";
 import type { TestWorkspace } from "../helpers/test-app.ts";
-import { makeRotatedJpeg } from "./helpers/make-images.ts";
-
-/** A JPEG of noise: it compresses badly, so each AVIF encode of it takes a while. */
-function makeNoiseJpeg(width: number, height: number): Promise<Buffer> {
-  return sharp({
-    create: {
-      width,
-      height,
-      channels: 3,
-      background: "#808080",
-      noise: { type: "gaussian", mean: 128, sigma: 60 },
-    },
-  })
-    .jpeg({ quality: 70 })
-    .toBuffer();
-}
+import { makeNoiseJpeg, makeRotatedJpeg } from "./helpers/make-images.ts";
+import { uploadMedia } from "./helpers/upload-media.ts";
 
 async function upload(
   backend: MediaBackend,
@@ -29,15 +15,7 @@ async function upload(
   bytes: Buffer,
   filename: string,
 ): Promise<string> {
-  const form = new FormData();
-  form.append("file", new Blob([new Uint8Array(bytes)]), filename);
-  const res = await fetch(`${backend.app.url}/v1/media/upload`, {
-    method: "POST",
-    headers: { authorization: ws.privateKey },
-    body: form,
-  });
-  expect(res.status).toBe(201);
-  const { media } = (await res.json()) as { media: { url: string } };
+  const media = await uploadMedia(backend.app.url, ws.privateKey, bytes, filename);
   return storageKeyOf(backend, media.url);
 }
 
@@ -55,26 +33,12 @@ describe("transform concurrency bound", () => {
     expectServerErrors();
     const ws = await backend.app.workspace();
     // Noise compresses badly, so each AVIF encode of it takes a while.
-    const noise = await sharp({
-      create: {
-        width: 1600,
-        height: 1200,
-        channels: 3,
-        background: "#808080",
-        noise: { type: "gaussian", mean: 128, sigma: 60 },
-      },
-    })
-      .jpeg({ quality: 70 })
-      .toBuffer();
-    const form = new FormData();
-    form.append("file", new Blob([new Uint8Array(noise)]), "noise.jpg");
-    const upload = await fetch(`${backend.app.url}/v1/media/upload`, {
-      method: "POST",
-      headers: { authorization: ws.privateKey },
-      body: form,
-    });
-    expect(upload.status).toBe(201);
-    const { media } = (await upload.json()) as { media: { url: string } };
+    const media = await uploadMedia(
+      backend.app.url,
+      ws.privateKey,
+      await makeNoiseJpeg(1600, 1200),
+      "noise.jpg",
+    );
     const base = `${backend.app.url}/media/${storageKeyOf(backend, media.url)}`;
 
     const widths = [256, 384, 640, 750, 828, 1080];

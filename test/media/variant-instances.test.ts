@@ -2,10 +2,11 @@
 // other is computing one of its variants leaves no variant behind, and neither instance serves it.
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import sharp from "sharp";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { ADMIN_TOKEN, adminWorkspace, instanceGroup } from "../helpers/server-instances.ts";
 import { storageMode } from "../helpers/test-database.ts";
+import { makeNoiseJpeg } from "./helpers/make-images.ts";
+import { uploadMedia } from "./helpers/upload-media.ts";
 
 describe.skipIf(storageMode !== "postgres")("image variants across instances", () => {
   const group = instanceGroup("variants");
@@ -17,26 +18,7 @@ describe.skipIf(storageMode !== "postgres")("image variants across instances", (
     const b = await group.start();
     const ws = await adminWorkspace(a, "Variants");
     // Noise compresses badly: its AVIF takes long enough for the delete to land while it is computed.
-    const noise = await sharp({
-      create: {
-        width: 1600,
-        height: 1200,
-        channels: 3,
-        background: "#808080",
-        noise: { type: "gaussian", mean: 128, sigma: 60 },
-      },
-    })
-      .jpeg({ quality: 70 })
-      .toBuffer();
-    const form = new FormData();
-    form.append("file", new Blob([new Uint8Array(noise)]), "noise.jpg");
-    const uploaded = await fetch(`${a.url}/v1/media/upload`, {
-      method: "POST",
-      headers: { authorization: ws.privateKey },
-      body: form,
-    });
-    expect(uploaded.status).toBe(201);
-    const { media } = (await uploaded.json()) as { media: { id: string; url: string } };
+    const media = await uploadMedia(a.url, ws.privateKey, await makeNoiseJpeg(1600, 1200), "noise.jpg");
     const key = new URL(media.url).pathname.replace(/^\/media\//, "");
     const variantUrl = (instance: { url: string }) => `${instance.url}/media/${key}?w=1080&fm=avif`;
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type MediaBackend, startMediaBackend, storageKeyOf } from "../helpers/media-backends.ts";
 import type { TestWorkspace } from "../helpers/test-app.ts";
 import { makeAlphaPng, makeRotatedJpeg } from "./helpers/make-images.ts";
+import { uploadMedia } from "./helpers/upload-media.ts";
 
 const METRICS_TOKEN = "metrics-token-for-variant-tests";
 
@@ -41,17 +42,8 @@ describe("stored image variants", () => {
     const bytes = Buffer.from(await response.arrayBuffer());
     return { status: response.status, headers: response.headers, bytes };
   }
-  async function uploaded(bytes: Uint8Array, filename: string): Promise<Media> {
-    const form = new FormData();
-    form.append("file", new Blob([new Uint8Array(bytes)]), filename);
-    const response = await fetch(`${backend.app.url}/v1/media/upload`, {
-      method: "POST",
-      headers: { authorization: ws.privateKey },
-      body: form,
-    });
-    expect(response.status).toBe(201);
-    return ((await response.json()) as { media: Media }).media;
-  }
+  const uploaded = (bytes: Uint8Array, filename: string) =>
+    uploadMedia(backend.app.url, ws.privateKey, bytes, filename);
   const keyOf = (media: Media) => storageKeyOf(backend, media.url);
   const transformUrl = (media: Media, query: string) => `${backend.app.url}/media/${keyOf(media)}?${query}`;
   /** The variants of `media` in the store, by their name under the original's prefix. */

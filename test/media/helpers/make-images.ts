@@ -68,3 +68,21 @@ export async function makeTruncatedJpeg(fraction = 0.5): Promise<Buffer> {
   const whole = await halves(400, 300).jpeg().toBuffer();
   return whole.subarray(0, Math.floor(whole.length * fraction));
 }
+
+/** Gaussian noise: it compresses badly, so each encode of it (AVIF above all) takes a while. */
+export function makeNoise(width: number, height: number, sigma = 60) {
+  return sharp({
+    create: {
+      width,
+      height,
+      channels: 3,
+      background: "#808080",
+      noise: { type: "gaussian", mean: 128, sigma },
+    },
+  });
+}
+
+/** A JPEG of noise (see makeNoise). */
+export function makeNoiseJpeg(width: number, height: number): Promise<Buffer> {
+  return makeNoise(width, height).jpeg({ quality: 70 }).toBuffer();
+}
