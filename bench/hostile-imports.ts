@@ -5,7 +5,7 @@
 // then idle, peak and recovered memory; exits 1 when a server died, an attack had an unexpected
 // outcome, or memory was not back within the rule in --recover-seconds.
 //
-//   npm run bench:hostile -- [--recover-seconds 60]
+//   npm run bench:hostile -- [--recover-seconds 60] [--rounds 1]
 //   TEST_PROCESS_SKIP_BUILD=1 npm run bench:hostile    # after `npm run setup`, nothing changed in src/
 //
 // Two servers: one with the default settings (every attack but item 3), and one that allows private
@@ -39,8 +39,12 @@ import {
 } from "./hostile/memory.ts";
 import { cliImport, stillServing, type Target, upload, type Verdict } from "./hostile/target.ts";
 
-const { values } = parseArgs({ options: { "recover-seconds": { type: "string", default: "60" } } });
+const { values } = parseArgs({
+  options: { "recover-seconds": { type: "string", default: "60" }, rounds: { type: "string", default: "1" } },
+});
 const recoverSeconds = Number(values["recover-seconds"]);
+/** Rounds of all the attacks before the memory is followed: memory that grows with each round is held. */
+const rounds = Number(values.rounds);
 
 // The embedded default, whatever this shell points at.
 delete process.env.DATABASE_URL;
@@ -85,9 +89,13 @@ async function warmUp(attacked: Target): Promise<void> {
 }
 
 const verdicts: Verdict[] = [];
+/** One per server, watching its memory from the end of the warm-up. */
+const watches: MemoryWatch[] = [];
 
 /** Runs an attack, then checks the server still serves and answered no 5xx meanwhile. */
 async function attack(target: Target, run: () => Promise<Verdict | Verdict[]>): Promise<void> {
+  const watch = watches.find((candidate) => candidate.pid === target.app.pid);
+  watch?.takeWindowPeak();
   let results: Verdict[];
   try {
     const outcome = await run();
@@ -109,14 +117,41 @@ async function attack(target: Target, run: () => Promise<Verdict | Verdict[]>): 
     last.ok = false;
     last.seen += `; SERVER DOWN AFTER IT: ${down}\n${target.app.tail()}`;
   }
+  const peak = watch?.takeWindowPeak() ?? null;
   for (const verdict of results) {
     verdicts.push(verdict);
     console.log(
-      `${verdict.ok ? "ok  " : "FAIL"} ${verdict.attack} (${target.label}) — ${(verdict.ms / 1000).toFixed(2)} s\n` +
-        `     expected: ${verdict.expected}\n     seen:     ${verdict.seen}`,
+      `${verdict.ok ? "ok  " : "FAIL"} ${verdict.attack} [${target.label}] ${(verdict.ms / 1000).toFixed(2)} s` +
+        ` | expected: ${verdict.expected} | seen: ${verdict.seen} | RSS peak ${mib(peak)}`,
     );
   }
 }
+
+/** Items 1, 2, 4, 7, 9 and 8 on the server of default settings, then item 3 on the one allowing private targets. */
+async function attackRound(attacked: Target, fetched: Target, bounds: FetchBounds): Promise<void> {
+  await attack(attacked, () => frontMatterAttack(attacked));
+  const secret = await testHost((_req, res) =>
+    res.writeHead(200, { "content-type": "image/png" }).end("secret"),
+  );
+  const redirector = await testHost((_req, res) =>
+    res.writeHead(302, { location: secret.url("/secret.png") }).end(),
+  );
+  await attack(attacked, () => loopbackAttack(attacked, secret, redirector));
+  await Promise.all([secret.close(), redirector.close()]);
+  await attack(attacked, () => archiveBombAttacks(attacked));
+  // Items 7, 9 and 8 each in a rate-limit window of its own, so no one spends another's budget of new
+  // variants (every request here comes from 127.0.0.1).
+  await attack(attacked, () => enlargingTransforms(attacked));
+  await nextWindow(attacked);
+  await attack(attacked, () => deletedOriginal(attacked));
+  await nextWindow(attacked);
+  await attack(attacked, () => transformBurst(attacked, attacked.app.config.media.transforms.rateLimit));
+  await attack(fetched, () => fetchBoundAttacks(fetched, bounds));
+}
+
+/** Waits out the current rate-limit window. */
+const nextWindow = (target: Target) =>
+  new Promise((resolve) => setTimeout(resolve, target.app.config.rateLimit.windowMs + 500));
 
 try {
   console.log(
@@ -148,33 +183,28 @@ try {
 
   await warmUp(strict);
   await warmUp(lenient);
-  const watches = [strict, lenient].map((target) => new MemoryWatch(target.label, target.app.pid));
+  watches.push(...[strict, lenient].map((target) => new MemoryWatch(target.label, target.app.pid)));
   const idle = await Promise.all(watches.map((watch) => watch.idle()));
   console.log(
     `idle RSS after warm-up: ${watches.map((watch, i) => `${watch.label} ${mib(idle[i] ?? 0)}`).join(", ")}\n`,
   );
   for (const watch of watches) watch.start();
 
-  await attack(strict, () => frontMatterAttack(strict));
-  const secret = await testHost((_req, res) =>
-    res.writeHead(200, { "content-type": "image/png" }).end("secret"),
-  );
-  const redirector = await testHost((_req, res) =>
-    res.writeHead(302, { location: secret.url("/secret.png") }).end(),
-  );
-  await attack(strict, () => loopbackAttack(strict, secret, redirector));
-  await Promise.all([secret.close(), redirector.close()]);
-  await attack(strict, () => archiveBombAttacks(strict));
-  // Items 7, 9 and 8 each in a rate-limit window of its own, so no one spends another's budget of new
-  // variants (every request here comes from 127.0.0.1).
-  const nextWindow = () =>
-    new Promise((resolve) => setTimeout(resolve, strict.app.config.rateLimit.windowMs + 500));
-  await attack(strict, () => enlargingTransforms(strict));
-  await nextWindow();
-  await attack(strict, () => deletedOriginal(strict));
-  await nextWindow();
-  await attack(strict, () => transformBurst(strict, transforms.rateLimit));
-  await attack(lenient, () => fetchBoundAttacks(lenient, bounds));
+  for (let round = 1; round <= rounds; round++) {
+    if (rounds > 1) console.log(`round ${round} of ${rounds}`);
+    // Each round in workspaces of its own (its imports' records are new there) and, after the first,
+    // in a fresh rate-limit window (the burst spent the previous one).
+    const attacked = {
+      ...strict,
+      ws: round === 1 ? strict.ws : await strict.app.workspace(`Attacks ${round}`),
+    };
+    const fetched = {
+      ...lenient,
+      ws: round === 1 ? lenient.ws : await lenient.app.workspace(`Attacks ${round}`),
+    };
+    if (round > 1) await nextWindow(strict);
+    await attackRound(attacked, fetched, bounds);
+  }
   for (const watch of watches) watch.stop();
 
   // Memory after the attacks: a reading a second, kept at 10, 30 and 60 s (or the last second).

@@ -24,6 +24,8 @@ export const mib = (bytes: number | null): string =>
 
 export class MemoryWatch {
   private peak = 0;
+  /** The largest reading since the last takeWindowPeak(): one attack's own peak. */
+  private windowPeak = 0;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -44,14 +46,26 @@ export class MemoryWatch {
 
   /** Samples every `everyMs` until stop(); peakSeen() is the largest reading. */
   start(everyMs = 100): void {
-    this.timer = setInterval(() => {
-      this.peak = Math.max(this.peak, rssBytes(this.pid) ?? 0);
-    }, everyMs);
+    this.timer = setInterval(() => this.sample(), everyMs);
   }
 
   stop(): void {
     clearInterval(this.timer);
-    this.peak = Math.max(this.peak, rssBytes(this.pid) ?? 0);
+    this.sample();
+  }
+
+  /** The largest reading since the previous call (one attack's), and a new window begun. */
+  takeWindowPeak(): number {
+    this.sample();
+    const peak = this.windowPeak;
+    this.windowPeak = 0;
+    return peak;
+  }
+
+  private sample(): void {
+    const rss = rssBytes(this.pid) ?? 0;
+    this.peak = Math.max(this.peak, rss);
+    this.windowPeak = Math.max(this.windowPeak, rss);
   }
 
   peakSeen(): number {
