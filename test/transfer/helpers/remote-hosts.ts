@@ -77,8 +77,8 @@ export function dripping(intervalMs: number): Handler {
 export const drips: Handler = dripping(100);
 
 /**
- * Streams 64 KiB chunks for as long as the reader takes them, up to `totalBytes` (then ends), with no
- * length announced.
+ * Streams 64 KiB chunks for as long as the reader takes them, with no length announced, until the host
+ * has sent `totalBytes` in all (its bytesSent), then ends the answer.
  */
 export function streaming(totalBytes: number): Handler {
   return (_req, res, host) => {
