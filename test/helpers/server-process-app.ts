@@ -37,7 +37,26 @@ export function isProcessMode(): boolean {
   return process.env.TEST_SERVER === "process";
 }
 
-export async function startServerProcessApp(options: StartTestAppOptions = {}): Promise<TestApp> {
+/** The run of a CLI command: its exit code and output. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A server process as a TestApp, plus what only a process has (for benches that watch it). */
+export interface ServerProcessApp extends TestApp {
+  /** Its process id: /proc/<pid>/status holds its memory, the embedded database's thread included. */
+  pid: number;
+  /** Whether it is still running. */
+  running(): boolean;
+  /** The last lines it logged. */
+  tail(): string;
+  /** The CLI with this server's settings and data folder (so, on the embedded store, run by the server). */
+  cli(args: string[], options?: { timeoutMs?: number }): Promise<CliRun>;
+}
+
+export async function startServerProcessApp(options: StartTestAppOptions = {}): Promise<ServerProcessApp> {
   for (const option of IN_PROCESS_ONLY_OPTIONS)
     if (options[option] !== undefined)
       throw new Error(
@@ -69,8 +88,24 @@ export async function startServerProcessApp(options: StartTestAppOptions = {}): 
     ...options.env,
   };
   const config = loadConfig(env);
+  const runCli = async (args: string[], { timeoutMs = 60_000 } = {}): Promise<CliRun> => {
+    try {
+      const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
+        cwd: ROOT,
+        env,
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code?: unknown; stdout?: string; stderr?: string; message: string };
+      if (typeof failed.code !== "number") throw error;
+      return { code: failed.code, stdout: failed.stdout ?? "", stderr: failed.stderr ?? failed.message };
+    }
+  };
   const cli = async (...args: string[]) => {
-    const { stdout } = await run(process.execPath, [CLI, ...args], { cwd: ROOT, env, timeout: 60_000 });
+    const { code, stdout, stderr } = await runCli(args);
+    if (code !== 0) throw new Error(`content-gateway ${args.join(" ")} exited with ${code}: ${stderr}`);
     return JSON.parse(stdout) as {
       workspace: { id: string; slug: string };
       publicKey: string;
@@ -101,6 +136,10 @@ export async function startServerProcessApp(options: StartTestAppOptions = {}): 
   return {
     config,
     url,
+    pid: server.child.pid ?? -1,
+    running: () => server.child.exitCode === null && server.child.signalCode === null,
+    tail: server.tail,
+    cli: runCli,
     get express(): never {
       return inProcessOnly("express");
     },

@@ -3,13 +3,13 @@
 // unchanged record, a dry run, a file above the size limit) has its entry skipped, the next record
 // coming as usual.
 import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import { createGzip, gzipSync } from "node:zlib";
+import { gzipSync } from "node:zlib";
 import { pack as createPack } from "tar-stream";
 import { describe, expect, it } from "vitest";
 import type { ImportRecord } from "../../src/content/import/import-records.ts";
 import { archiveRecords } from "../../src/transfer/archive/archive-records.ts";
 import { FORMAT_NAME, FORMAT_VERSION, MAX_LINE_BYTES } from "../../src/transfer/format.ts";
+import { archiveBomb, paddedManifest } from "./helpers/archive-bombs.ts";
 
 const mediaLine = (id: string, size: number) => ({
   id,
@@ -91,41 +91,6 @@ describe("archiveRecords and media files", () => {
   });
 });
 
-const MANIFEST = Buffer.from(
-  JSON.stringify({
-    format: FORMAT_NAME,
-    formatVersion: FORMAT_VERSION,
-    exportedAt: new Date(0).toISOString(),
-    workspace: { id: "w", name: "W", slug: "w" },
-    counts: { tag: 1 },
-    mediaBytes: 0,
-  }),
-);
-
-/** A .tar.gz whose entry `name` is `size` bytes of `fill`, compressed as it is made (never whole in memory). */
-async function bomb(name: string, fill: number, size: number, manifest = MANIFEST): Promise<Buffer> {
-  const tar = createPack();
-  tar.entry({ name: "manifest.json", size: manifest.byteLength }, manifest);
-  const entry = tar.entry({ name, size });
-  const block = Buffer.alloc(1024 * 1024, fill);
-  const parts: Buffer[] = [];
-  const written = (async () => {
-    for (let left = size; left > 0; left -= block.byteLength) {
-      const part = left >= block.byteLength ? block : block.subarray(0, left);
-      if (!entry.write(part)) await new Promise<void>((resolve) => entry.once("drain", () => resolve()));
-    }
-    entry.end(() => {});
-    tar.finalize();
-  })();
-  await Promise.all([
-    written,
-    pipeline(tar, createGzip(), async (gzipped: AsyncIterable<Buffer>) => {
-      for await (const part of gzipped) parts.push(part);
-    }),
-  ]);
-  return Buffer.concat(parts);
-}
-
 async function readThrough(archive: Buffer): Promise<string[]> {
   const kinds: string[] = [];
   for await (const record of archiveRecords(Readable.from([archive]))) kinds.push(record.kind);
@@ -136,7 +101,7 @@ async function readThrough(archive: Buffer): Promise<string[]> {
 // error": the chunk was read whole and split); a chunk's lines are now read as they stream.
 describe("archiveRecords and archives beyond the format's bounds", () => {
   it("refuses a gzip bomb of newlines in a record chunk as it streams, holding none of it", async () => {
-    const archive = await bomb("tag/000001.ndjson", 10, 300 * 1024 * 1024);
+    const archive = await archiveBomb("tag/000001.ndjson", 10, 300 * 1024 * 1024);
     expect(archive.byteLength).toBeLessThan(400 * 1024);
     const before = process.memoryUsage().rss;
     await expect(readThrough(archive)).rejects.toThrow(
@@ -146,18 +111,18 @@ describe("archiveRecords and archives beyond the format's bounds", () => {
   }, 60_000);
 
   it("refuses a line longer than MAX_LINE_BYTES before holding more of it", async () => {
-    const archive = await bomb("tag/000001.ndjson", 32, MAX_LINE_BYTES + 1024 * 1024);
+    const archive = await archiveBomb("tag/000001.ndjson", 32, MAX_LINE_BYTES + 1024 * 1024);
     await expect(readThrough(archive)).rejects.toThrow(
       `tag/000001.ndjson line 1 is longer than ${MAX_LINE_BYTES} bytes, the longest line an import reads`,
     );
   }, 60_000);
 
   it("refuses a manifest above 1 MiB, and a line that is not JSON, with the entry and line", async () => {
-    const padded = Buffer.concat([MANIFEST.subarray(0, -1), Buffer.from(`,"x":"${"x".repeat(1_100_000)}"}`)]);
-    await expect(readThrough(await bomb("tag/000001.ndjson", 10, 1, padded))).rejects.toThrow(
+    const padded = paddedManifest(1_100_000);
+    await expect(readThrough(await archiveBomb("tag/000001.ndjson", 10, 1, padded))).rejects.toThrow(
       "manifest.json is larger than 1048576 bytes",
     );
-    const notJson = await bomb("tag/000001.ndjson", 123, 10);
+    const notJson = await archiveBomb("tag/000001.ndjson", 123, 10);
     await expect(readThrough(notJson)).rejects.toThrow(/^tag\/000001\.ndjson line 1: /);
     await expect(readThrough(notJson)).rejects.toHaveProperty("name", "ArchiveFormatError");
   });

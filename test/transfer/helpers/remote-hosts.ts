@@ -61,29 +61,46 @@ export async function testHost(handler: Handler): Promise<TestHost> {
 /** Accepts the request and never answers. */
 export const neverAnswers: Handler = () => {};
 
+/** Promises a megabyte and sends one byte every `intervalMs`. */
+export function dripping(intervalMs: number): Handler {
+  return (_req, res, host) => {
+    res.writeHead(200, { "content-type": "image/png", "content-length": String(1024 * 1024) });
+    const timer = setInterval(() => {
+      res.write("x");
+      host.bytesSent += 1;
+    }, intervalMs);
+    res.on("close", () => clearInterval(timer));
+  };
+}
+
 /** Promises a megabyte and sends one byte every 100 ms. */
-export const drips: Handler = (_req, res, host) => {
-  res.writeHead(200, { "content-type": "image/png", "content-length": String(1024 * 1024) });
-  const timer = setInterval(() => {
-    res.write("x");
-    host.bytesSent += 1;
-  }, 100);
-  res.on("close", () => clearInterval(timer));
-};
+export const drips: Handler = dripping(100);
+
+/**
+ * Streams 64 KiB chunks for as long as the reader takes them, with no length announced, until the host
+ * has sent `totalBytes` in all (its bytesSent), then ends the answer.
+ */
+export function streaming(totalBytes: number): Handler {
+  return (_req, res, host) => {
+    res.writeHead(200, { "content-type": "image/png" });
+    const chunk = Buffer.alloc(64 * 1024, 1);
+    const pump = () => {
+      while (!res.destroyed) {
+        if (host.bytesSent >= totalBytes) {
+          res.end();
+          return;
+        }
+        host.bytesSent += chunk.length;
+        if (!res.write(chunk)) return;
+      }
+    };
+    res.on("drain", pump);
+    pump();
+  };
+}
 
 /** Streams 64 KiB chunks for as long as the reader takes them, with no length and no end. */
-export const streamsWithoutEnd: Handler = (_req, res, host) => {
-  res.writeHead(200, { "content-type": "image/png" });
-  const chunk = Buffer.alloc(64 * 1024, 1);
-  const pump = () => {
-    while (!res.destroyed && res.write(chunk)) host.bytesSent += chunk.length;
-  };
-  res.on("drain", () => {
-    host.bytesSent += chunk.length;
-    pump();
-  });
-  pump();
-};
+export const streamsWithoutEnd: Handler = streaming(Number.POSITIVE_INFINITY);
 
 /** A resolver that answers fixed addresses, as a DNS server under someone else's control could. */
 export function answering(...addresses: string[]): Resolver & { asked: string[] } {
