@@ -25,6 +25,8 @@ export const cliCommandSchema = z.discriminatedUnion("command", [
     key: z.string().optional(),
     dryRun: z.boolean(),
     webhooks: z.boolean(),
+    /** false: media named by URL are not fetched (`--no-remote-media`). */
+    remoteMedia: z.boolean().optional(),
     batchSize: z.number().int().min(1).max(1000).optional(),
   }),
 ]);

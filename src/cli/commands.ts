@@ -91,6 +91,7 @@ export async function runCommand(
         {
           dryRun: command.dryRun,
           webhooks: command.webhooks,
+          ...(command.remoteMedia === false ? { remoteMedia: false } : {}),
           ...(command.batchSize ? { batchSize: command.batchSize } : {}),
           ...(options.deferStatistics ? { analyze: false } : {}),
         },

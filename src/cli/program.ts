@@ -123,6 +123,10 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
     )
     .option("--dry-run", "report what would be created, updated, skipped or in conflict; write nothing")
     .option("--no-webhooks", "log the import's events but send them to no webhook endpoint")
+    .option(
+      "--no-remote-media",
+      "do not fetch media the source names by URL (covers, attachments, images); keep their URLs",
+    )
     .option("--batch-size <n>", "records per transaction (1-1000)", (value) => Number.parseInt(value, 10))
     .action(
       (
@@ -134,6 +138,7 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
           keyFile?: string;
           dryRun?: boolean;
           webhooks: boolean;
+          remoteMedia: boolean;
           batchSize?: number;
         },
       ) =>
@@ -145,6 +150,7 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
           ...(options.key || options.keyFile ? { key: options.key ?? options.keyFile } : {}),
           dryRun: options.dryRun === true,
           webhooks: options.webhooks,
+          ...(options.remoteMedia === false ? { remoteMedia: false } : {}),
           ...(options.batchSize ? { batchSize: options.batchSize } : {}),
         }),
     );
