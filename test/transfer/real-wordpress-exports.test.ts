@@ -158,6 +158,12 @@ describe.each(FILES)("import --from wxr of the real export %s", (file) => {
     );
   });
 
+  it("--dry-run reports what the import then does", () => {
+    expect(imported.dryRun.byKind).toEqual(imported.summary.byKind);
+    expect(imported.dryRun.leftOut).toEqual(imported.summary.leftOut);
+    expect(imported.dryRun.failures).toEqual(imported.summary.failures);
+  });
+
   it("keeps each post's slug, date in UTC to the second, and title as text", () => {
     for (const post of source.posts) {
       const found = arrived(post);

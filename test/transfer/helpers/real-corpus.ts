@@ -25,41 +25,45 @@ export interface ApiPost {
 export interface ImportedCorpus {
   ws: TestWorkspace;
   summary: Awaited<ReturnType<typeof importInto>>;
+  /** The summary of the `--dry-run` made first, into the same (then still empty) workspace. */
+  dryRun: Awaited<ReturnType<typeof importInto>>;
   /** A GET with the workspace's private key: its body (a failure throws). */
   get(requestPath: string): Promise<Record<string, unknown>>;
   /** Every post of the workspace, drafts included, with its body. */
   posts(): Promise<ApiPost[]>;
 }
 
-/** Imports `file` (a path under the corpus) into a new workspace, as `import <file> --from <from> --no-remote-media`. */
-export async function importReal(
-  app: TestApp,
-  from: SourceKind,
-  file: string,
-  options: { dryRun?: boolean } = {},
-): Promise<ImportedCorpus> {
+/**
+ * Imports `file` (a path under the corpus) into a new workspace, as `import <file> --from <from>
+ * --no-remote-media` does, after a `--dry-run` of the same.
+ */
+export async function importReal(app: TestApp, from: SourceKind, file: string): Promise<ImportedCorpus> {
   const ws = await app.workspace(file);
   const get = async (requestPath: string) => {
     const res = await app.request("GET", requestPath, { key: ws.privateKey });
     if (res.status !== 200) throw new Error(`GET ${requestPath}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body as Record<string, unknown>;
   };
-  const summary = await importInto(
-    {
-      db: app.db,
-      config: app.config,
-      storage: app.mediaStorage,
-      network: {
-        resolve: (hostname) => Promise.reject(new Error(`the corpus tests fetch nothing (${hostname})`)),
+  const run = (dryRun: boolean) =>
+    importInto(
+      {
+        db: app.db,
+        config: app.config,
+        storage: app.mediaStorage,
+        network: {
+          resolve: (hostname) => Promise.reject(new Error(`the corpus tests fetch nothing (${hostname})`)),
+        },
       },
-    },
-    { ...ws, name: file },
-    { from, location: path.join(REAL, file) },
-    { dryRun: options.dryRun ?? false, webhooks: false, remoteMedia: false },
-  );
+      { ...ws, name: file },
+      { from, location: path.join(REAL, file) },
+      { dryRun, webhooks: false, remoteMedia: false },
+    );
+  const dryRun = await run(true);
+  const summary = await run(false);
   return {
     ws,
     summary,
+    dryRun,
     get,
     async posts() {
       const all: ApiPost[] = [];
