@@ -21,7 +21,8 @@ export const cliCommandSchema = z.discriminatedUnion("command", [
     workspace: z.string().min(1),
     /** The archive, export file, folder or URL to read. */
     source: z.string().min(1),
-    from: z.enum(["archive", "ghost", "wxr", "markdown", "marble"]),
+    /** Unset: the source's kind is told from its content. */
+    from: z.enum(["archive", "ghost", "wxr", "markdown", "marble"]).optional(),
     key: z.string().optional(),
     dryRun: z.boolean(),
     webhooks: z.boolean(),

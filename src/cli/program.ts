@@ -108,9 +108,13 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
     .argument("<source>", "the archive, Ghost JSON, WordPress WXR file, markdown folder or /v1 API URL")
     .addOption(workspaceOption())
     .addOption(
-      new Option("-f, --from <kind>", "what the source is")
-        .choices(["archive", "ghost", "wxr", "markdown", "marble"])
-        .default("archive"),
+      new Option("-f, --from <kind>", "what the source is (default: told from its content)").choices([
+        "archive",
+        "ghost",
+        "wxr",
+        "markdown",
+        "marble",
+      ]),
     )
     .option(
       "-k, --key <key>",
@@ -133,7 +137,7 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
         source: string,
         options: {
           workspace: string;
-          from: "archive" | "ghost" | "wxr" | "markdown" | "marble";
+          from?: "archive" | "ghost" | "wxr" | "markdown" | "marble";
           key?: string;
           keyFile?: string;
           dryRun?: boolean;
@@ -146,7 +150,7 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
           command: "import",
           source,
           workspace: options.workspace,
-          from: options.from,
+          ...(options.from ? { from: options.from } : {}),
           ...(options.key || options.keyFile ? { key: options.key ?? options.keyFile } : {}),
           dryRun: options.dryRun === true,
           webhooks: options.webhooks,
