@@ -154,15 +154,16 @@ export const isRejected = (record: SourceRecord): record is RejectedRecord => "r
 export const isLeftOut = (record: SourceRecord): record is LeftOutRecord => "leftOut" in record;
 
 /**
- * The order records must be imported in: what a post references (taxonomy, authors, fields, media for
- * its URLs) before the post. Streams list their records in this order.
+ * The order records must be imported in: what a record references before it, so its ids and media URLs
+ * can be rewritten: media before the authors whose images and the posts whose covers and bodies show
+ * them; taxonomy, authors and fields before the posts. Streams list their records in this order.
  */
 export const IMPORT_ORDER: readonly ImportKind[] = [
   "category",
   "tag",
+  "media",
   "author",
   "field",
-  "media",
   "post",
   "webhook",
 ];

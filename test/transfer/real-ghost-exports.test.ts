@@ -7,11 +7,14 @@
 process.env.TZ = "Asia/Tokyo";
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importInto } from "../../src/transfer/transfer-commands.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+import { makeImage } from "../media/helpers/make-files.ts";
 import {
   type ApiPost,
   bodyShape,
@@ -162,5 +165,58 @@ describe("import --from ghost of an export whose dates name no zone", () => {
     expect(summary.failures).toEqual([]);
     const res = await app.request("GET", `/v1/posts/${post.slug}`, { key: ws.privateKey });
     expect(res.body.post.publishedAt).toBe(utc(published));
+  });
+});
+
+// Issue 54, item 13: profile images were never rewritten to the imported media (authors were written
+// before media). The real 2.9 export, its image hosts pointed at this test's server on 127.0.0.1.
+describe("import --from ghost of the real 2.9 export, fetching its images", () => {
+  const folder = mkdtempSync(path.join(tmpdir(), "ghost-images-"));
+  let app: TestApp;
+  let server: Server;
+  let base: string;
+  beforeAll(async () => {
+    const image = await makeImage("png");
+    server = await new Promise((resolve) => {
+      const s = createServer((_req, res) =>
+        res.writeHead(200, { "content-type": "image/png" }).end(image),
+      ).listen(0, "127.0.0.1", () => resolve(s));
+    });
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    app = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } });
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it("points covers and author images at the imported files", async () => {
+    const original = readFileSync(path.join(REAL, "ghost/default-export-2.9.json"), "utf8");
+    const file = path.join(folder, "default-export-2.9.json");
+    writeFileSync(file, original.replace(/https:\/\/(static\.ghost\.org|example\.com)\//g, `${base}/$1/`));
+    const ws = await app.workspace("images");
+    const summary = await importInto(
+      { db: app.db, config: app.config, storage: app.mediaStorage },
+      { ...ws, name: "images" },
+      { from: "ghost", location: file },
+      { dryRun: false, webhooks: false },
+    );
+    expect(summary.failures).toEqual([]);
+    const data = readExport("ghost/default-export-2.9.json");
+    const images = new Set(
+      [
+        ...data.posts.map((post) => post.feature_image),
+        ...data.users.map((user) => user.profile_image),
+      ].filter((url) => typeof url === "string" && url.startsWith("https://")),
+    );
+    expect(summary.byKind.media?.created).toBe(images.size);
+    const ownMedia = new RegExp(`/${ws.id}/[0-9a-f]{32}\\.png$`);
+    const authors = (await app.request("GET", "/v1/authors", { key: ws.privateKey })).body.authors as {
+      image: string | null;
+    }[];
+    expect(authors.map((author) => author.image)).toEqual(authors.map(() => expect.stringMatching(ownMedia)));
+    const post = (await app.request("GET", "/v1/posts/welcome", { key: ws.privateKey })).body.post;
+    expect(post.coverImage).toMatch(ownMedia);
   });
 });
