@@ -45,8 +45,10 @@ const text = z.string().nullish();
 const flag = z.union([z.boolean(), z.number(), z.string()]).optional();
 const isSet = (value: boolean | number | string | undefined) =>
   value === true || value === 1 || value === "1" || value === "true";
+const uuid = z.string().min(1).nullish();
 const ghostPost = z.object({
   id,
+  uuid,
   title: z.string(),
   slug: z.string(),
   html: text,
@@ -63,9 +65,10 @@ const ghostPost = z.object({
   created_at: date,
   updated_at: date,
 });
-const ghostTag = z.object({ id, name: z.string(), slug: z.string(), description: text });
+const ghostTag = z.object({ id, uuid, name: z.string(), slug: z.string(), description: text });
 const ghostUser = z.object({
   id,
+  uuid,
   name: z.string(),
   slug: z.string(),
   email: text,
@@ -131,7 +134,9 @@ export async function openGhostExport(file: string): Promise<ImportSource> {
     throw new ImportSourceError(
       `${file} is not a Ghost JSON export: no db[0].data.posts (nor 0.x's data.posts)`,
     );
-  return { origin: `ghost:${file}`, records: records(data), total: null };
+  // Ghost's records name themselves (uuids, ObjectIds): the same site exported again, under any file
+  // name, is the same import. Integer ids without a uuid (early 0.x) are only unique in their file.
+  return { origin: "ghost", records: records(data, `${file}#`), total: null };
 }
 
 /** Where the export keeps its tables: `db[0].data` from Ghost 1.0 on, `data` in 0.x files. */
@@ -146,7 +151,21 @@ const byOrder = <T extends GhostLink>(a: T, b: T) => (a.sort_order ?? 0) - (b.so
 const isPage = (post: { type?: string | undefined; page?: boolean | number | string | undefined }) =>
   post.type !== undefined ? post.type !== "post" : isSet(post.page);
 
-async function* records(data: GhostData): AsyncGenerator<SourceRecord> {
+/**
+ * A record's identity in the ledger: its uuid; else a user's e-mail (Ghost 1.0 on gives users no uuid,
+ * and every site's owner has the id "1"); else its id when that is an ObjectId (1.0 on: unique across
+ * sites); else its id within its file (`fileScope`: 0.x integer ids repeat across sites).
+ */
+function identity(
+  record: { id: string; uuid?: string | null | undefined; email?: string | null | undefined },
+  fileScope: string,
+): string {
+  if (record.uuid) return record.uuid;
+  if (record.email) return `email:${record.email.toLowerCase()}`;
+  return /^[0-9a-f]{24}$/.test(record.id) ? record.id : `${fileScope}${record.id}`;
+}
+
+async function* records(data: GhostData, fileScope: string): AsyncGenerator<SourceRecord> {
   const rejected: SourceRecord[] = [];
   const reject = (kind: ImportKind) => (entry: unknown, reason: string) => {
     const name = nameOf(entry, `${kind} #${rejected.length + 1}`);
@@ -165,7 +184,7 @@ async function* records(data: GhostData): AsyncGenerator<SourceRecord> {
   // Each refused entry is a failed record of the summary, named by its slug or id.
   yield* rejected;
   for (const page of entriesOfPosts.filter(isPage))
-    yield { kind: "post", sourceId: page.id, label: page.slug, leftOut: "Ghost pages" };
+    yield { kind: "post", sourceId: identity(page, fileScope), label: page.slug, leftOut: "Ghost pages" };
   yield {
     kind: "category",
     sourceId: UNCATEGORIZED,
@@ -176,7 +195,7 @@ async function* records(data: GhostData): AsyncGenerator<SourceRecord> {
   for (const tag of tags.values())
     yield {
       kind: "tag",
-      sourceId: tag.id,
+      sourceId: identity(tag, fileScope),
       slug: slugify(tag.slug),
       name: tag.name,
       description: tag.description ?? null,
@@ -189,7 +208,7 @@ async function* records(data: GhostData): AsyncGenerator<SourceRecord> {
   for (const user of users.values()) {
     yield {
       kind: "author",
-      sourceId: user.id,
+      sourceId: identity(user, fileScope),
       slug: slugify(user.slug),
       name: user.name,
       image: imageOf(user),
@@ -206,7 +225,7 @@ async function* records(data: GhostData): AsyncGenerator<SourceRecord> {
     if (!date) {
       yield {
         kind: "post",
-        sourceId: post.id,
+        sourceId: identity(post, fileScope),
         label: post.slug,
         rejected: "it has no date (published_at nor created_at)",
       };
@@ -220,7 +239,7 @@ async function* records(data: GhostData): AsyncGenerator<SourceRecord> {
     const published = post.status === "published" || post.status === "scheduled";
     yield {
       kind: "post",
-      sourceId: post.id,
+      sourceId: identity(post, fileScope),
       slug: slugify(post.slug),
       title: post.title,
       status: published ? "published" : "draft",

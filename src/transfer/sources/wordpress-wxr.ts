@@ -66,7 +66,10 @@ export async function openWordPressExport(file: string): Promise<ImportSource> {
   }
   const channel = document?.rss?.channel;
   if (!channel) throw new ImportSourceError(`${file} is not a WordPress WXR export: no rss/channel`);
-  return { origin: `wxr:${file}`, records: records(channel), total: null };
+  // The site, not the file, names the import: the same site exported again, under any file name, is
+  // the same import (its records skipped or updated, never conflicts with themselves).
+  const site = text(channel["wp:base_blog_url"]) || text(channel["wp:base_site_url"]) || text(channel.link);
+  return { origin: `wxr:${site.replace(/\/+$/, "") || file}`, records: records(channel), total: null };
 }
 
 /** Items of other types than posts and attachments, as the summary counts what was left out. */
