@@ -21,10 +21,13 @@ export const cliCommandSchema = z.discriminatedUnion("command", [
     workspace: z.string().min(1),
     /** The archive, export file, folder or URL to read. */
     source: z.string().min(1),
-    from: z.enum(["archive", "ghost", "wxr", "markdown", "marble"]),
+    /** Unset: the source's kind is told from its content. */
+    from: z.enum(["archive", "ghost", "wxr", "markdown", "marble"]).optional(),
     key: z.string().optional(),
     dryRun: z.boolean(),
     webhooks: z.boolean(),
+    /** false: media named by URL are not fetched (`--no-remote-media`). */
+    remoteMedia: z.boolean().optional(),
     batchSize: z.number().int().min(1).max(1000).optional(),
   }),
 ]);

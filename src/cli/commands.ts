@@ -87,10 +87,15 @@ export async function runCommand(
       const summary = await importInto(
         transferContext(db, progress, options.signal),
         workspace,
-        { from: command.from, location: source, ...(command.key ? { key: command.key } : {}) },
+        {
+          ...(command.from ? { from: command.from } : {}),
+          location: source,
+          ...(command.key ? { key: command.key } : {}),
+        },
         {
           dryRun: command.dryRun,
           webhooks: command.webhooks,
+          ...(command.remoteMedia === false ? { remoteMedia: false } : {}),
           ...(command.batchSize ? { batchSize: command.batchSize } : {}),
           ...(options.deferStatistics ? { analyze: false } : {}),
         },

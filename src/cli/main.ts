@@ -58,8 +58,10 @@ async function execute(parsed: CliCommand): Promise<unknown> {
  * here, in the CLI's own environment, and sent with the command like a key given on the command line.
  */
 function withSourceKey(command: CliCommand, sourceKey: string | undefined): CliCommand {
-  if (command.command !== "import" || command.from !== "marble" || command.key || !sourceKey) return command;
-  return { ...command, key: sourceKey };
+  if (command.command !== "import" || command.key || !sourceKey) return command;
+  // Without --from, a URL is a /v1 source (detect-source.ts).
+  const from = command.from ?? (/^https?:\/\//i.test(command.source) ? "marble" : undefined);
+  return from === "marble" ? { ...command, key: sourceKey } : command;
 }
 
 /**

@@ -108,9 +108,13 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
     .argument("<source>", "the archive, Ghost JSON, WordPress WXR file, markdown folder or /v1 API URL")
     .addOption(workspaceOption())
     .addOption(
-      new Option("-f, --from <kind>", "what the source is")
-        .choices(["archive", "ghost", "wxr", "markdown", "marble"])
-        .default("archive"),
+      new Option("-f, --from <kind>", "what the source is (default: told from its content)").choices([
+        "archive",
+        "ghost",
+        "wxr",
+        "markdown",
+        "marble",
+      ]),
     )
     .option(
       "-k, --key <key>",
@@ -123,17 +127,22 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
     )
     .option("--dry-run", "report what would be created, updated, skipped or in conflict; write nothing")
     .option("--no-webhooks", "log the import's events but send them to no webhook endpoint")
+    .option(
+      "--no-remote-media",
+      "do not fetch media the source names by URL (covers, attachments, images); keep their URLs",
+    )
     .option("--batch-size <n>", "records per transaction (1-1000)", (value) => Number.parseInt(value, 10))
     .action(
       (
         source: string,
         options: {
           workspace: string;
-          from: "archive" | "ghost" | "wxr" | "markdown" | "marble";
+          from?: "archive" | "ghost" | "wxr" | "markdown" | "marble";
           key?: string;
           keyFile?: string;
           dryRun?: boolean;
           webhooks: boolean;
+          remoteMedia: boolean;
           batchSize?: number;
         },
       ) =>
@@ -141,10 +150,11 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
           command: "import",
           source,
           workspace: options.workspace,
-          from: options.from,
+          ...(options.from ? { from: options.from } : {}),
           ...(options.key || options.keyFile ? { key: options.key ?? options.keyFile } : {}),
           dryRun: options.dryRun === true,
           webhooks: options.webhooks,
+          ...(options.remoteMedia === false ? { remoteMedia: false } : {}),
           ...(options.batchSize ? { batchSize: options.batchSize } : {}),
         }),
     );

@@ -6,7 +6,9 @@ export const SLUG_MAX_LENGTH = 200;
 export function slugify(text: string): string {
   const slug = text
     .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
+    // Combining marks go (é → e), and so do invisible format characters (zero-width joiners, bidi
+    // controls): "uncat\u200begorized" is "uncategorized", not "uncat-egorized".
+    .replace(/[\u0300-\u036f]|\p{Cf}/gu, "")
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")

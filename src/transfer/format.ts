@@ -2,7 +2,8 @@
 //
 //   manifest.json                  format name and version, the source workspace, counts per kind
 //   category/000001.ndjson …       the records, one JSON object a line, at most CHUNK_RECORDS a file,
-//   tag/ author/ field/ media/ post/ webhook/   in IMPORT_ORDER (what a record references comes first)
+//   tag/ media/ author/ field/ post/ webhook/   in IMPORT_ORDER (what a record references comes first;
+//                                  archives written before media came first import as well)
 //   media-files/<storage key>      each media file's bytes, right after the media chunk that lists it
 //
 // Chunks keep memory bounded on both sides: the exporter holds one chunk of records and one media file

@@ -26,6 +26,7 @@ import { ImportLinks } from "../content/import/import-links.ts";
 import {
   type ImportedMedia,
   type ImportKind,
+  isLeftOut,
   isRejected,
   type SourceRecord,
 } from "../content/import/import-records.ts";
@@ -53,6 +54,11 @@ export interface ImportOptions {
   maxMediaBytes: number;
   /** How media files named by URL are fetched (config.imports.fetch); its signal also ends the import. */
   remote: RemoteAccess;
+  /**
+   * false (`--no-remote-media`): media files named by URL are not fetched; the posts, covers and author
+   * images that name them keep the source's URL, and the summary counts them under `leftOut`.
+   */
+  remoteMedia?: boolean;
   /** Whether imported webhook endpoints may target private addresses (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
   webhookPolicy: TargetPolicy;
   /**
@@ -66,6 +72,9 @@ export interface ImportOptions {
 }
 
 export const DEFAULT_BATCH_SIZE = 100;
+
+/** How the summary counts the media files `--no-remote-media` did not fetch. */
+export const MEDIA_NOT_FETCHED = "media files not fetched (--no-remote-media; their URLs are kept)";
 
 export async function runImport(
   records: AsyncIterable<SourceRecord>,
@@ -114,6 +123,10 @@ export async function runImport(
     for await (const record of records) {
       // Abandoned (the CLI that asked went away): no further record, nothing of the pending batch.
       options.remote.signal?.throwIfAborted();
+      if (isLeftOut(record)) {
+        tally.leaveOut(record.leftOut);
+        continue;
+      }
       // What the source could not convert, and a repeated id, are failed records; the rest goes on.
       const refused = isRejected(record)
         ? { label: record.label, reason: record.rejected }
@@ -133,7 +146,7 @@ export async function runImport(
       const prepared: PreparedRecord = { record, fingerprint };
       if (record.kind === "media") {
         const stored = await prepareMedia(target, options, prepared, tally, spool);
-        if (stored === "failed") continue;
+        if (stored === "failed" || stored === "left out") continue;
         // The file is in storage (or not needed): the batch keeps the record's metadata, not its bytes,
         // or a batch of 100 media files would hold them all in memory until its transaction.
         prepared.record = withoutBytes(record);
@@ -190,9 +203,13 @@ async function prepareMedia(
   prepared: PreparedRecord,
   tally: SummaryTally,
   spool: Spool,
-): Promise<"stored" | "not needed" | "failed"> {
+): Promise<"stored" | "not needed" | "failed" | "left out"> {
   const record = prepared.record;
   if (record.kind !== "media") return "not needed";
+  if (options.remoteMedia === false && !record.open && !record.load) {
+    tally.leaveOut(MEDIA_NOT_FETCHED);
+    return "left out";
+  }
   const unchanged = await alreadyImported(target, "media", [
     { sourceId: record.sourceId, fingerprint: prepared.fingerprint },
   ]);

@@ -1,6 +1,7 @@
 // What an import tells at the end (and a dry run in advance): per kind how many records were created,
 // updated, skipped (already imported, unchanged), in conflict or failed, each conflict and failure by
-// name with its reason, the media bytes stored and the time taken.
+// name with its reason, what the source holds that was not carried over (counted by what it is), the
+// media bytes stored and the time taken.
 import type { RecordResult } from "../content/import/import-batch.ts";
 import type { ImportKind, ImportOutcome } from "../content/import/import-records.ts";
 
@@ -12,6 +13,8 @@ export interface ImportSummary {
   byKind: Partial<Record<ImportKind, OutcomeCounts>>;
   conflicts: { kind: ImportKind; name: string; reason: string }[];
   failures: { kind: ImportKind; name: string; reason: string }[];
+  /** What the source holds that was not carried over, by what it is: `{ "WordPress pages": 18 }`. */
+  leftOut: Record<string, number>;
   mediaBytes: number;
   durationMs: number;
 }
@@ -29,6 +32,7 @@ export class SummaryTally {
       byKind: {},
       conflicts: [],
       failures: [],
+      leftOut: {},
       mediaBytes: 0,
       durationMs: 0,
     };
@@ -44,6 +48,11 @@ export class SummaryTally {
       if (result.outcome === "conflict") this.summary.conflicts.push(named);
       if (result.outcome === "failed") this.summary.failures.push(named);
     }
+  }
+
+  /** A record the source holds that the import does not carry over (`what`: "WordPress pages"). */
+  leaveOut(what: string): void {
+    this.summary.leftOut[what] = (this.summary.leftOut[what] ?? 0) + 1;
   }
 
   addMediaBytes(bytes: number): void {

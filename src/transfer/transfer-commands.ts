@@ -65,6 +65,8 @@ export interface ImportFlags {
   batchSize?: number;
   /** false: leave the planner statistics to the caller (ImportOptions.analyze). */
   analyze?: boolean;
+  /** false: media named by URL are not fetched (`--no-remote-media`, ImportOptions.remoteMedia). */
+  remoteMedia?: boolean;
 }
 
 export async function importInto(
@@ -96,6 +98,7 @@ export async function importInto(
       webhookPolicy: { allowPrivate: context.config.webhooks.allowPrivateTargets },
       ...(flags.batchSize ? { batchSize: flags.batchSize } : {}),
       ...(flags.analyze === false ? { analyze: false } : {}),
+      ...(flags.remoteMedia === false ? { remoteMedia: false } : {}),
       onBatch: (kind, _results, done) => context.progress?.update(kind, done, source.total),
     });
     return { origin: source.origin, ...summary };

@@ -77,6 +77,14 @@ describe(`export → import round trip (embedded → ${storageMode === "postgres
     const post = await target.request("GET", "/v1/posts/published-post", { key: into.privateKey });
     expect(post.body.post.coverImage).toMatch(new RegExp(`^http://target-media\\.test/media/${into.id}/`));
     expect(post.body.post.content).toContain(`http://target-media.test/media/${into.id}/`);
+    // Author images too (issue 54 item 13: authors were written before media, and kept the source's URL).
+    const authors = await target.request("GET", "/v1/authors", { key: into.privateKey });
+    const images = (authors.body.authors as { image: string | null }[]).flatMap((author) =>
+      author.image ? [author.image] : [],
+    );
+    expect(images.length).toBeGreaterThan(0);
+    for (const image of images)
+      expect(image).toMatch(new RegExp(`^http://target-media\\.test/media/${into.id}/`));
   });
 
   it("a second run of the same import changes nothing", async () => {

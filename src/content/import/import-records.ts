@@ -134,21 +134,36 @@ export interface RejectedRecord {
   rejected: string;
 }
 
-/** What a source's stream gives: records to write, and those it refused to convert. */
-export type SourceRecord = ImportRecord | RejectedRecord;
+/**
+ * Something the source holds that this service has no place for (a WordPress page or menu item, a Ghost
+ * page, a Hugo section page): never written, counted in the summary under `leftOut` (its reason), so
+ * nothing the source holds goes unmentioned. Not a failure.
+ */
+export interface LeftOutRecord {
+  kind: ImportKind;
+  sourceId: string;
+  label: string;
+  /** What it is, as the summary counts it: "WordPress pages", "Ghost pages". */
+  leftOut: string;
+}
+
+/** What a source's stream gives: records to write, those it refused to convert, those it leaves out. */
+export type SourceRecord = ImportRecord | RejectedRecord | LeftOutRecord;
 
 export const isRejected = (record: SourceRecord): record is RejectedRecord => "rejected" in record;
+export const isLeftOut = (record: SourceRecord): record is LeftOutRecord => "leftOut" in record;
 
 /**
- * The order records must be imported in: what a post references (taxonomy, authors, fields, media for
- * its URLs) before the post. Streams list their records in this order.
+ * The order records must be imported in: what a record references before it, so its ids and media URLs
+ * can be rewritten: media before the authors whose images and the posts whose covers and bodies show
+ * them; taxonomy, authors and fields before the posts. Streams list their records in this order.
  */
 export const IMPORT_ORDER: readonly ImportKind[] = [
   "category",
   "tag",
+  "media",
   "author",
   "field",
-  "media",
   "post",
   "webhook",
 ];

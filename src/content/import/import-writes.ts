@@ -338,7 +338,9 @@ async function writePost(
   const refs = await postReferences(client, target, record, uow === null);
   if ("missing" in refs) return { outcome: "failed", reason: refs.missing };
   const content = sanitizeHtml(target.links.rewriteUrls(record.content));
-  if (!content.trim())
+  // An empty post is a post (WordPress keeps published posts without a body); only a body that had
+  // something and lost all of it to the sanitizer is refused, as the API refuses it.
+  if (!content.trim() && record.content.trim())
     return { outcome: "failed", reason: "its body is empty once unsafe markup is removed" };
   if (!uow) return { outcome: existing ? "updated" : "created" };
   const now = new Date();

@@ -103,8 +103,6 @@ export async function exportWorkspace(
     };
     await writeKind("category", taxonomyLines(prisma, workspace.id, "category"));
     await writeKind("tag", taxonomyLines(prisma, workspace.id, "tag"));
-    await writeKind("author", authorLines(prisma, workspace.id));
-    await writeKind("field", fieldLines(prisma, workspace.id));
     await writeKind(
       "media",
       (async function* () {
@@ -121,6 +119,9 @@ export async function exportWorkspace(
         }
       },
     );
+    // After the media: an author's image is rewritten to the imported file as it is written.
+    await writeKind("author", authorLines(prisma, workspace.id));
+    await writeKind("field", fieldLines(prisma, workspace.id));
     await writeKind("post", postLines(prisma, workspace.id));
     await writeKind("webhook", webhookLines(prisma, workspace.id));
     tar.finalize();

@@ -2,14 +2,41 @@
 // (src/content/import/import-records.ts) that import-run.ts consumes, plus the origin the ledger remembers it
 // by (the same origin twice is the same import: repeated, it changes nothing; after a crash, it resumes).
 import { createReadStream } from "node:fs";
+import { ImportSourceError } from "../../domain/errors.ts";
 import { archiveRecords } from "../archive/archive-records.ts";
 import { readManifest } from "../archive/read-manifest.ts";
-import type { ImportSource, SourceLimits, SourceRequest } from "./source-types.ts";
+import { detectSourceKind, SOURCE_NAMES } from "./detect-source.ts";
+import type { ImportSource, SourceKind, SourceLimits, SourceRequest } from "./source-types.ts";
 
 export type { ImportSource, SourceKind, SourceLimits, SourceRequest } from "./source-types.ts";
 
+/**
+ * The source `request` names. Without `from`, its kind is told from its content; with a `from` its
+ * content does not fit, the error says which `--from` does.
+ */
 export async function openImportSource(request: SourceRequest, limits: SourceLimits): Promise<ImportSource> {
-  switch (request.from) {
+  if (!request.from) {
+    const detected = await detectSourceKind(request.location);
+    if (!detected)
+      throw new ImportSourceError(
+        `cannot tell what ${request.location} is: name it with --from (archive, ghost, wxr, markdown or marble)`,
+      );
+    return openAs(detected, request, limits);
+  }
+  const from = request.from;
+  try {
+    return await openAs(from, request, limits);
+  } catch (error) {
+    const detected = await detectSourceKind(request.location).catch(() => null);
+    if (!detected || detected === from) throw error;
+    throw new ImportSourceError(
+      `${request.location} is ${SOURCE_NAMES[detected]}, not ${SOURCE_NAMES[from]}: use --from ${detected}`,
+    );
+  }
+}
+
+async function openAs(from: SourceKind, request: SourceRequest, limits: SourceLimits): Promise<ImportSource> {
+  switch (from) {
     case "archive": {
       const manifest = await readManifest(request.location);
       return {
@@ -19,7 +46,7 @@ export async function openImportSource(request: SourceRequest, limits: SourceLim
       };
     }
     default:
-      return openConverter(request, limits);
+      return openConverter({ ...request, from }, limits);
   }
 }
 

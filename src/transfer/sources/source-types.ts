@@ -13,7 +13,8 @@ export interface ImportSource {
 }
 
 export interface SourceRequest {
-  from: SourceKind;
+  /** Unset: told from the source's content (detect-source.ts). */
+  from?: SourceKind;
   /** A file, a folder or a URL, as `from` needs. */
   location: string;
   /** The API key of a /v1 source. */
