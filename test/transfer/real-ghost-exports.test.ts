@@ -1,5 +1,5 @@
 // Real Ghost exports (fixtures/real/README.md: 0.x format 003 and 0.11 LTS with integer ids and the
-// `data` shape, 1.20 and 2.9 with `db[0].data`) imported with --from ghost and read back through the
+// `data` shape, 1.20, 2.9, 3.0 and 4.1 with `db[0].data`) imported with --from ghost and read back through the
 // API, against the file as JSON.parse reads it: every post with its status, title, slug, date to the
 // second in UTC, authors (posts_authors, else the post's author_id), tags and body; pages counted as
 // left out. The process runs in Tokyo's time zone: Ghost's dates are UTC whatever the host's zone, and
@@ -29,6 +29,8 @@ const FILES = [
   "ghost/export-lts-legacy-fields.json",
   "ghost/valid-1.20.json",
   "ghost/default-export-2.9.json",
+  "ghost/v3-export-3.0.json",
+  "ghost/v4-export-4.1.json",
 ];
 
 type Row = Record<string, unknown>;

@@ -132,7 +132,7 @@ export function markdownWithCovers(urls: readonly string[]): { folder: string; r
   urls.forEach((url, index) => {
     writeFileSync(
       path.join(folder, `post-${index}.md`),
-      `---\ntitle: Post ${index}\ncover: "${url}"\n---\nA post with a cover.\n`,
+      `---\ntitle: Post ${index}\ndate: 2024-01-01\ncover: "${url}"\n---\nA post with a cover.\n`,
     );
   });
   return { folder, remove: () => rmSync(folder, { recursive: true, force: true }) };
