@@ -6,14 +6,14 @@
 // - A private key (`sk_…`) reads drafts, scheduled posts, revisions and previews, and writes.
 import type { ApiKeyKind } from "./api-key-format.ts";
 
-/** What a request asks to do, as far as its key's kind matters. */
-export type Access = "read-drafts" | "write" | "private-endpoint";
+/** What a request asks to do, as far as its key's kind matters (a REST route's `access` other than "read"). */
+export type Access = "read-drafts" | "write" | "private";
 
 const REFUSALS: Record<Access, string> = {
   "read-drafts":
     "Reading drafts or scheduled posts needs a private API key; public keys only see published posts",
   write: "Writes need a private API key; this key is public and can only read",
-  "private-endpoint": "This endpoint needs a private API key; this key is public",
+  private: "This endpoint needs a private API key; this key is public",
 };
 
 /** Why a key of `kind` may not do `access` (answered 403 with this message), or null when it may. */

@@ -237,10 +237,7 @@ function requireKey(route: RestRoute): RequestHandler {
       sendUnauthorized(res, req.keyState);
       return;
     }
-    const refusal =
-      route.access === "write" || route.access === "private"
-        ? accessRefusal(req.caller.keyKind, route.access === "write" ? "write" : "private-endpoint")
-        : null;
+    const refusal = route.access === "read" ? null : accessRefusal(req.caller.keyKind, route.access);
     if (refusal) {
       sendError(res, 403, "Forbidden", refusal);
       return;

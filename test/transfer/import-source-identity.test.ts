@@ -2,9 +2,7 @@
 // conflict and fetched every media file again (8 → 16). An import is now named by its source's own
 // identity (a WordPress site's URL; Ghost's uuids and ObjectIds), not by the file's name: a copy of the
 // same real export changes nothing and stores no media file twice.
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,26 +10,23 @@ import type { SourceKind } from "../../src/transfer/sources/source-types.ts";
 import { importInto } from "../../src/transfer/transfer-commands.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 import { makeImage } from "../media/helpers/make-files.ts";
-import { REAL } from "./helpers/real-corpus.ts";
+import { ghost29WithImagesAt, REAL } from "./helpers/real-corpus.ts";
+import { type TestHost, testHost } from "./helpers/remote-hosts.ts";
 
 describe("the same real export imported again under another file name", () => {
   const folder = mkdtempSync(path.join(tmpdir(), "same-export-"));
   let app: TestApp;
-  let server: Server;
+  let host: TestHost;
   let base: string;
   beforeAll(async () => {
     const image = await makeImage("png");
-    server = await new Promise((resolve) => {
-      const s = createServer((_req, res) =>
-        res.writeHead(200, { "content-type": "image/png" }).end(image),
-      ).listen(0, "127.0.0.1", () => resolve(s));
-    });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    host = await testHost((_req, res) => res.writeHead(200, { "content-type": "image/png" }).end(image));
+    base = host.url("");
     app = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } });
   }, 60_000);
   afterAll(async () => {
     await app?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await host?.close();
     rmSync(folder, { recursive: true, force: true });
   });
 
@@ -56,9 +51,7 @@ describe("the same real export imported again under another file name", () => {
   }
 
   it("Ghost 2.9, its images fetched: every record skipped, no media file stored twice", async () => {
-    const file = path.join(folder, "ghost-2.9.json");
-    const original = readFileSync(path.join(REAL, "ghost/default-export-2.9.json"), "utf8");
-    writeFileSync(file, original.replace(/https:\/\/(static\.ghost\.org|example\.com)\//g, `${base}/$1/`));
+    const file = ghost29WithImagesAt(base, folder);
     const { once, again, mediaOnce, mediaAgain } = await importTwice("ghost", file, true);
     expect(once.failures).toEqual([]);
     expect(mediaOnce).toBeGreaterThan(0);

@@ -7,8 +7,6 @@
 process.env.TZ = "Asia/Tokyo";
 
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,11 +16,13 @@ import { makeImage } from "../media/helpers/make-files.ts";
 import {
   type ApiPost,
   bodyShape,
+  ghost29WithImagesAt,
   type ImportedCorpus,
   importReal,
   REAL,
   utc,
 } from "./helpers/real-corpus.ts";
+import { type TestHost, testHost } from "./helpers/remote-hosts.ts";
 
 const FILES = [
   "ghost/export-003.json",
@@ -175,28 +175,22 @@ describe("import --from ghost of an export whose dates name no zone", () => {
 describe("import --from ghost of the real 2.9 export, fetching its images", () => {
   const folder = mkdtempSync(path.join(tmpdir(), "ghost-images-"));
   let app: TestApp;
-  let server: Server;
+  let host: TestHost;
   let base: string;
   beforeAll(async () => {
     const image = await makeImage("png");
-    server = await new Promise((resolve) => {
-      const s = createServer((_req, res) =>
-        res.writeHead(200, { "content-type": "image/png" }).end(image),
-      ).listen(0, "127.0.0.1", () => resolve(s));
-    });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    host = await testHost((_req, res) => res.writeHead(200, { "content-type": "image/png" }).end(image));
+    base = host.url("");
     app = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } });
   }, 60_000);
   afterAll(async () => {
     await app?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await host?.close();
     rmSync(folder, { recursive: true, force: true });
   });
 
   it("points covers and author images at the imported files", async () => {
-    const original = readFileSync(path.join(REAL, "ghost/default-export-2.9.json"), "utf8");
-    const file = path.join(folder, "default-export-2.9.json");
-    writeFileSync(file, original.replace(/https:\/\/(static\.ghost\.org|example\.com)\//g, `${base}/$1/`));
+    const file = ghost29WithImagesAt(base, folder);
     const ws = await app.workspace("images");
     const summary = await importInto(
       { db: app.db, config: app.config, storage: app.mediaStorage },

@@ -2,12 +2,24 @@
 // workspace of an app, reading back what arrived through the API, and the shape of an HTML body. The
 // corpus names media on hosts of the internet: its imports never fetch them (--no-remote-media), and a
 // resolver that answers nothing stands behind that, so no test reaches beyond 127.0.0.1.
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { SourceKind } from "../../../src/transfer/sources/import-source.ts";
 import { importInto } from "../../../src/transfer/transfer-commands.ts";
 import type { TestApp, TestWorkspace } from "../../helpers/test-app.ts";
 
 export const REAL = path.resolve(import.meta.dirname, "../fixtures/real");
+
+/**
+ * The real Ghost 2.9 export written to `folder` with its image hosts (static.ghost.org, example.com)
+ * pointed at `base`, a test host on 127.0.0.1, so its covers and profile images can be fetched.
+ */
+export function ghost29WithImagesAt(base: string, folder: string): string {
+  const original = readFileSync(path.join(REAL, "ghost/default-export-2.9.json"), "utf8");
+  const file = path.join(folder, "default-export-2.9.json");
+  writeFileSync(file, original.replace(/https:\/\/(static\.ghost\.org|example\.com)\//g, `${base}/$1/`));
+  return file;
+}
 
 export interface ApiPost {
   slug: string;
