@@ -1,13 +1,52 @@
-// API keys: 192 random bits, a prefix that tells the kind at a glance, stored only as a SHA-256 hash.
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+// API keys: a prefix that tells the kind at a glance, 178 random bits and a checksum, stored only as a
+// SHA-256 hash. The format (docs/api-keys.md) follows GitHub's tokens: `pk_` or `sk_`, 30 base62
+// characters, then the CRC32 of everything before it in 6 base62 characters. Secret scanners match it
+// by its regular expression, and a mistyped or made-up key is refused without a database lookup.
+// Keys issued before the checksum (`pk_`/`sk_` + 32 base64url characters) keep working.
+import { createHash, randomInt, timingSafeEqual } from "node:crypto";
+import { crc32 } from "node:zlib";
 
 export type ApiKeyKind = "public" | "private";
 
 /** `pk_` keys are safe to embed in websites (read-only); `sk_` keys can write and must stay secret. */
 export const API_KEY_PREFIX: Record<ApiKeyKind, string> = { public: "pk_", private: "sk_" };
 
+/** A key of today's format, for documentation and secret scanners. */
+export const API_KEY_PATTERN = /^(pk|sk)_[0-9A-Za-z]{36}$/;
+/** Keys issued before the checksum existed (still accepted; nothing checks them before the lookup). */
+const LEGACY_KEY_PATTERN = /^(pk|sk)_[A-Za-z0-9_-]{32}$/;
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const RANDOM_LENGTH = 30;
+const CHECKSUM_LENGTH = 6;
+
 export function generateApiKey(kind: ApiKeyKind): string {
-  return API_KEY_PREFIX[kind] + randomBytes(24).toString("base64url");
+  let body = API_KEY_PREFIX[kind];
+  for (let i = 0; i < RANDOM_LENGTH; i++) body += BASE62[randomInt(BASE62.length)];
+  return body + checksumOf(body);
+}
+
+/** CRC32 of the prefix and random part, in 6 base62 digits (62^6 > 2^32). */
+function checksumOf(body: string): string {
+  let value = crc32(body);
+  let digits = "";
+  for (let i = 0; i < CHECKSUM_LENGTH; i++) {
+    digits = BASE62[value % 62] + digits;
+    value = Math.floor(value / 62);
+  }
+  return digits;
+}
+
+/**
+ * Whether a presented string can be one of our keys at all: today's format with a checksum that
+ * matches, or the format before it. Anything else is a typo or made up, refused without a lookup.
+ */
+export function isWellFormedKey(presented: string): boolean {
+  if (API_KEY_PATTERN.test(presented)) {
+    const split = presented.length - CHECKSUM_LENGTH;
+    return checksumOf(presented.slice(0, split)) === presented.slice(split);
+  }
+  return LEGACY_KEY_PATTERN.test(presented);
 }
 
 export function hashApiKey(key: string): string {

@@ -1,17 +1,18 @@
 // Resolving a key costs a database round trip; a request burst with one key should not pay it every
-// time. Entries live a few seconds, so a revoked key stops working everywhere within that time.
+// time. Entries live a few seconds, so a revoked key stops working everywhere within that time; expiry
+// and a rotation's grace are moments kept in the entry, checked on every request (no statement).
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { type Caller, resolveApiKey } from "./resolve-api-key.ts";
+import { checkKnownKey, type KeyCheck, type KnownKey, lookUpApiKey } from "./resolve-api-key.ts";
 
 export interface CallerResolver {
-  resolve(presentedKey: string): Promise<Caller | null>;
+  resolve(presentedKey: string): Promise<KeyCheck>;
   /** Forgets everything, e.g. after this instance revoked a key. */
   clear(): void;
 }
 
 export function createCallerResolver(
   prisma: PrismaClient,
-  options: { ttlMs?: number; maxEntries?: number } = {},
+  options: { ttlMs?: number; maxEntries?: number; now?: () => number } = {},
 ): CallerResolver {
   // docs/operations.md ("Workspaces and API keys") promises that a revoked key stops working everywhere
   // within 5 s. An entry read just before the revocation lives this long after its lookup began, and the
@@ -19,16 +20,20 @@ export function createCallerResolver(
   // exactly was seen at 5.07 s).
   const ttlMs = options.ttlMs ?? 4_000;
   const maxEntries = options.maxEntries ?? 10_000;
-  const entries = new Map<string, { caller: Caller | null; expiresAt: number }>();
+  const now = options.now ?? Date.now;
+  const entries = new Map<string, { known: KnownKey | "malformed" | null; expiresAt: number }>();
   return {
     async resolve(presentedKey) {
-      const now = Date.now();
       const cached = entries.get(presentedKey);
-      if (cached && cached.expiresAt > now) return cached.caller;
-      const caller = await resolveApiKey(prisma, presentedKey);
-      if (entries.size >= maxEntries) entries.clear();
-      entries.set(presentedKey, { caller, expiresAt: now + ttlMs });
-      return caller;
+      if (cached && cached.expiresAt > now()) return checkKnownKey(cached.known, now());
+      const lookedUpAt = now();
+      const known = await lookUpApiKey(prisma, presentedKey);
+      // A malformed string costs no lookup: nothing to remember (a flood of them must not evict keys).
+      if (known !== "malformed") {
+        if (entries.size >= maxEntries) entries.clear();
+        entries.set(presentedKey, { known, expiresAt: lookedUpAt + ttlMs });
+      }
+      return checkKnownKey(known, now());
     },
     clear() {
       entries.clear();

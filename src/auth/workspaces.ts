@@ -2,10 +2,11 @@
 // go through the one writer (src/content/writer.ts) like every other change.
 
 import { slugify } from "../content/slugs.ts";
-import { type UnitOfWork, type WriteClient, write } from "../content/writer.ts";
+import { type WriteClient, write } from "../content/writer.ts";
 import { echoInput } from "../domain/echo-input.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { type ApiKeyKind, displayHintOf, generateApiKey, hashApiKey } from "./api-key-format.ts";
+import { insertKey } from "./api-keys.ts";
+import { EVERY_SCOPE, PUBLIC_KEY_SCOPES } from "./scopes.ts";
 
 export interface WorkspaceSummary {
   id: string;
@@ -13,21 +14,8 @@ export interface WorkspaceSummary {
   slug: string;
 }
 
-export interface ApiKeySummary {
-  id: string;
-  workspaceId: string;
-  kind: ApiKeyKind;
-  displayHint: string;
-  createdAt: string;
-  revokedAt: string | null;
-}
-
 export class WorkspaceNotFoundError extends Error {
   override name = "WorkspaceNotFoundError";
-}
-
-export class ApiKeyNotFoundError extends Error {
-  override name = "ApiKeyNotFoundError";
 }
 
 /** Creates a workspace with one public and one private key, in one transaction. */
@@ -39,8 +27,17 @@ export async function createWorkspace(
     const slug = await freeWorkspaceSlug(uow.tx, slugify(name));
     const workspace = await uow.tx.workspace.create({ data: { name, slug }, select: summarySelect });
     uow.changed({ resource: "workspace", action: "created", id: workspace.id, workspaceId: workspace.id });
-    const publicKey = await insertKey(uow, workspace.id, "public");
-    const privateKey = await insertKey(uow, workspace.id, "private");
+    const first = { name: "", expiresAt: null };
+    const publicKey = await insertKey(uow, workspace.id, {
+      kind: "public",
+      scopes: [...PUBLIC_KEY_SCOPES],
+      ...first,
+    });
+    const privateKey = await insertKey(uow, workspace.id, {
+      kind: "private",
+      scopes: [EVERY_SCOPE],
+      ...first,
+    });
     return { workspace, publicKey: publicKey.key, privateKey: privateKey.key };
   });
 }
@@ -70,49 +67,6 @@ export async function workspaceExists(prisma: PrismaClient, id: string): Promise
   return (await prisma.workspace.findUnique({ where: { id }, select: { id: true } })) !== null;
 }
 
-/** Creates a key; the returned `key` is the only time the secret is ever visible. */
-export async function issueKey(
-  prisma: PrismaClient,
-  workspaceId: string,
-  kind: ApiKeyKind,
-): Promise<{ key: string; apiKey: ApiKeySummary }> {
-  return write(prisma, (uow) => insertKey(uow, workspaceId, kind));
-}
-
-async function insertKey(
-  uow: UnitOfWork,
-  workspaceId: string,
-  kind: ApiKeyKind,
-): Promise<{ key: string; apiKey: ApiKeySummary }> {
-  const key = generateApiKey(kind);
-  const row = await uow.tx.apiKey.create({
-    data: { workspaceId, kind, hash: hashApiKey(key), displayHint: displayHintOf(key) },
-  });
-  uow.changed({ resource: "api_key", action: "created", id: row.id, workspaceId });
-  return { key, apiKey: toKeySummary(row) };
-}
-
-export async function listKeys(prisma: PrismaClient, workspaceId: string): Promise<ApiKeySummary[]> {
-  const rows = await prisma.apiKey.findMany({ where: { workspaceId }, orderBy: { createdAt: "asc" } });
-  return rows.map(toKeySummary);
-}
-
-/** Revokes a key (again revoking a revoked key changes nothing); every cache of it hears of it. */
-export async function revokeKey(prisma: PrismaClient, keyId: string): Promise<ApiKeySummary> {
-  return write(prisma, async (uow) => {
-    // Only a key not yet revoked is updated, so two revocations at once both answer, once changed.
-    const { count } = await uow.tx.apiKey.updateMany({
-      where: { id: keyId, revokedAt: null },
-      data: { revokedAt: new Date() },
-    });
-    const row = await uow.tx.apiKey.findUnique({ where: { id: keyId } });
-    if (!row) throw new ApiKeyNotFoundError(`No API key with id "${echoInput(keyId)}"`);
-    if (count > 0)
-      uow.changed({ resource: "api_key", action: "updated", id: row.id, workspaceId: row.workspaceId });
-    return toKeySummary(row);
-  });
-}
-
 const summarySelect = { id: true, name: true, slug: true } as const;
 
 async function freeWorkspaceSlug(prisma: WriteClient, base: string): Promise<string> {
@@ -123,22 +77,4 @@ async function freeWorkspaceSlug(prisma: WriteClient, base: string): Promise<str
   );
   if (!taken.has(base)) return base;
   for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
-}
-
-function toKeySummary(row: {
-  id: string;
-  workspaceId: string;
-  kind: ApiKeyKind;
-  displayHint: string;
-  createdAt: Date;
-  revokedAt: Date | null;
-}): ApiKeySummary {
-  return {
-    id: row.id,
-    workspaceId: row.workspaceId,
-    kind: row.kind,
-    displayHint: row.displayHint,
-    createdAt: row.createdAt.toISOString(),
-    revokedAt: row.revokedAt?.toISOString() ?? null,
-  };
 }

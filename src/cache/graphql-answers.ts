@@ -23,10 +23,11 @@ export interface GraphQLAnswer {
   dependencies: readonly string[];
 }
 
-/** What the answer is of: who asks (workspace, key kind) and the operation as sent. */
+/** What the answer is of: who asks (workspace, what the key may see) and the operation as sent. */
 export interface GraphQLAnswerKey {
   workspaceId: string;
-  keyKind: string;
+  /** src/auth/scopes.ts scopeFingerprint. */
+  fingerprint: string;
   query: string;
   operationName: string | null | undefined;
   variables: unknown;
@@ -91,7 +92,7 @@ export function createGraphQLAnswers(options: {
         .update(
           JSON.stringify([
             parts.workspaceId,
-            parts.keyKind,
+            parts.fingerprint,
             parts.query,
             parts.operationName ?? null,
             parts.variables ?? null,

@@ -328,10 +328,10 @@ function collectIds(value: unknown, ids: Set<string>): void {
   }
 }
 
-/** The cache key of a request: workspace, key kind, and the URL as asked (path and query). */
-export function answerKey(req: IncomingMessage, workspaceId: string, keyKind: string): string {
+/** The cache key of a request: workspace, what the key may see (its fingerprint), and the URL as asked. */
+export function answerKey(req: IncomingMessage, workspaceId: string, fingerprint: string): string {
   // Express's originalUrl is the URL as received; the cached-read door sees it before Express sets it.
-  return `${workspaceId}\n${keyKind}\n${(req as Request).originalUrl ?? req.url}`;
+  return `${workspaceId}\n${fingerprint}\n${(req as Request).originalUrl ?? req.url}`;
 }
 
 /**

@@ -10,9 +10,24 @@ export const cliCommandSchema = z.discriminatedUnion("command", [
     command: z.literal("key create"),
     workspace: z.string().min(1),
     kind: z.enum(["public", "private"]),
+    name: z.string().optional(),
+    /** Absent: every scope (private) or content:read (public). */
+    scopes: z.array(z.string()).optional(),
+    /** ISO moment; absent: the key does not expire. */
+    expiresAt: z.string().optional(),
   }),
   z.object({ command: z.literal("key list"), workspace: z.string().min(1) }),
-  z.object({ command: z.literal("key revoke"), keyId: z.string().min(1) }),
+  z.object({
+    command: z.literal("key rotate"),
+    keyId: z.string().min(1),
+    graceMs: z.number().int().min(0).optional(),
+  }),
+  z.object({
+    command: z.literal("key revoke"),
+    keyId: z.string().min(1),
+    reason: z.string().optional(),
+    withRotation: z.boolean().optional(),
+  }),
   z.object({ command: z.literal("seed"), workspace: z.string().min(1) }),
   z.object({ command: z.literal("migrate") }),
   z.object({ command: z.literal("export"), workspace: z.string().min(1), out: z.string().min(1) }),

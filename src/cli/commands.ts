@@ -4,14 +4,8 @@
 // write goes through the one writer.
 
 import path from "node:path";
-import {
-  createWorkspace,
-  findWorkspace,
-  issueKey,
-  listKeys,
-  listWorkspaces,
-  revokeKey,
-} from "../auth/workspaces.ts";
+import { issueKey, listKeys, revokeKey, rotateKey } from "../auth/api-keys.ts";
+import { createWorkspace, findWorkspace, listWorkspaces } from "../auth/workspaces.ts";
 import { loadConfig } from "../config.ts";
 import type { Database } from "../db/database.ts";
 import { silentLogger } from "../logger.ts";
@@ -58,12 +52,28 @@ export async function runCommand(
       return { workspaces: await listWorkspaces(prisma) };
     case "key create": {
       const workspace = await findWorkspace(prisma, command.workspace);
-      return issueKey(prisma, workspace.id, command.kind);
+      return issueKey(prisma, workspace.id, {
+        kind: command.kind,
+        ...(command.name !== undefined ? { name: command.name } : {}),
+        ...(command.scopes ? { scopes: command.scopes } : {}),
+        ...(command.expiresAt ? { expiresAt: new Date(command.expiresAt) } : {}),
+      });
     }
     case "key list":
       return { keys: await listKeys(prisma, (await findWorkspace(prisma, command.workspace)).id) };
+    case "key rotate":
+      return rotateKey(
+        prisma,
+        command.keyId,
+        command.graceMs !== undefined ? { graceMs: command.graceMs } : {},
+      );
     case "key revoke":
-      return { apiKey: await revokeKey(prisma, command.keyId) };
+      return {
+        apiKey: await revokeKey(prisma, command.keyId, {
+          ...(command.reason ? { reason: command.reason } : {}),
+          ...(command.withRotation ? { withRotation: true } : {}),
+        }),
+      };
     case "seed": {
       const workspace = await findWorkspace(prisma, command.workspace);
       return { workspace, seeded: await seedWorkspace(prisma, workspace.id) };

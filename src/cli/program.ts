@@ -2,14 +2,17 @@
 // a CliCommand (command.ts); what a command does is commands.ts's.
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { ALL_SCOPES } from "../auth/scopes.ts";
 import type { CliCommand } from "./command.ts";
+import { parseDuration, parseExpiry } from "./durations.ts";
 
 const EXAMPLES = `
 Examples:
   $ content-gateway workspace create "My blog"
-  $ content-gateway key create --workspace my-blog --kind private
+  $ content-gateway key create --workspace my-blog --kind private --name "build server" --scope content:read drafts:read --expires 90d
+  $ content-gateway key rotate <key-id> --grace 24h
   $ content-gateway key list --workspace my-blog
-  $ content-gateway key revoke <key-id>
+  $ content-gateway key revoke <key-id> --reason "left the team"
   $ content-gateway export --workspace my-blog --out site.tar.gz
   $ content-gateway import site.tar.gz --workspace other-blog --no-webhooks
   $ content-gateway import ghost-export.json --from ghost --workspace my-blog --dry-run
@@ -61,7 +64,7 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
     .description("list workspaces")
     .action(() => run({ command: "workspace list" }));
 
-  const key = program.command("key").description("issue, list and revoke API keys");
+  const key = program.command("key").description("issue, list, rotate and revoke API keys");
   key
     .command("create")
     .description("issue a key (its secret is shown only in this output)")
@@ -71,8 +74,47 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
         .choices(["public", "private"])
         .makeOptionMandatory(),
     )
-    .action((options: { workspace: string; kind: "public" | "private" }) =>
-      run({ command: "key create", workspace: options.workspace, kind: options.kind }),
+    .option("-n, --name <name>", "what the key is for, shown in listings")
+    .addOption(
+      new Option("-s, --scope <scope...>", "a private key's scopes (default: all)").choices(ALL_SCOPES),
+    )
+    .option("-e, --expires <when>", "expire after a duration (90d, 24h) or at a date (2027-01-31)", (text) =>
+      parseExpiry(text),
+    )
+    .action(
+      (options: {
+        workspace: string;
+        kind: "public" | "private";
+        name?: string;
+        scope?: string[];
+        expires?: string;
+      }) =>
+        run({
+          command: "key create",
+          workspace: options.workspace,
+          kind: options.kind,
+          ...(options.name !== undefined ? { name: options.name } : {}),
+          ...(options.scope ? { scopes: options.scope } : {}),
+          ...(options.expires ? { expiresAt: options.expires } : {}),
+        }),
+    );
+  key
+    .command("rotate")
+    .description(
+      "issue a new secret for a key; the old one keeps working for the grace time, then is refused",
+    )
+    .argument("<key-id>", "the key's id (from key list)")
+    .option(
+      "-g, --grace <duration>",
+      "how long the old secret keeps working (default 24h; 0s ends it now)",
+      parseDuration,
+    )
+    .action((keyId: string, options: { grace?: number }) =>
+      run({
+        command: "key rotate",
+        keyId,
+        ...(options.grace !== undefined ? { graceMs: options.grace } : {}),
+      }),
     );
   key
     .command("list")
@@ -83,7 +125,16 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
     .command("revoke")
     .description("revoke a key: it is refused at once, on every instance")
     .argument("<key-id>", "the key's id (from key list)")
-    .action((keyId: string) => run({ command: "key revoke", keyId }));
+    .option("-r, --reason <reason>", "why, kept with the key and shown in listings")
+    .option("--with-rotation", "also revoke the key it was rotated from or into (ends a grace time now)")
+    .action((keyId: string, options: { reason?: string; withRotation?: boolean }) =>
+      run({
+        command: "key revoke",
+        keyId,
+        ...(options.reason ? { reason: options.reason } : {}),
+        ...(options.withRotation ? { withRotation: true } : {}),
+      }),
+    );
 
   program
     .command("seed")

@@ -53,7 +53,11 @@ export class ConflictError extends DomainError {
 export class ForbiddenError extends DomainError {
   override name = "ForbiddenError";
 
-  constructor(message = "This operation needs a private API key; public keys can only read") {
+  constructor(
+    message = "This operation needs a private API key; public keys can only read",
+    /** The scope the caller's key lacks (src/auth/scopes.ts), when a scope is what is missing. */
+    readonly requiredScope?: string,
+  ) {
     super(message);
   }
 }

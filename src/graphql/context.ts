@@ -1,8 +1,9 @@
 // What every resolver receives: who is calling (resolved once per request by the HTTP layer),
 // per-request dataloaders, and the app's services.
 
-import { accessRefusal } from "../auth/access-rules.ts";
+import { scopeRefusal } from "../auth/access-rules.ts";
 import type { ApiKeyKind } from "../auth/api-key-format.ts";
+import type { ReadAudience, Scope } from "../auth/scopes.ts";
 import type { GraphQLAnswers } from "../cache/graphql-answers.ts";
 import type { Config } from "../config.ts";
 import type { SqlExecutor } from "../db/sql-executor.ts";
@@ -20,6 +21,12 @@ export interface RequestCaller {
   keyKind: ApiKeyKind;
   /** How the key is shown (its first characters); absent for keyless reads. */
   keyHint?: string;
+  /** What the key may do (src/auth/scopes.ts); keyless reads have a public key's. */
+  scopes: ReadonlySet<Scope>;
+  /** Whether its reads see drafts: what read answers (and their caches) depend on. */
+  audience: ReadAudience;
+  /** What the key may see, as cache keys name it (src/auth/scopes.ts scopeFingerprint). */
+  fingerprint: string;
 }
 
 export interface AppServices {
@@ -89,10 +96,10 @@ export function createGraphQLContext(
   return { prisma, caller, services, loaders: createLoaders(services.sql), answerHead, connection };
 }
 
-/** Writes need a private key (src/auth/access-rules.ts). */
-export function assertCanWrite(ctx: GraphQLContext): void {
-  const refusal = accessRefusal(ctx.caller.keyKind, "write");
-  if (refusal) throw forbiddenError(refusal);
+/** Refuses (FORBIDDEN with `requiredScope`) a caller without `scope` (src/auth/access-rules.ts). */
+export function assertScope(ctx: GraphQLContext, scope: Scope): void {
+  const refusal = scopeRefusal(ctx.caller, scope);
+  if (refusal) throw forbiddenError(refusal, { requiredScope: scope });
 }
 
 /** Who a write comes from, for post revisions: the key's id and hint, never the secret. */
@@ -104,8 +111,7 @@ export function writeOrigin(ctx: GraphQLContext) {
   };
 }
 
-/** Drafts and scheduled posts are unpublished content: only private keys may see them (src/auth/access-rules.ts). */
+/** Drafts and scheduled posts are unpublished content: only keys with `drafts:read` see them, whichever field reaches them. */
 export function assertCanReadDrafts(ctx: GraphQLContext): void {
-  const refusal = accessRefusal(ctx.caller.keyKind, "read-drafts");
-  if (refusal) throw forbiddenError(refusal);
+  assertScope(ctx, "drafts:read");
 }

@@ -78,7 +78,12 @@ export function fromDomainError(error: DomainError): GraphQLError {
     return clientError("CONFLICT", error.message, {
       details: [{ field: error.field, message: error.message }],
     });
-  if (error instanceof ForbiddenError) return clientError("FORBIDDEN", error.message);
+  if (error instanceof ForbiddenError)
+    return clientError(
+      "FORBIDDEN",
+      error.message,
+      error.requiredScope ? { requiredScope: error.requiredScope } : {},
+    );
   if (error instanceof PayloadTooLargeError) return clientError("PAYLOAD_TOO_LARGE", error.message);
   if (error instanceof PreviewTokenError)
     return clientError("PREVIEW_TOKEN_INVALID", error.message, { reason: error.problem });
@@ -114,8 +119,8 @@ export function vanishedRecordError(resource: string): GraphQLError {
   });
 }
 
-export function forbiddenError(message?: string): GraphQLError {
-  return fromDomainError(new ForbiddenError(message));
+export function forbiddenError(message?: string, options: { requiredScope?: string } = {}): GraphQLError {
+  return fromDomainError(new ForbiddenError(message, options.requiredScope));
 }
 
 export function unauthenticatedError(

@@ -5,9 +5,11 @@ import { recordAnswerRecords } from "./execution/answer-records.ts";
 import { internCompiledPaths } from "./execution/compiled-paths.ts";
 import { answerReadModelRowsDirectly } from "./read-model/read-model-fields.ts";
 import { definedSchema } from "./schema/index.ts";
+import { applyScopeRules } from "./scope-rules.ts";
 
 export const schema = definedSchema;
 internCompiledPaths(schema);
 answerReadModelRowsDirectly(schema);
-// Last: it wraps what the fields resolve with, whatever the steps above made of it.
 recordAnswerRecords(schema);
+// Last: a field a key may not use refuses before anything the steps above made of it runs.
+applyScopeRules(schema);

@@ -2,15 +2,12 @@
 // embedded one is held by the running server). Mounted only when ADMIN_TOKEN is configured.
 import { timingSafeEqual } from "node:crypto";
 import express, { type RequestHandler, Router } from "express";
+import { ApiKeyNotFoundError, issueKey, listKeys, revokeKey } from "../auth/api-keys.ts";
 import type { CallerResolver } from "../auth/caller-cache.ts";
 import {
-  ApiKeyNotFoundError,
   createWorkspace,
   findWorkspace,
-  issueKey,
-  listKeys,
   listWorkspaces,
-  revokeKey,
   WorkspaceNotFoundError,
 } from "../auth/workspaces.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
@@ -77,7 +74,7 @@ export function adminRoutes(options: {
       return;
     }
     const workspace = await findWorkspace(prisma, req.params.workspace);
-    const { key, apiKey } = await issueKey(prisma, workspace.id, kind);
+    const { key, apiKey } = await issueKey(prisma, workspace.id, { kind });
     res.status(201).json({ key, apiKey });
   });
   router.get("/workspaces/:workspace/export", async (req, res) => {

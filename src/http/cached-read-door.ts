@@ -104,10 +104,15 @@ function shortWayFor(req: IncomingMessage, deps: CachedReadDoorDeps): ShortWay |
   return plainJson && readable ? graphqlHit : null;
 }
 
-/** Resolves the caller as the pipeline would; null: an unknown key, the pipeline's to refuse. */
+/**
+ * Resolves the caller as the pipeline would; null: a key that lets nobody in (unknown, malformed,
+ * expired, revoked), the pipeline's to refuse: it asks the same remembered entry, so an expired key
+ * costs no statement on either way.
+ */
 async function callerOf(deps: CachedReadDoorDeps, req: Request, presented: string) {
-  const caller = await deps.callers.resolve(presented);
-  if (!caller) return null;
+  const check = await deps.callers.resolve(presented);
+  if (check.state !== "valid") return null;
+  const caller = check.caller;
   req.caller = caller;
   req.keyState = "valid";
   return caller;
@@ -143,7 +148,7 @@ const restHit: ShortWay = async (deps, req, res, presented) => {
   const caller = await callerOf(deps, req, presented);
   if (!caller) return false;
   // Nothing stored for this URL (a route that is never cached, a URL never asked): no head to read here.
-  const key = answerKey(req, caller.workspaceId, caller.keyKind);
+  const key = answerKey(req, caller.workspaceId, caller.fingerprint);
   if (!deps.rest.holds(key)) return false;
   const head = await deps.head(caller.workspaceId).catch(() => null);
   if (head === null) return false;
@@ -154,14 +159,7 @@ const restHit: ShortWay = async (deps, req, res, presented) => {
   if (!decision) return false;
   answerWith(deps, req, res, decision, hit.route, () => {
     deps.rest.countHit();
-    sendJsonAnswer(
-      req,
-      res,
-      hit,
-      deps.cacheControl[caller.keyKind === "private" ? "private" : "public"],
-      deps.cacheControl.tagHeader,
-      "HIT",
-    );
+    sendJsonAnswer(req, res, hit, deps.cacheControl[caller.audience], deps.cacheControl.tagHeader, "HIT");
   });
   return true;
 };
@@ -203,7 +201,7 @@ const graphqlHit: ShortWay = async (deps, req, res, presented) => {
   if (head === null) return false;
   const key = deps.graphql.keyOf({
     workspaceId: caller.workspaceId,
-    keyKind: caller.keyKind,
+    fingerprint: caller.fingerprint,
     query: params.query,
     operationName: params.operationName as string | null | undefined,
     variables: params.variables,

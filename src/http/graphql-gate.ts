@@ -3,6 +3,7 @@
 // document that asks for nothing but introspection, so that tooling reads the schema without a key. It
 // runs after the body is read (the document is in it) and after the per-address rate limit.
 import type { RequestHandler } from "express";
+import { keylessCaller } from "../auth/keyless-caller.ts";
 import type { Config } from "../config.ts";
 import type { RequestCaller } from "../graphql/context.ts";
 import { unauthenticatedError } from "../graphql/errors.ts";
@@ -14,7 +15,7 @@ import { unauthorizedMessage } from "./json-errors.ts";
  * Who a keyless introspection runs as: no key and no workspace. Introspection resolvers read neither;
  * every other field needs a key and never runs for this caller (the document holds none).
  */
-const KEYLESS_INTROSPECTION: RequestCaller = { keyId: null, workspaceId: "", keyKind: "public" };
+const KEYLESS_INTROSPECTION: RequestCaller = keylessCaller("");
 
 export function graphqlGate(options: { introspection: Config["graphql"]["introspection"] }): RequestHandler {
   return (req, res, next) => {
@@ -37,7 +38,7 @@ export function graphqlGate(options: { introspection: Config["graphql"]["introsp
       next();
       return;
     }
-    res.status(401).json({ errors: [unauthenticatedError(unauthorizedMessage(req.keyState)).toJSON()] });
+    res.status(401).json({ errors: [unauthenticatedError(unauthorizedMessage(req)).toJSON()] });
   };
 }
 

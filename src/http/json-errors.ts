@@ -23,15 +23,26 @@ export function sendError(
   res.status(status).json({ error, message, ...extra });
 }
 
-/** Why a request without a usable key is refused; the same words on REST and GraphQL. */
-export function unauthorizedMessage(keyState: KeyState | undefined): string {
-  return keyState === "invalid"
-    ? "The API key is invalid or has been revoked"
-    : "An API key is required: send it in the Authorization header (`<key>` or `Bearer <key>`)";
+/**
+ * Why a request without a usable key is refused; the same words on REST and GraphQL. A typo (a key whose
+ * checksum does not match), an expired key and an unknown or revoked one are told apart, so whoever holds
+ * the key knows what to fix; nothing here tells a stranger whether a key of that form exists.
+ */
+export function unauthorizedMessage(req: { keyState?: KeyState; keyExpiredAt?: string }): string {
+  switch (req.keyState) {
+    case "invalid":
+      return "The API key is invalid or has been revoked";
+    case "malformed":
+      return "The API key is malformed: it is not a key this service issues (check that it was copied whole)";
+    case "expired":
+      return `The API key expired at ${req.keyExpiredAt}: create a new one or rotate it`;
+    default:
+      return "An API key is required: send it in the Authorization header (`<key>` or `Bearer <key>`)";
+  }
 }
 
-export function sendUnauthorized(res: Response, keyState: KeyState | undefined): void {
-  sendError(res, 401, "Unauthorized", unauthorizedMessage(keyState));
+export function sendUnauthorized(res: Response, req: { keyState?: KeyState; keyExpiredAt?: string }): void {
+  sendError(res, 401, "Unauthorized", unauthorizedMessage(req));
 }
 
 /**

@@ -5,12 +5,15 @@ import { keyFromAuthorizationHeader } from "../auth/api-key-format.ts";
 import type { CallerResolver } from "../auth/caller-cache.ts";
 import type { RequestCaller } from "../graphql/context.ts";
 
-export type KeyState = "valid" | "missing" | "invalid";
+/** What the presented key turned out to be (resolve-api-key.ts KeyCheck), or that none was sent. */
+export type KeyState = "valid" | "missing" | "invalid" | "malformed" | "expired";
 
 declare module "express-serve-static-core" {
   interface Request {
     caller?: RequestCaller | null;
     keyState?: KeyState;
+    /** When the presented key expired (keyState "expired"), for the 401's message. */
+    keyExpiredAt?: string;
   }
 }
 
@@ -27,9 +30,10 @@ export function resolveRequestCaller(resolver: CallerResolver): RequestHandler {
         req.keyState = "missing";
         req.caller = null;
       } else {
-        const caller = await resolver.resolve(key);
-        req.keyState = caller ? "valid" : "invalid";
-        req.caller = caller;
+        const check = await resolver.resolve(key);
+        req.keyState = check.state;
+        req.caller = check.state === "valid" ? check.caller : null;
+        if (check.state === "expired") req.keyExpiredAt = check.expiredAt;
       }
       next();
     } catch (error) {

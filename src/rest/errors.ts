@@ -20,7 +20,14 @@ export function restErrorFromGraphQL(errors: readonly AnyGraphQLError[]): RestEr
     case "UNAUTHENTICATED":
       return { status: 401, body: { error: "Unauthorized", message } };
     case "FORBIDDEN":
-      return { status: 403, body: { error: "Forbidden", message } };
+      return {
+        status: 403,
+        body: {
+          error: "Forbidden",
+          message,
+          ...(ext.requiredScope ? { requiredScope: ext.requiredScope } : {}),
+        },
+      };
     case "NOT_FOUND":
       return { status: 404, body: { error: `${String(ext.resource ?? "Resource")} not found`, message } };
     case "CONFLICT": {

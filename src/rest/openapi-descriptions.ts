@@ -1,7 +1,7 @@
 // The prose of the OpenAPI document that the route table does not hold: what each tag groups, and an
 // operation's description, said from the route's own facts (who may call it, the keyless form), so it
 // can never drift from what the router enforces. Linters (Spectral's spectral:oas, Redocly) require both.
-import type { RestRoute } from "./route.ts";
+import { type RestRoute, routeScopes } from "./route.ts";
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
   Posts: "Articles: their content, status (draft, scheduled, published), relations, revisions and previews.",
@@ -13,6 +13,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Events: "The change log: every content change, in order, with the resource as it was after it.",
   Changes: "The delta feed: what changed since a cursor, for keeping a copy of the content in sync.",
   Webhooks: "Endpoints that receive the change log's events, signed, and their deliveries.",
+  Keys: "The workspace's API keys: scopes, expiry, rotation with a grace time, revocation, last use.",
 };
 
 /** The document's top-level `tags`: every tag an operation uses, in the order they first appear. */
@@ -26,15 +27,17 @@ export function declaredTags(routes: readonly RestRoute[]): { name: string; desc
   });
 }
 
-const ACCESS: Record<RestRoute["access"], string> = {
-  read: "Any key of the workspace may call it, public or private; a public key sees published content only.",
-  write: "It changes content: a private key of the workspace is needed.",
-  private: "Private keys of the workspace only.",
-};
+/** Who may call a route: the scopes of the one table (src/graphql/scope-rules.ts), in words. */
+function accessOf(route: RestRoute): string {
+  const scopes = routeScopes(route);
+  if (scopes.length === 1 && scopes[0] === "content:read")
+    return "Any key of the workspace with content:read may call it (every public key); a key without drafts:read sees published content only.";
+  return `It needs a private key of the workspace with the ${scopes.join(" and ")} scope${scopes.length > 1 ? "s" : ""}.`;
+}
 
 /** An operation's description: its summary, who may call it, and for the keyless form how it differs. */
 export function operationDescription(route: RestRoute, workspaceForm: boolean): string {
-  if (!workspaceForm) return `${route.summary}. ${ACCESS[route.access]}`;
+  if (!workspaceForm) return `${route.summary}. ${accessOf(route)}`;
   return [
     `${route.summary}, addressed by the workspace's id instead of a key: a browser or a static site can read`,
     "the workspace's published content without one (read-only, at the unauthenticated rate limit). A key",

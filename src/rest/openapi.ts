@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Config } from "../config.ts";
 import { declaredTags, operationDescription } from "./openapi-descriptions.ts";
 import { MAX_INTEGER, type QueryParam } from "./query-params.ts";
-import type { RestRoute } from "./route.ts";
+import { type RestRoute, routeScopes } from "./route.ts";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -146,8 +146,10 @@ function operation(route: RestRoute, workspaceForm: boolean): JsonSchema {
 /** Why an operation can answer 403, or null when it cannot. */
 function forbiddenWhen(route: RestRoute, workspaceForm: boolean): string | null {
   const reasons = [
-    route.access === "write" ? "writes need a private key" : null,
-    route.access === "private" ? "this operation needs a private key" : null,
+    ...routeScopes(route)
+      .filter((scope) => scope !== "content:read")
+      .map((scope) => `the key lacks the ${scope} scope (public keys have content:read only)`),
+    routeScopes(route).includes("content:read") ? "the key lacks the content:read scope" : null,
     route.query?.some((param) => param.name === "status")
       ? "drafts (`status=draft|all`) need a private key"
       : null,

@@ -2,7 +2,10 @@
 // data — its HTTP form, its inputs, the GraphQL operation it runs and how the result is reshaped.
 
 import type { Request } from "express";
+import { parse } from "graphql";
 import type { z } from "zod";
+import type { Scope } from "../auth/scopes.ts";
+import { rootScopesOf } from "../graphql/scope-rules.ts";
 import type { QueryParam } from "./query-params.ts";
 
 export type HttpMethod = "get" | "post" | "patch" | "delete";
@@ -24,8 +27,8 @@ export interface RestRoute {
   integerPathParams?: readonly string[];
   tag: string;
   summary: string;
-  /** Writes need a private key; reads any valid key; "private": any method, private keys only. */
-  access: "read" | "write" | "private";
+  // Which key may call it is not stated here: it is the scope its document's root fields need, from the
+  // one table (src/graphql/scope-rules.ts rootScopesOf), checked before the body is read.
   /** Also served read-only at `/v1/{workspace_id}<path>`, without a key. */
   workspacePathForm?: boolean;
   /**
@@ -55,4 +58,16 @@ export interface RestRoute {
   errors?: Record<number, string>;
   /** Schema of the success body (OpenAPI and response tests). */
   response: z.ZodType;
+}
+
+const scopesByRoute = new WeakMap<RestRoute, Scope[]>();
+
+/** The scopes a route's operation needs at its root (src/graphql/scope-rules.ts), parsed once per route. */
+export function routeScopes(route: RestRoute): Scope[] {
+  let scopes = scopesByRoute.get(route);
+  if (!scopes) {
+    scopes = rootScopesOf(parse(route.document));
+    scopesByRoute.set(route, scopes);
+  }
+  return scopes;
 }

@@ -3,7 +3,9 @@
 
 import express, { type Request, type RequestHandler, type Response, Router } from "express";
 import type { z } from "zod";
-import { accessRefusal } from "../auth/access-rules.ts";
+import { scopeRefusal } from "../auth/access-rules.ts";
+import { keylessCaller } from "../auth/keyless-caller.ts";
+import type { ReadAudience } from "../auth/scopes.ts";
 import { restAnswerDependencies } from "../cache/answer-dependencies.ts";
 import {
   type AnswerAudience,
@@ -27,7 +29,7 @@ import { executeOperation, type PreparedOperation, prepareOperation } from "./ex
 import { buildOpenApiDocument } from "./openapi.ts";
 import { parseQuery } from "./query-params.ts";
 import { RestInputError } from "./rest-input-error.ts";
-import type { RestRoute, RouteInput } from "./route.ts";
+import { type RestRoute, type RouteInput, routeScopes } from "./route.ts";
 import { restRoutes } from "./routes/index.ts";
 
 export interface RestRouterDeps {
@@ -122,14 +124,14 @@ async function answerRead(
   deps: RestRouterDeps,
   req: Request,
   res: Response,
-  caller: { workspaceId: string; keyKind: string },
+  caller: { workspaceId: string; audience: ReadAudience; fingerprint: string },
 ): Promise<void> {
   const preview = "preview" in req.query;
-  const audience: AnswerAudience = preview ? "nobody" : caller.keyKind === "private" ? "private" : "public";
+  const audience: AnswerAudience = preview ? "nobody" : caller.audience;
   const { cacheControl } = deps;
   if (preview) res.setHeader("Cache-Control", cacheControl.nobody);
   const cache = route.cached && deps.cache && !preview ? deps.cache : undefined;
-  const key = answerKey(req, caller.workspaceId, caller.keyKind);
+  const key = answerKey(req, caller.workspaceId, caller.fingerprint);
   let head: string | null = null;
   if (cache && route.headInAnswer && cache.missesForAnyHead(key)) {
     // Nothing to look up for any head: the operation reads the head itself, with its first statement.
@@ -154,7 +156,7 @@ async function answerRead(
   const computed = jsonAnswer(outcome.body, caller.workspaceId, route.tag.toLowerCase());
   const dependencies = restAnswerDependencies(
     route.name,
-    caller.keyKind,
+    caller.audience,
     computed.ids,
     req.query.query !== undefined,
   );
@@ -232,15 +234,20 @@ function sendOutcome(res: Response, outcome: RestError): void {
 }
 
 function requireKey(route: RestRoute): RequestHandler {
+  // What the route's operation needs at its root, from the one table (src/graphql/scope-rules.ts).
+  const scopes = routeScopes(route);
   return (req, res, next) => {
     if (!req.caller) {
-      sendUnauthorized(res, req.keyState);
+      sendUnauthorized(res, req);
       return;
     }
-    const refusal = route.access === "read" ? null : accessRefusal(req.caller.keyKind, route.access);
-    if (refusal) {
-      sendError(res, 403, "Forbidden", refusal);
-      return;
+    // Before the body is read or validated: a key that may not call the route learns nothing more.
+    for (const scope of scopes) {
+      const refusal = scopeRefusal(req.caller, scope);
+      if (refusal) {
+        sendError(res, 403, "Forbidden", refusal, { requiredScope: scope });
+        return;
+      }
     }
     next();
   };
@@ -250,8 +257,8 @@ function requireKey(route: RestRoute): RequestHandler {
 function allowWorkspacePath(workspaceExists: RestRouterDeps["workspaceExists"]): RequestHandler {
   return async (req, res, next) => {
     const workspaceId = String(req.params.workspaceId);
-    if (req.keyState === "invalid") {
-      sendUnauthorized(res, "invalid");
+    if (req.keyState && req.keyState !== "missing" && req.keyState !== "valid") {
+      sendUnauthorized(res, req);
       return;
     }
     if (req.caller) {
@@ -266,7 +273,7 @@ function allowWorkspacePath(workspaceExists: RestRouterDeps["workspaceExists"]):
       sendError(res, 404, "Workspace not found", `Workspace "${echoInput(workspaceId)}" does not exist`);
       return;
     }
-    req.caller = { keyId: null, workspaceId, keyKind: "public" };
+    req.caller = keylessCaller(workspaceId);
     next();
   };
 }

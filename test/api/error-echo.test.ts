@@ -90,7 +90,7 @@ describe("admin API", () => {
     expect(workspace.body.message).toBe(`No workspace with id or slug "${echoed(LONG_IN_URL)}"`);
     const key = await app.request("POST", `/admin/keys/${LONG_IN_URL}/revoke`, { headers });
     expect(key.status).toBe(404);
-    expect(key.body.message).toBe(`No API key with id "${echoed(LONG_IN_URL)}"`);
+    expect(key.body.message).toBe(`API key "${echoed(LONG_IN_URL)}" does not exist in this workspace`);
   });
 });
 

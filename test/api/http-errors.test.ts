@@ -1,8 +1,10 @@
 // The HTTP rules every /v1 route shares: keys (401/403), unknown routes and methods, malformed and
 // oversized bodies, CORS, and that a client mistake is never a 500. Workspace isolation and the
 // `/v1/{workspace_id}/…` path form are in workspaces.test.ts.
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
+import { routeScopes } from "../../src/rest/route.ts";
 import { restRoutes } from "../../src/rest/routes/index.ts";
 import { expectMatchesOpenApi } from "../helpers/openapi-check.ts";
 import { restFixtures } from "../helpers/rest-fixtures.ts";
@@ -86,7 +88,9 @@ describe("API keys (401)", () => {
 });
 
 describe("public keys cannot write (403)", () => {
-  const writes = restRoutes(loadConfig({ LOG_LEVEL: "silent" })).filter((route) => route.access === "write");
+  const writes = restRoutes(loadConfig({ LOG_LEVEL: "silent" })).filter((route) =>
+    routeScopes(route).some((scope) => scope.endsWith(":write")),
+  );
 
   it("the route table has writes for every resource", () => {
     expect(writes.map((r) => `${r.method.toUpperCase()} ${r.path}`).sort()).toEqual(

@@ -1,8 +1,9 @@
 // Keys are stored only as hashes, found by hash, refused once revoked — in both storage modes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../src/auth/api-key-format.ts";
+import { issueKey, listKeys, revokeKey } from "../../src/auth/api-keys.ts";
 import { resolveApiKey } from "../../src/auth/resolve-api-key.ts";
-import { createWorkspace, issueKey, listKeys, revokeKey } from "../../src/auth/workspaces.ts";
+import { createWorkspace } from "../../src/auth/workspaces.ts";
 import type { Database } from "../../src/db/database.ts";
 import { openTestDatabase, storageMode } from "../helpers/test-database.ts";
 
@@ -63,7 +64,7 @@ describe(`API keys (${storageMode})`, () => {
 
   it("refuses a revoked key and lists keys without their secrets", async () => {
     const { workspace } = await createWorkspace(db.prisma, "Revocation");
-    const { key, apiKey } = await issueKey(db.prisma, workspace.id, "private");
+    const { key, apiKey } = await issueKey(db.prisma, workspace.id, { kind: "private" });
     expect(await resolveApiKey(db.prisma, key)).not.toBeNull();
     const revoked = await revokeKey(db.prisma, apiKey.id);
     expect(revoked.revokedAt).toEqual(expect.any(String));

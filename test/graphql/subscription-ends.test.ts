@@ -3,7 +3,7 @@
 // most SUBSCRIPTION_MAX_PER_KEY streams (429 past it), and an instance at most
 // SUBSCRIPTION_MAX_PER_INSTANCE. (Across real instances: subscription-instances.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listKeys, revokeKey } from "../../src/auth/workspaces.ts";
+import { listKeys, revokeKey } from "../../src/auth/api-keys.ts";
 import { restFixtures } from "../helpers/rest-fixtures.ts";
 import { type SseSubscription, subscribe } from "../helpers/sse-subscription.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";

@@ -1,10 +1,12 @@
 // Generated requests for one REST route of the table: its path with real, foreign or hostile segments,
 // its declared query parameters (valid, out of range, repeated, nested or unknown), its zod body as mostly
 // valid JSON, one mistake away from valid, or raw bytes under any content type, sent with each kind of key.
+
 import fc from "fast-check";
 import { z } from "zod";
 import type { QueryParam } from "../../src/rest/query-params.ts";
 import type { RestRoute } from "../../src/rest/route.ts";
+import { routeScopes } from "../../src/rest/route.ts";
 import {
   BOUNDARY_NUMBERS,
   bodyText,
@@ -100,7 +102,10 @@ export function restCase(route: RestRoute, targets: FuzzTargets): fc.Arbitrary<R
     : fc.constant(null);
   return fc
     .record({
-      key: callerKey(route.access !== "read", targets.a),
+      key: callerKey(
+        routeScopes(route).some((scope) => scope !== "content:read"),
+        targets.a,
+      ),
       workspace: pathForm,
       segment,
       query: queryString(route.query ?? [], targets.a.pool),

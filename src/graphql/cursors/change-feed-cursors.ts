@@ -55,8 +55,8 @@ const FormatOne = z.tuple([
   CursorMoment,
 ]);
 
-export function changeFeedScope(workspaceId: string, keyKind: string, types: readonly string[]): string {
-  return cursorScope(["changes", workspaceId, keyKind, [...types].sort()]);
+export function changeFeedScope(workspaceId: string, audience: string, types: readonly string[]): string {
+  return cursorScope(["changes", workspaceId, audience, [...types].sort()]);
 }
 
 export function encodeFeedCursor(scope: string, at: FeedPosition, issuedAt: Date): string {

@@ -20,9 +20,11 @@
 // caching's own: a cached or cacheable answer carries a strong ETag (a hash of its data) and the same
 // Cache-Control and Vary as REST's, and `If-None-Match` holding it gets 304 without a body. POST answers
 // carry no validators (browsers and CDNs do not cache POST).
+
 import type { ExecutionResult } from "graphql";
 import { type DocumentNode, Kind, type OperationDefinitionNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
+import type { ReadAudience } from "../../auth/scopes.ts";
 import { graphqlAnswerDependencies } from "../../cache/answer-dependencies.ts";
 import { holdsETag, strongETag } from "../../cache/etag.ts";
 import type { GraphQLAnswer, GraphQLAnswers } from "../../cache/graphql-answers.ts";
@@ -42,7 +44,8 @@ const UNCACHEABLE_ROOT_FIELDS = new Set([
 
 interface Caller {
   workspaceId: string;
-  keyKind: string;
+  audience: ReadAudience;
+  fingerprint: string;
 }
 
 export interface ContentResponseCacheOptions {
@@ -72,7 +75,7 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
   /** The key of the request being executed and the head read for it, until its result is stored. */
   const keyByRequest = new WeakMap<Request, { key: string; head: string; workspaceId: string }>();
   /** The answer a request was served from or stored as, and its caller's key kind: its validators. */
-  const answerByRequest = new WeakMap<Request, { entry: GraphQLAnswer; keyKind: string }>();
+  const answerByRequest = new WeakMap<Request, { entry: GraphQLAnswer; audience: ReadAudience }>();
 
   return {
     onParams({ params, request, context, setResult }) {
@@ -88,7 +91,7 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
         async (head) => {
           const key = answers.keyOf({
             workspaceId: caller.workspaceId,
-            keyKind: caller.keyKind,
+            fingerprint: caller.fingerprint,
             query: params.query as string,
             operationName: params.operationName,
             variables: params.variables,
@@ -96,7 +99,7 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
           const hit = await answers.lookup(key, head);
           if (hit) {
             serverContext.res?.setHeader("X-Cache", "HIT");
-            answerByRequest.set(request, { entry: hit, keyKind: caller.keyKind });
+            answerByRequest.set(request, { entry: hit, audience: caller.audience });
             setResult(servedAsStored(hit));
             return;
           }
@@ -113,8 +116,8 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
       };
       const request = context.request;
       const pending = request ? keyByRequest.get(request) : undefined;
-      const keyKind = context.req?.caller?.keyKind;
-      if (!request || !pending || !keyKind) return;
+      const audience = context.req?.caller?.audience;
+      if (!request || !pending || !audience) return;
       const operation = cacheableOperation(args.document, args.operationName ?? null);
       if (!operation) return;
       const { key, head, workspaceId } = pending;
@@ -135,13 +138,13 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
             workspaceId,
             head,
             dependencies: graphqlAnswerDependencies(
-              keyKind,
+              audience,
               shape,
               answerRecords(args.contextValue as object),
             ),
           };
           answers.set(key, entry);
-          answerByRequest.set(request, { entry, keyKind });
+          answerByRequest.set(request, { entry, audience });
           context.res?.setHeader("X-Cache", "MISS");
         },
       };
@@ -149,7 +152,7 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
     onResponse({ request, response, setResponse, fetchAPI }) {
       const answered = answerByRequest.get(request);
       if (!answered || request.method !== "GET" || response.status !== 200) return;
-      const headers = validatorHeaders(answered.entry.etag, answered.keyKind, options.cacheControl);
+      const headers = validatorHeaders(answered.entry.etag, answered.audience, options.cacheControl);
       if (holdsETag(request.headers.get("if-none-match"), answered.entry.etag)) {
         setResponse(new fetchAPI.Response(null, { status: 304, headers }));
         return;
@@ -162,12 +165,12 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
 /** As REST's: public answers may be kept by shared caches, private ones by the client only. */
 function validatorHeaders(
   etag: string,
-  keyKind: string,
+  audience: ReadAudience,
   cacheControl: ContentResponseCacheOptions["cacheControl"],
 ): Record<string, string> {
   return {
     ETag: etag,
-    "Cache-Control": keyKind === "private" ? cacheControl.private : cacheControl.public,
+    "Cache-Control": cacheControl[audience],
     Vary: "Authorization, Accept",
   };
 }

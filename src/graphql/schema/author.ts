@@ -4,7 +4,6 @@ import { liveWhere } from "../../content/post-visibility.ts";
 import { createAuthor, deleteAuthor, findAuthorId, updateAuthor } from "../../content/taxonomy/authors.ts";
 import type { Social } from "../../domain/inputs.ts";
 import { builder } from "../builder.ts";
-import { assertCanWrite } from "../context.ts";
 import { listPage } from "../list-page.ts";
 import { pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { readBack } from "../read-back.ts";
@@ -39,7 +38,7 @@ export const Author = builder.prismaObject("Author", {
     email: t.string({
       nullable: true,
       description: "Only visible to private keys: public keys are embedded in websites",
-      resolve: (author, _args, ctx) => (ctx.caller.keyKind === "private" ? author.email : null),
+      resolve: (author, _args, ctx) => (ctx.caller.audience === "private" ? author.email : null),
     }),
     socials: t.field({
       type: [SocialRef],
@@ -110,7 +109,6 @@ builder.mutationFields((t) => ({
     type: "Author",
     args: { input: t.arg({ type: CreateAuthorInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      assertCanWrite(ctx);
       const id = await createAuthor(ctx.prisma, ctx.caller.workspaceId, input as never);
       return readBack(ctx.prisma.author.findUnique({ ...query, where: { id } }), "Author", input.slug ?? id);
     },
@@ -122,7 +120,6 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateAuthorInput, required: true }),
     },
     resolve: async (query, _root, { identifier, input }, ctx) => {
-      assertCanWrite(ctx);
       const id = await updateAuthor(ctx.prisma, ctx.caller.workspaceId, identifier, input);
       return readBack(ctx.prisma.author.findUnique({ ...query, where: { id } }), "Author", identifier);
     },
@@ -131,7 +128,6 @@ builder.mutationFields((t) => ({
     type: DeleteResult,
     args: { identifier: t.arg.string({ required: true }) },
     resolve: async (_root, { identifier }, ctx) => {
-      assertCanWrite(ctx);
       return { id: await deleteAuthor(ctx.prisma, ctx.caller.workspaceId, identifier) };
     },
   }),

@@ -103,7 +103,7 @@ builder.queryField("changes", (t) =>
         throw userInputError(`first must be 1–${MAX_PAGE_SIZE}`, [
           { field: "first", message: `1–${MAX_PAGE_SIZE}` },
         ]);
-      const scope = changeFeedScope(ctx.caller.workspaceId, ctx.caller.keyKind, types);
+      const scope = changeFeedScope(ctx.caller.workspaceId, ctx.caller.audience, types);
       const since =
         args.since == null
           ? null
@@ -114,7 +114,7 @@ builder.queryField("changes", (t) =>
       if (since && since.issuedAt < retentionCutoff(retentionDays)) throw cursorExpiredError(retentionDays);
       const page = await readChanges(ctx.prisma, {
         workspaceId: ctx.caller.workspaceId,
-        publicOnly: ctx.caller.keyKind !== "private",
+        publicOnly: ctx.caller.audience !== "private",
         types,
         from: since?.at ?? null,
         limit,

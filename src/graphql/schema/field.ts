@@ -2,7 +2,6 @@
 
 import { createField, deleteField, findFieldId, updateField } from "../../content/taxonomy/custom-fields.ts";
 import { builder } from "../builder.ts";
-import { assertCanWrite } from "../context.ts";
 import type { FieldDefinitionSummary } from "../loaders.ts";
 import { readBack } from "../read-back.ts";
 import { DeleteResult } from "./enums.ts";
@@ -135,7 +134,6 @@ builder.mutationFields((t) => ({
     type: "Field",
     args: { input: t.arg({ type: CreateFieldInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      assertCanWrite(ctx);
       const id = await createField(ctx.prisma, ctx.caller.workspaceId, input);
       return readBack(ctx.prisma.field.findUnique({ ...query, where: { id } }), "Field", input.key);
     },
@@ -147,7 +145,6 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateFieldInput, required: true }),
     },
     resolve: async (query, _root, { identifier, input }, ctx) => {
-      assertCanWrite(ctx);
       const id = await updateField(ctx.prisma, ctx.caller.workspaceId, identifier, input);
       return readBack(ctx.prisma.field.findUnique({ ...query, where: { id } }), "Field", identifier);
     },
@@ -157,7 +154,6 @@ builder.mutationFields((t) => ({
     description: "Deletes the definition and every post's value for it",
     args: { identifier: t.arg.string({ required: true }) },
     resolve: async (_root, { identifier }, ctx) => {
-      assertCanWrite(ctx);
       return { id: await deleteField(ctx.prisma, ctx.caller.workspaceId, identifier) };
     },
   }),

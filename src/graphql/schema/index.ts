@@ -15,6 +15,7 @@ import "./webhook.ts";
 import "./webhook-delivery.ts";
 import "./subscription.ts";
 import "./changes.ts";
+import "./api-key.ts";
 
 /** The schema as the resources define it; executable-schema.ts prepares it for running. */
 export const definedSchema = builder.toSchema({ sortSchema: true });

@@ -3,7 +3,6 @@
 import { createMedia, deleteMedia, updateMedia } from "../../content/media.ts";
 import { isTransformable, serviceBaseUrl, srcSet, transformUrl } from "../../media/transform-url.ts";
 import { builder } from "../builder.ts";
-import { assertCanWrite } from "../context.ts";
 import { notFoundError } from "../errors.ts";
 import { listPage } from "../list-page.ts";
 import { pageArgs, pageListComplexity, pageType } from "../pagination.ts";
@@ -120,7 +119,6 @@ builder.mutationFields((t) => ({
       alt: t.arg.string({ required: false }),
     },
     resolve: async (query, _root, args, ctx) => {
-      assertCanWrite(ctx);
       const { config, mediaStorage, logger } = ctx.services;
       const id = await createMedia(
         { prisma: ctx.prisma, storage: mediaStorage, logger, maxBytes: config.media.maxBytes },
@@ -143,7 +141,6 @@ builder.mutationFields((t) => ({
       alt: t.arg.string({ required: false }),
     },
     resolve: async (query, _root, args, ctx) => {
-      assertCanWrite(ctx);
       const storage = ctx.services.mediaStorage;
       const id = await updateMedia({ prisma: ctx.prisma, storage }, ctx.caller.workspaceId, String(args.id), {
         name: args.name,
@@ -157,7 +154,6 @@ builder.mutationFields((t) => ({
     description: "Deletes the record and its stored file",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      assertCanWrite(ctx);
       const { mediaStorage, logger } = ctx.services;
       return {
         id: await deleteMedia(

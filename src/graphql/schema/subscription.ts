@@ -57,7 +57,7 @@ builder.subscriptionField("contentChanged", (t) =>
             },
           },
         );
-        return ctx.caller.keyKind === "private" ? items : checkPublicDepartures(items, ctx.prisma);
+        return ctx.caller.audience === "private" ? items : checkPublicDepartures(items, ctx.prisma);
       } catch (error) {
         if (error instanceof TooManySubscriptionsError)
           throw rateLimitedError(error.message, RETRY_SUBSCRIBE_SECONDS, {
@@ -82,7 +82,7 @@ function visibleChanges(ctx: GraphQLContext, types: readonly string[] | null): C
       { field: "types", message: `Each must be one of ${EVENT_TYPES.join(", ")}` },
     ]);
   const wanted = types && types.length > 0 ? new Set(types) : null;
-  const isPublic = ctx.caller.keyKind !== "private";
+  const isPublic = ctx.caller.audience !== "private";
   return (event) => {
     if (wanted && !wanted.has(event.type)) return null;
     // Webhook endpoints are private settings (their URLs included): public keys never see them.

@@ -12,7 +12,7 @@ import {
 } from "../../content/taxonomy/taxonomy.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
-import { assertCanWrite, type GraphQLContext } from "../context.ts";
+import type { GraphQLContext } from "../context.ts";
 import { listPage } from "../list-page.ts";
 import { pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { readBack } from "../read-back.ts";
@@ -92,7 +92,6 @@ export function defineTaxonomySchema(spec: TaxonomySchema) {
       type,
       args: { input: t.arg({ type: TaxonomyCreateInput(`Create${spec.type}Input`), required: true }) },
       resolve: async (query, _root, { input }, ctx) => {
-        assertCanWrite(ctx);
         const id = await createTaxonomy(ctx.prisma, spec.one, ctx.caller.workspaceId, input);
         return readBack(delegate(ctx).findUnique({ ...query, where: { id } }), spec.type, input.slug);
       },
@@ -104,7 +103,6 @@ export function defineTaxonomySchema(spec: TaxonomySchema) {
         input: t.arg({ type: TaxonomyUpdateInput(`Update${spec.type}Input`), required: true }),
       },
       resolve: async (query, _root, { identifier, input }, ctx) => {
-        assertCanWrite(ctx);
         const id = await updateTaxonomy(ctx.prisma, spec.one, ctx.caller.workspaceId, identifier, input);
         return readBack(delegate(ctx).findUnique({ ...query, where: { id } }), spec.type, identifier);
       },
@@ -114,7 +112,6 @@ export function defineTaxonomySchema(spec: TaxonomySchema) {
       ...(spec.deleteDescription ? { description: spec.deleteDescription } : {}),
       args: { identifier: t.arg.string({ required: true }) },
       resolve: async (_root, { identifier }, ctx) => {
-        assertCanWrite(ctx);
         return { id: await deleteTaxonomy(ctx.prisma, spec.one, ctx.caller.workspaceId, identifier) };
       },
     }),

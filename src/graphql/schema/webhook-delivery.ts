@@ -13,7 +13,6 @@ import { decodeEventCursor, encodeEventCursor, eventLogScope } from "../cursors/
 import { decodeDeliveryCursor, encodeDeliveryCursor } from "../cursors/webhook-delivery-cursors.ts";
 import { cursorExpiredError } from "../errors.ts";
 import { MAX_PAGE_SIZE } from "../pagination.ts";
-import { assertWebhookAccess } from "./webhook.ts";
 
 interface AttemptRow {
   attemptedAt: Date;
@@ -150,7 +149,6 @@ builder.queryFields((t) => ({
     },
     complexity: (args) => ({ field: 1, multiplier: args.first ?? DEFAULT_DELIVERY_PAGE_SIZE }),
     resolve: async (_root, args, ctx) => {
-      assertWebhookAccess(ctx);
       const endpointId = await findWebhookEndpointId(ctx.prisma, ctx.caller.workspaceId, args.endpointId);
       const limit = Math.max(1, Math.min(args.first ?? DEFAULT_DELIVERY_PAGE_SIZE, MAX_PAGE_SIZE));
       const after = args.after == null ? null : decodeDeliveryCursor(args.after, endpointId);
@@ -188,7 +186,6 @@ builder.mutationFields((t) => ({
     description: "Sends a delivery again now, with a fresh retry schedule (private key)",
     args: { endpointId: t.arg.string({ required: true }), deliveryId: t.arg.string({ required: true }) },
     resolve: async (_root, { endpointId, deliveryId }, ctx) => {
-      assertWebhookAccess(ctx);
       await retryDelivery(ctx.prisma, ctx.caller.workspaceId, endpointId, deliveryId);
       return deliveryById(ctx, endpointId, deliveryId);
     },
@@ -204,7 +201,6 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: async (_root, { endpointId, after }, ctx) => {
-      assertWebhookAccess(ctx);
       const scope = eventLogScope(ctx.caller.workspaceId);
       const from = after == null ? null : decodeEventCursor(after, scope);
       const retentionDays = ctx.services.config.events.retentionDays;
@@ -227,7 +223,6 @@ builder.mutationFields((t) => ({
     description: "Sends a webhook.test event to the endpoint, enabled or not (private key)",
     args: { endpointId: t.arg.string({ required: true }) },
     resolve: async (_root, { endpointId }, ctx) => {
-      assertWebhookAccess(ctx);
       const deliveryId = await sendTestEvent(ctx.prisma, ctx.caller.workspaceId, endpointId);
       return deliveryById(ctx, endpointId, deliveryId);
     },

@@ -11,7 +11,6 @@ import { NotFoundError } from "../../domain/errors.ts";
 import type { WebhookEndpointWrite } from "../../domain/inputs.ts";
 import { builder } from "../builder.ts";
 import type { GraphQLContext } from "../context.ts";
-import { forbiddenError } from "../errors.ts";
 import { DeleteResult } from "./enums.ts";
 
 /** What the endpoint type reads: every column but the secrets. */
@@ -39,11 +38,6 @@ interface WebhookEndpointRow {
   previousSecretExpiresAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
-}
-
-export function assertWebhookAccess(ctx: GraphQLContext): void {
-  if (ctx.caller.keyKind !== "private")
-    throw forbiddenError("Webhook endpoints need a private API key; public keys are embedded in websites");
 }
 
 async function endpointById(ctx: GraphQLContext, id: string): Promise<WebhookEndpointRow> {
@@ -125,7 +119,6 @@ builder.queryFields((t) => ({
     description: "A webhook endpoint of the workspace (private key)",
     args: { id: t.arg.string({ required: true }) },
     resolve: (_root, { id }, ctx) => {
-      assertWebhookAccess(ctx);
       return endpointById(ctx, id);
     },
   }),
@@ -133,7 +126,6 @@ builder.queryFields((t) => ({
     type: [WebhookEndpoint],
     description: "The workspace's webhook endpoints, oldest first (private key)",
     resolve: (_root, _args, ctx) => {
-      assertWebhookAccess(ctx);
       return ctx.prisma.webhookEndpoint.findMany({
         where: { workspaceId: ctx.caller.workspaceId },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
@@ -148,7 +140,6 @@ builder.mutationFields((t) => ({
     type: WebhookEndpointWithSecret,
     args: { input: t.arg({ type: CreateWebhookEndpointInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
-      assertWebhookAccess(ctx);
       const created = await createWebhookEndpoint(
         ctx.prisma,
         ctx.caller.workspaceId,
@@ -165,7 +156,6 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateWebhookEndpointInput, required: true }),
     },
     resolve: async (_root, { id, input }, ctx) => {
-      assertWebhookAccess(ctx);
       await updateWebhookEndpoint(ctx.prisma, ctx.caller.workspaceId, id, input, targetPolicy(ctx));
       return endpointById(ctx, id);
     },
@@ -174,7 +164,6 @@ builder.mutationFields((t) => ({
     type: DeleteResult,
     args: { id: t.arg.string({ required: true }) },
     resolve: async (_root, { id }, ctx) => {
-      assertWebhookAccess(ctx);
       return { id: await deleteWebhookEndpoint(ctx.prisma, ctx.caller.workspaceId, id) };
     },
   }),
@@ -183,7 +172,6 @@ builder.mutationFields((t) => ({
     description: "A new signing secret; the previous one keeps signing for 24 hours",
     args: { id: t.arg.string({ required: true }) },
     resolve: async (_root, { id }, ctx) => {
-      assertWebhookAccess(ctx);
       const rotated = await rotateWebhookEndpointSecret(ctx.prisma, ctx.caller.workspaceId, id);
       return { endpoint: await endpointById(ctx, rotated.id), secret: rotated.secret };
     },

@@ -37,7 +37,6 @@ export const changeRoutes: RestRoute[] = [
     tag: "Changes",
     summary:
       "What this key can see that changed since `since`, oldest first: upserts (the record as its GET answers it) and deletes (gone or no longer visible); keep `nextCursor` and read on while `hasMore`",
-    access: "read",
     query: [
       {
         name: "since",

@@ -12,7 +12,6 @@ export const eventRoutes: RestRoute[] = [
     tag: "Events",
     summary:
       "The change log, oldest first: resume with `after` = the last `nextCursor`; 410 when the cursor is older than the retention",
-    access: "private",
     query: [
       {
         name: "after",

@@ -6,6 +6,7 @@ import { authorRoutes } from "./authors.ts";
 import { changeRoutes } from "./changes.ts";
 import { eventRoutes } from "./events.ts";
 import { fieldRoutes } from "./fields.ts";
+import { keyRoutes } from "./keys.ts";
 import { mediaRoutes } from "./media.ts";
 import { postPreviewRoutes } from "./post-previews.ts";
 import { postRevisionRoutes } from "./post-revisions.ts";
@@ -28,5 +29,6 @@ export function restRoutes(config: Config): RestRoute[] {
     ...changeRoutes,
     ...webhookRoutes,
     ...webhookDeliveryRoutes,
+    ...keyRoutes,
   ];
 }

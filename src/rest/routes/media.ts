@@ -22,7 +22,6 @@ export function mediaRoutes(config: Config): RestRoute[] {
       path: "/media",
       tag: "Media",
       summary: "List media, newest first",
-      access: "read",
       query: [
         LIMIT_PARAM,
         PAGE_PARAM,
@@ -63,7 +62,6 @@ export function mediaRoutes(config: Config): RestRoute[] {
       path: "/media/{id}",
       tag: "Media",
       summary: "Get a media record",
-      access: "read",
       document: `query Get($id: ID!) { media(id: $id) { ${FIELDS} } }`,
       variables: ({ params }) => ({ id: params.id }),
       reshape: (data) => ({ media: toMedia(data.media as Record<string, unknown>) }),
@@ -76,7 +74,6 @@ export function mediaRoutes(config: Config): RestRoute[] {
       path: "/media/upload",
       tag: "Media",
       summary: `Upload a file (multipart form; at most ${maxBytes} bytes); its type is detected from its bytes`,
-      access: "write",
       multipart: {
         schema: {
           file: { type: "string", format: "binary" },
@@ -128,7 +125,6 @@ export function mediaRoutes(config: Config): RestRoute[] {
       path: "/media/{id}",
       tag: "Media",
       summary: "Update a media record's name or alt text",
-      access: "write",
       body: z.object({ name: z.string().min(1).optional(), alt: z.string().nullable().optional() }),
       document: `mutation Update($id: ID!, $name: String, $alt: String) { updateMedia(id: $id, name: $name, alt: $alt) { ${FIELDS} } }`,
       variables: ({ params, body }) => ({ id: params.id, ...(body as object) }),
@@ -142,7 +138,6 @@ export function mediaRoutes(config: Config): RestRoute[] {
       path: "/media/{id}",
       tag: "Media",
       summary: "Delete a media record and its file",
-      access: "write",
       document: "mutation Delete($id: ID!) { deleteMedia(id: $id) { id } }",
       variables: ({ params }) => ({ id: params.id }),
       reshape: (data) => data.deleteMedia,

@@ -37,7 +37,6 @@ export const postPreviewRoutes: RestRoute[] = [
     tag: "Posts",
     summary:
       "Make a preview token: for PREVIEW_TTL (default 1 h), any key holding it can read this post as it is now",
-    access: "private",
     document: `mutation CreatePreview($identifier: String!) {
       createPostPreview(identifier: $identifier) { postId token expiresAt url }
     }`,
@@ -53,7 +52,6 @@ export const postPreviewRoutes: RestRoute[] = [
     path: "/posts/{identifier}/preview",
     tag: "Posts",
     summary: "Revoke every preview token made so far for this post (tokens made later work)",
-    access: "private",
     document: `mutation RevokePreviews($identifier: String!) {
       revokePostPreviews(identifier: $identifier) { id }
     }`,

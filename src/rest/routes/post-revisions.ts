@@ -37,7 +37,6 @@ export const postRevisionRoutes: RestRoute[] = [
     path: "/posts/{identifier}/revisions",
     tag: "Posts",
     summary: "A post's revisions, newest first",
-    access: "private",
     query: [LIMIT_PARAM, PAGE_PARAM],
     document: `query ListRevisions($identifier: String!, $limit: Int, $page: Int) {
       post(identifier: $identifier, status: ALL) {
@@ -59,7 +58,6 @@ export const postRevisionRoutes: RestRoute[] = [
     integerPathParams: ["number"],
     tag: "Posts",
     summary: "One revision of a post; with `compare=m`, what changed from revision m to this one",
-    access: "private",
     query: [
       {
         name: "compare",
@@ -93,7 +91,6 @@ export const postRevisionRoutes: RestRoute[] = [
     path: "/posts/{identifier}/revisions/{number}/restore",
     tag: "Posts",
     summary: "Put a post back to a revision: an update that records a new revision and the usual events",
-    access: "write",
     document: `mutation Restore($identifier: String!, $number: Int!) {
       restorePostRevision(identifier: $identifier, number: $number) { id slug title status publishedAt updatedAt }
     }`,

@@ -112,7 +112,6 @@ export const postRoutes: RestRoute[] = [
     path: "/posts",
     tag: "Posts",
     summary: "List posts",
-    access: "read",
     workspacePathForm: true,
     query: listQuery,
     document: `query ListPosts($limit: Int, $page: Int, $order: SortOrder, $categories: [String!], $excludeCategories: [String!],
@@ -144,7 +143,6 @@ export const postRoutes: RestRoute[] = [
     path: "/posts/{identifier}",
     tag: "Posts",
     summary: "Get a post by id or slug",
-    access: "read",
     workspacePathForm: true,
     query: [FORMAT_PARAM, STATUS_PARAM, PREVIEW_PARAM],
     document: `query GetPost($identifier: String!, $status: PostStatusFilter, $format: ContentFormat, $preview: String) {
@@ -167,7 +165,6 @@ export const postRoutes: RestRoute[] = [
     path: "/posts",
     tag: "Posts",
     summary: "Create a post",
-    access: "write",
     body: CreatePostBody,
     document: `mutation CreatePost($input: CreatePostInput!) { createPost(input: $input) { ${WRITE_RESULT} } }`,
     variables: ({ body }) => ({ input: writeInput(body as z.infer<typeof CreatePostBody>) }),
@@ -183,7 +180,6 @@ export const postRoutes: RestRoute[] = [
     path: "/posts/{identifier}",
     tag: "Posts",
     summary: "Update a post; only given fields change, `tags` and `authors` replace the whole set",
-    access: "write",
     body: UpdatePostBody,
     document: `mutation UpdatePost($identifier: String!, $input: UpdatePostInput!) {
       updatePost(identifier: $identifier, input: $input) { ${WRITE_RESULT} }
@@ -204,7 +200,6 @@ export const postRoutes: RestRoute[] = [
     path: "/posts/{identifier}",
     tag: "Posts",
     summary: "Delete a post",
-    access: "write",
     document: "mutation DeletePost($identifier: String!) { deletePost(identifier: $identifier) { id } }",
     variables: ({ params }) => ({ identifier: params.identifier }),
     reshape: (data) => data.deletePost,

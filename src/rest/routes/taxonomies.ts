@@ -60,7 +60,6 @@ function taxonomyRoutes(t: Taxonomy): RestRoute[] {
       path: `/${t.many}`,
       tag: t.tag,
       summary: `List ${t.many}`,
-      access: "read",
       workspacePathForm: true,
       query: [LIMIT_PARAM, PAGE_PARAM],
       document: `query List($limit: Int, $page: Int) { ${t.many}(limit: $limit, page: $page) { items { ${FIELDS} count { posts } } ${PAGINATION_SELECTION} } }`,
@@ -79,7 +78,6 @@ function taxonomyRoutes(t: Taxonomy): RestRoute[] {
       path: `/${t.many}/{identifier}`,
       tag: t.tag,
       summary: `Get a ${t.one} by id or slug`,
-      access: "read",
       workspacePathForm: true,
       query: includeParams,
       document: `query Get($identifier: String!, $withPosts: Boolean!, $limit: Int, $page: Int) {
@@ -117,7 +115,6 @@ function taxonomyRoutes(t: Taxonomy): RestRoute[] {
       path: `/${t.many}`,
       tag: t.tag,
       summary: `Create a ${t.one}`,
-      access: "write",
       body: CreateBody,
       document: `mutation Create($input: Create${cap}Input!) { create${cap}(input: $input) { ${FIELDS} } }`,
       variables: ({ body }) => ({ input: body }),
@@ -131,7 +128,6 @@ function taxonomyRoutes(t: Taxonomy): RestRoute[] {
       path: `/${t.many}/{identifier}`,
       tag: t.tag,
       summary: `Update a ${t.one}`,
-      access: "write",
       body: UpdateBody,
       document: `mutation Update($identifier: String!, $input: Update${cap}Input!) {
         update${cap}(identifier: $identifier, input: $input) { ${FIELDS} }
@@ -147,7 +143,6 @@ function taxonomyRoutes(t: Taxonomy): RestRoute[] {
       path: `/${t.many}/{identifier}`,
       tag: t.tag,
       summary: t.one === "category" ? "Delete a category (refused while it has posts)" : "Delete a tag",
-      access: "write",
       document: `mutation Delete($identifier: String!) { delete${cap}(identifier: $identifier) { id } }`,
       variables: ({ params }) => ({ identifier: params.identifier }),
       reshape: (data) => data[`delete${cap}`],

@@ -45,7 +45,6 @@ export const webhookDeliveryRoutes: RestRoute[] = [
     tag: "Webhooks",
     summary:
       "An endpoint's deliveries, newest first, each with every attempt (status code, duration, error, first 2 KB of the answer)",
-    access: "private",
     query: [
       {
         name: "status",
@@ -89,7 +88,6 @@ export const webhookDeliveryRoutes: RestRoute[] = [
     path: "/webhooks/{id}/deliveries/{deliveryId}/retry",
     tag: "Webhooks",
     summary: "Send a delivery again now, with a fresh retry schedule (409 while the endpoint is disabled)",
-    access: "private",
     document: `mutation Retry($id: String!, $deliveryId: String!) {
       retryWebhookDelivery(endpointId: $id, deliveryId: $deliveryId) { ${DELIVERY_FIELDS} }
     }`,
@@ -105,7 +103,6 @@ export const webhookDeliveryRoutes: RestRoute[] = [
     tag: "Webhooks",
     summary:
       "Deliver again every subscribed event after a change log cursor (`after`; all retained events without it), up to 1,000 per call: continue from `nextCursor` while `hasMore`",
-    access: "private",
     body: ReplayBody,
     document: `mutation Replay($id: String!, $after: String) {
       replayWebhookEvents(endpointId: $id, after: $after) { replayed nextCursor hasMore }
@@ -126,7 +123,6 @@ export const webhookDeliveryRoutes: RestRoute[] = [
     path: "/webhooks/{id}/test",
     tag: "Webhooks",
     summary: "Send a webhook.test event to the endpoint (enabled or not); follow it in the delivery log",
-    access: "private",
     document: `mutation Test($id: String!) { sendWebhookTestEvent(endpointId: $id) { ${DELIVERY_FIELDS} } }`,
     variables: ({ params }) => ({ id: params.id }),
     reshape: (data) => ({ delivery: lowercaseStatus(data.sendWebhookTestEvent) }),

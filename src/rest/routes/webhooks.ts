@@ -42,7 +42,6 @@ export const webhookRoutes: RestRoute[] = [
     path: "/webhooks",
     tag: "Webhooks",
     summary: "List the workspace's webhook endpoints, oldest first",
-    access: "private",
     document: `query List { webhookEndpoints { ${FIELDS} } }`,
     variables: () => ({}),
     reshape: (data) => ({ webhooks: data.webhookEndpoints }),
@@ -55,7 +54,6 @@ export const webhookRoutes: RestRoute[] = [
     path: "/webhooks/{id}",
     tag: "Webhooks",
     summary: "Get a webhook endpoint (without its secret)",
-    access: "private",
     document: `query Get($id: String!) { webhookEndpoint(id: $id) { ${FIELDS} } }`,
     variables: ({ params }) => ({ id: params.id }),
     reshape: (data) => ({ webhook: data.webhookEndpoint }),
@@ -69,7 +67,6 @@ export const webhookRoutes: RestRoute[] = [
     tag: "Webhooks",
     summary:
       'Create a webhook endpoint for event types (or ["*"]); the answer holds its signing secret, shown only this once',
-    access: "private",
     body: CreateBody,
     document: `mutation Create($input: CreateWebhookEndpointInput!) {
       createWebhookEndpoint(input: $input) { endpoint { ${FIELDS} } secret }
@@ -85,7 +82,6 @@ export const webhookRoutes: RestRoute[] = [
     path: "/webhooks/{id}",
     tag: "Webhooks",
     summary: "Update a webhook endpoint's url, events, description or enabled",
-    access: "private",
     body: UpdateBody,
     document: `mutation Update($id: String!, $input: UpdateWebhookEndpointInput!) {
       updateWebhookEndpoint(id: $id, input: $input) { ${FIELDS} }
@@ -101,7 +97,6 @@ export const webhookRoutes: RestRoute[] = [
     path: "/webhooks/{id}",
     tag: "Webhooks",
     summary: "Delete a webhook endpoint",
-    access: "private",
     document: "mutation Delete($id: String!) { deleteWebhookEndpoint(id: $id) { id } }",
     variables: ({ params }) => ({ id: params.id }),
     reshape: (data) => data.deleteWebhookEndpoint,
@@ -114,7 +109,6 @@ export const webhookRoutes: RestRoute[] = [
     path: "/webhooks/{id}/rotate-secret",
     tag: "Webhooks",
     summary: "Give a webhook endpoint a new signing secret; the previous one keeps signing for 24 hours",
-    access: "private",
     document: `mutation Rotate($id: String!) {
       rotateWebhookEndpointSecret(id: $id) { endpoint { ${FIELDS} } secret }
     }`,

@@ -1,0 +1,140 @@
+// Which scope each GraphQL operation needs: the one table of it (issue 57). Every door runs a GraphQL
+// operation (REST routes run theirs in-process, the cached-read door serves only what one computed), so
+// checking these fields checks every door. A field not listed here needs nothing beyond a valid key of
+// the workspace; every root field must be listed (checked when the schema is built), and the scope
+// matrix test (test/auth/scope-matrix.test.ts) calls each of them, and each REST route, with keys that
+// lack the scope and keys that hold only it.
+//
+// Drafts reached through a list or a lookup (`posts(status: draft)`, `post(id)` of a draft) are refused
+// by the read model itself with the same `drafts:read` rule (context.ts assertCanReadDrafts): which
+// status a query reaches is known only from its arguments and rows.
+import {
+  type DocumentNode,
+  defaultFieldResolver,
+  type GraphQLField,
+  type GraphQLSchema,
+  isObjectType,
+  Kind,
+  type OperationDefinitionNode,
+} from "graphql";
+import type { Scope } from "../auth/scopes.ts";
+import { assertScope, type GraphQLContext } from "./context.ts";
+
+export const FIELD_SCOPES = {
+  "Query.author": "content:read",
+  "Query.authors": "content:read",
+  "Query.categories": "content:read",
+  "Query.category": "content:read",
+  "Query.changes": "content:read",
+  "Query.field": "content:read",
+  "Query.fields": "content:read",
+  "Query.media": "content:read",
+  "Query.mediaList": "content:read",
+  "Query.post": "content:read",
+  "Query.posts": "content:read",
+  "Query.postsConnection": "content:read",
+  "Query.tag": "content:read",
+  "Query.tags": "content:read",
+  "Query.postRevision": "drafts:read",
+  "Query.postRevisionComparison": "drafts:read",
+  "Query.events": "events:read",
+  "Query.webhookDeliveries": "webhooks:manage",
+  "Query.webhookEndpoint": "webhooks:manage",
+  "Query.webhookEndpoints": "webhooks:manage",
+  "Query.apiKeys": "keys:manage",
+  "Post.revisions": "drafts:read",
+  "Mutation.createPost": "posts:write",
+  "Mutation.updatePost": "posts:write",
+  "Mutation.deletePost": "posts:write",
+  "Mutation.restorePostRevision": "posts:write",
+  "Mutation.createPostPreview": "drafts:read",
+  "Mutation.revokePostPreviews": "drafts:read",
+  "Mutation.createAuthor": "taxonomy:write",
+  "Mutation.updateAuthor": "taxonomy:write",
+  "Mutation.deleteAuthor": "taxonomy:write",
+  "Mutation.createCategory": "taxonomy:write",
+  "Mutation.updateCategory": "taxonomy:write",
+  "Mutation.deleteCategory": "taxonomy:write",
+  "Mutation.createTag": "taxonomy:write",
+  "Mutation.updateTag": "taxonomy:write",
+  "Mutation.deleteTag": "taxonomy:write",
+  "Mutation.uploadMedia": "media:write",
+  "Mutation.updateMedia": "media:write",
+  "Mutation.deleteMedia": "media:write",
+  "Mutation.createField": "fields:write",
+  "Mutation.updateField": "fields:write",
+  "Mutation.deleteField": "fields:write",
+  "Mutation.createWebhookEndpoint": "webhooks:manage",
+  "Mutation.updateWebhookEndpoint": "webhooks:manage",
+  "Mutation.deleteWebhookEndpoint": "webhooks:manage",
+  "Mutation.rotateWebhookEndpointSecret": "webhooks:manage",
+  "Mutation.sendWebhookTestEvent": "webhooks:manage",
+  "Mutation.retryWebhookDelivery": "webhooks:manage",
+  "Mutation.replayWebhookEvents": "webhooks:manage",
+  "Mutation.createApiKey": "keys:manage",
+  "Mutation.rotateApiKey": "keys:manage",
+  "Mutation.revokeApiKey": "keys:manage",
+  "Subscription.contentChanged": "content:read",
+} as const satisfies Record<string, Scope>;
+
+export type ScopedField = keyof typeof FIELD_SCOPES;
+
+const ROOT_TYPES = ["Query", "Mutation", "Subscription"] as const;
+
+/** Wraps each listed field so it refuses a caller without its scope before it resolves (once, at build). */
+export function applyScopeRules(schema: GraphQLSchema): void {
+  const listed = new Map<string, Scope>(Object.entries(FIELD_SCOPES));
+  for (const typeName of ROOT_TYPES) {
+    const type = schema.getType(typeName);
+    if (!isObjectType(type)) continue;
+    for (const name of Object.keys(type.getFields()))
+      if (!listed.has(`${typeName}.${name}`))
+        throw new Error(`${typeName}.${name} has no scope in src/graphql/scope-rules.ts`);
+  }
+  for (const [coordinate, scope] of listed) {
+    const field = fieldAt(schema, coordinate);
+    if (!field)
+      throw new Error(`src/graphql/scope-rules.ts names ${coordinate}, which the schema does not have`);
+    const resolve = field.resolve ?? defaultFieldResolver;
+    field.resolve = (parent, args, context, info) => {
+      assertScope(context as GraphQLContext, scope);
+      return resolve(parent, args, context, info);
+    };
+    if (field.subscribe) {
+      const subscribe = field.subscribe;
+      field.subscribe = (parent, args, context, info) => {
+        assertScope(context as GraphQLContext, scope);
+        return subscribe(parent, args, context, info);
+      };
+    }
+  }
+}
+
+/** The scopes a document's operations need at their root (what a REST route checks before it runs). */
+export function rootScopesOf(document: DocumentNode): Scope[] {
+  const scopes = new Set<Scope>();
+  for (const definition of document.definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+    const typeName = rootTypeName(definition);
+    for (const selection of definition.selectionSet.selections)
+      if (selection.kind === Kind.FIELD) {
+        const scope = (FIELD_SCOPES as Record<string, Scope>)[`${typeName}.${selection.name.value}`];
+        if (scope) scopes.add(scope);
+      }
+  }
+  return [...scopes];
+}
+
+function rootTypeName(operation: OperationDefinitionNode): (typeof ROOT_TYPES)[number] {
+  return operation.operation === "query"
+    ? "Query"
+    : operation.operation === "mutation"
+      ? "Mutation"
+      : "Subscription";
+}
+
+function fieldAt(schema: GraphQLSchema, coordinate: string): GraphQLField<unknown, unknown> | undefined {
+  const [typeName, fieldName] = coordinate.split(".");
+  const type = typeName ? schema.getType(typeName) : undefined;
+  return isObjectType(type) && fieldName ? type.getFields()[fieldName] : undefined;
+}

@@ -1,0 +1,104 @@
+// /v1/keys: the workspace's API keys, for a private key with keys:manage (issue 57). A secret is in the
+// answers of create and rotate only; no key can make or rotate a key wider than its own scopes.
+import { z } from "zod";
+import { ALL_SCOPES } from "../../auth/scopes.ts";
+import type { RestRoute } from "../route.ts";
+
+const FIELDS =
+  "id name kind displayHint scopes createdAt expiresAt lastUsedAt lastUsedFrom revokedAt revokedReason rotatedFromId graceEndsAt";
+
+const ApiKeyShape = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: z.enum(["public", "private"]),
+  displayHint: z.string(),
+  scopes: z.array(z.string()),
+  createdAt: z.string(),
+  expiresAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable(),
+  lastUsedFrom: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+  revokedReason: z.string().nullable(),
+  rotatedFromId: z.string().nullable(),
+  graceEndsAt: z.string().nullable(),
+});
+const ApiKeyWithSecretShape = z.object({ key: z.string(), apiKey: ApiKeyShape });
+
+const CreateBody = z.object({
+  kind: z.enum(["public", "private"]),
+  name: z.string().max(100).optional(),
+  scopes: z
+    .array(z.enum(ALL_SCOPES as [string, ...string[]]))
+    .min(1)
+    .optional(),
+  expiresAt: z.string().datetime({ offset: true }).optional(),
+});
+const RotateBody = z.object({ graceSeconds: z.number().int().min(0).max(2_592_000).optional() });
+const RevokeBody = z.object({ reason: z.string().max(100).optional(), withRotation: z.boolean().optional() });
+
+export const keyRoutes: RestRoute[] = [
+  {
+    name: "listKeys",
+    method: "get",
+    path: "/keys",
+    tag: "Keys",
+    summary: "List the workspace's API keys, oldest first (never their secrets)",
+    document: `query List { apiKeys { ${FIELDS} } }`,
+    variables: () => ({}),
+    reshape: (data) => ({ keys: data.apiKeys }),
+    status: 200,
+    response: z.object({ keys: z.array(ApiKeyShape) }),
+  },
+  {
+    name: "createKey",
+    method: "post",
+    path: "/keys",
+    tag: "Keys",
+    summary:
+      "Create an API key with a name, scopes (default: the caller's) and an expiry; its secret is shown only this once",
+    body: CreateBody,
+    document: `mutation Create($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { ${FIELDS} } } }`,
+    variables: ({ body }) => ({ input: body }),
+    reshape: (data) => data.createApiKey,
+    status: 201,
+    response: ApiKeyWithSecretShape,
+  },
+  {
+    name: "rotateKey",
+    method: "post",
+    path: "/keys/{id}/rotate",
+    tag: "Keys",
+    summary:
+      "Make a new secret for a key; the old one keeps working for graceSeconds (default 86400), then is refused",
+    body: RotateBody,
+    document: `mutation Rotate($id: String!, $graceSeconds: Int) {
+      rotateApiKey(id: $id, graceSeconds: $graceSeconds) { key apiKey { ${FIELDS} } replaced { ${FIELDS} } }
+    }`,
+    variables: ({ params, body }) => ({
+      id: params.id,
+      graceSeconds: (body as z.infer<typeof RotateBody>).graceSeconds ?? null,
+    }),
+    reshape: (data) => data.rotateApiKey,
+    status: 201,
+    response: ApiKeyWithSecretShape.extend({ replaced: ApiKeyShape }),
+  },
+  {
+    name: "revokeKey",
+    method: "post",
+    path: "/keys/{id}/revoke",
+    tag: "Keys",
+    summary:
+      "Revoke a key (with withRotation, also the key it was rotated from or into); refused at once on every instance",
+    body: RevokeBody,
+    document: `mutation Revoke($id: String!, $reason: String, $withRotation: Boolean) {
+      revokeApiKey(id: $id, reason: $reason, withRotation: $withRotation) { ${FIELDS} }
+    }`,
+    variables: ({ params, body }) => {
+      const { reason, withRotation } = body as z.infer<typeof RevokeBody>;
+      return { id: params.id, reason: reason ?? null, withRotation: withRotation ?? null };
+    },
+    reshape: (data) => ({ key: data.revokeApiKey }),
+    status: 200,
+    response: z.object({ key: ApiKeyShape }),
+  },
+];
