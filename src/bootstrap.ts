@@ -2,6 +2,8 @@
 // its background work (change log pruning, webhook dispatch). Shared by the server, the benchmark and
 // the tests, so all run exactly the production wiring.
 import { type CallerResolver, createCallerResolver } from "./auth/caller-cache.ts";
+import { keyEndsAt } from "./auth/key-ends.ts";
+import { createKeyUseRecorder } from "./auth/key-use-recorder.ts";
 import { createRedisAnswers, type SharedAnswers } from "./cache/shared-answers.ts";
 import type { Config } from "./config.ts";
 import { CHANGES_CHANNEL_PREFIX, logHead } from "./content/changes/change-log.ts";
@@ -190,13 +192,12 @@ export function createChangeStream(
         );
         return () => listening.close();
       },
-      revokedAmong: async (keyIds) => {
-        const letIn = await db.prisma.apiKey.findMany({
-          where: { id: { in: [...keyIds] }, revokedAt: null },
-          select: { id: true },
+      keyEnds: async (keyIds) => {
+        const rows = await db.prisma.apiKey.findMany({
+          where: { id: { in: [...keyIds] } },
+          select: { id: true, revokedAt: true, expiresAt: true, graceEndsAt: true },
         });
-        const valid = new Set(letIn.map((key) => key.id));
-        return new Set(keyIds.filter((id) => !valid.has(id)));
+        return keyEndsAt(keyIds, rows, Date.now());
       },
     },
     limits,
@@ -221,7 +222,14 @@ export interface SharedCallers {
  * lifetime remains the net for a missed notification.
  */
 export async function createSharedCallers(db: Database, logger: Logger): Promise<SharedCallers> {
-  const callers = createCallerResolver(db.prisma);
+  const callers = createCallerResolver(db.prisma, {
+    keyUses: createKeyUseRecorder(db.sql, {
+      onError: (error) =>
+        logger.warn("recording when API keys were last used failed; retrying with the next uses", {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    }),
+  });
   const listening = await db.listen(
     API_KEYS_CHANNEL_PREFIX,
     () => callers.clear(),
@@ -230,5 +238,11 @@ export async function createSharedCallers(db: Database, logger: Logger): Promise
         error: error instanceof Error ? error.message : String(error),
       }),
   );
-  return { callers, close: () => listening.close() };
+  return {
+    callers,
+    close: async () => {
+      await listening.close();
+      await callers.close();
+    },
+  };
 }

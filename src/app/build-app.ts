@@ -4,6 +4,7 @@
 // `listener` to http.createServer.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Express } from "express";
+import proxyAddr from "proxy-addr";
 import { cachedReadDoor } from "../http/cached-read-door.ts";
 import { mountRoutes, requestObservers } from "./routes.ts";
 import { type AppDeps, wireServices } from "./services.ts";
@@ -34,6 +35,7 @@ export function buildApp(deps: AppDeps): ServiceApp {
       observe,
       bodyLimitBytes: deps.config.bodyLimitBytes,
       cacheControl: wiring.cacheControl,
+      addressOf: (req) => proxyAddr(req, app.get("trust proxy fn")),
     },
     app,
   );

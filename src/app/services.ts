@@ -3,6 +3,7 @@
 // routes.ts mounts them; build-app.ts composes the two with the cached-read door.
 import type express from "express";
 import { type CallerResolver, createCallerResolver } from "../auth/caller-cache.ts";
+import { createKeyUseRecorder } from "../auth/key-use-recorder.ts";
 import { createChangeIndex } from "../cache/change-index.ts";
 import { createGraphQLAnswers, type GraphQLAnswers } from "../cache/graphql-answers.ts";
 import { cacheControlPolicy, createResponseCache, type ResponseCache } from "../cache/rest-answers.ts";
@@ -62,7 +63,7 @@ export interface AppWiring {
 
 export function wireServices(deps: AppDeps): AppWiring {
   const { config, db, logger } = deps;
-  const callers = deps.callers ?? createCallerResolver(db.prisma);
+  const callers = deps.callers ?? createCallerResolver(db.prisma, { keyUses: createKeyUseRecorder(db.sql) });
   // A key revoked or issued through this instance is seen at once here (other instances within the
   // cache's lifetime).
   onCommittedChanges(db.prisma, (changes) => {

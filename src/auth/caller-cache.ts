@@ -2,17 +2,21 @@
 // time. Entries live a few seconds, so a revoked key stops working everywhere within that time; expiry
 // and a rotation's grace are moments kept in the entry, checked on every request (no statement).
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { KeyUseRecorder } from "./key-use-recorder.ts";
 import { checkKnownKey, type KeyCheck, type KnownKey, lookUpApiKey } from "./resolve-api-key.ts";
 
 export interface CallerResolver {
-  resolve(presentedKey: string): Promise<KeyCheck>;
+  /** What the key lets in now; a use from `address` (the client's, as the rate limiter sees it) is noted. */
+  resolve(presentedKey: string, address?: string): Promise<KeyCheck>;
   /** Forgets everything, e.g. after this instance revoked a key. */
   clear(): void;
+  /** Writes the uses noted so far and stops noting. */
+  close(): Promise<void>;
 }
 
 export function createCallerResolver(
   prisma: PrismaClient,
-  options: { ttlMs?: number; maxEntries?: number; now?: () => number } = {},
+  options: { ttlMs?: number; maxEntries?: number; now?: () => number; keyUses?: KeyUseRecorder } = {},
 ): CallerResolver {
   // docs/operations.md ("Workspaces and API keys") promises that a revoked key stops working everywhere
   // within 5 s. An entry read just before the revocation lives this long after its lookup began, and the
@@ -22,21 +26,30 @@ export function createCallerResolver(
   const maxEntries = options.maxEntries ?? 10_000;
   const now = options.now ?? Date.now;
   const entries = new Map<string, { known: KnownKey | "malformed" | null; expiresAt: number }>();
+  async function checked(presentedKey: string): Promise<KeyCheck> {
+    const cached = entries.get(presentedKey);
+    if (cached && cached.expiresAt > now()) return checkKnownKey(cached.known, now());
+    const lookedUpAt = now();
+    const known = await lookUpApiKey(prisma, presentedKey);
+    // A malformed string costs no lookup: nothing to remember (a flood of them must not evict keys).
+    if (known !== "malformed") {
+      if (entries.size >= maxEntries) entries.clear();
+      entries.set(presentedKey, { known, expiresAt: lookedUpAt + ttlMs });
+    }
+    return checkKnownKey(known, now());
+  }
   return {
-    async resolve(presentedKey) {
-      const cached = entries.get(presentedKey);
-      if (cached && cached.expiresAt > now()) return checkKnownKey(cached.known, now());
-      const lookedUpAt = now();
-      const known = await lookUpApiKey(prisma, presentedKey);
-      // A malformed string costs no lookup: nothing to remember (a flood of them must not evict keys).
-      if (known !== "malformed") {
-        if (entries.size >= maxEntries) entries.clear();
-        entries.set(presentedKey, { known, expiresAt: lookedUpAt + ttlMs });
-      }
-      return checkKnownKey(known, now());
+    async resolve(presentedKey, address) {
+      const check = await checked(presentedKey);
+      if (check.state === "valid" && address !== undefined)
+        options.keyUses?.noteUse(check.caller.keyId, address);
+      return check;
     },
     clear() {
       entries.clear();
+    },
+    async close() {
+      await options.keyUses?.stop();
     },
   };
 }

@@ -244,11 +244,19 @@ export function databaseUnavailableError(): GraphQLError {
 }
 
 /**
- * The last event of a subscription the service ended: UNAUTHENTICATED when its key was revoked (the
+ * The last event of a subscription the service ended: UNAUTHENTICATED when its key was revoked or expired (the
  * client needs another key), SUBSCRIPTION_ENDED when it left too many changes unread (it may subscribe
  * again and read faster). `reason` names which.
  */
 export function subscriptionEndedError(reason: StreamEndReason, maxQueued: number): GraphQLError {
+  if (reason === "API_KEY_EXPIRED")
+    return clientError(
+      "UNAUTHENTICATED",
+      "The API key of this subscription expired; the subscription has ended",
+      {
+        reason,
+      },
+    );
   return reason === "API_KEY_REVOKED"
     ? clientError(
         "UNAUTHENTICATED",

@@ -62,6 +62,8 @@ export interface CachedReadDoorDeps {
   bodyLimitBytes: number;
   /** The Cache-Control of answers by audience, as the pipeline sends them. */
   cacheControl: CacheControlPolicy;
+  /** The client address as Express's `req.ip` reads it (TRUST_PROXY honoured), before Express runs. */
+  addressOf: (req: IncomingMessage) => string;
 }
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -110,7 +112,7 @@ function shortWayFor(req: IncomingMessage, deps: CachedReadDoorDeps): ShortWay |
  * costs no statement on either way.
  */
 async function callerOf(deps: CachedReadDoorDeps, req: Request, presented: string) {
-  const check = await deps.callers.resolve(presented);
+  const check = await deps.callers.resolve(presented, deps.addressOf(req));
   if (check.state !== "valid") return null;
   const caller = check.caller;
   req.caller = caller;

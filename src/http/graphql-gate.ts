@@ -3,13 +3,13 @@
 // document that asks for nothing but introspection, so that tooling reads the schema without a key. It
 // runs after the body is read (the document is in it) and after the per-address rate limit.
 import type { RequestHandler } from "express";
-import { keylessCaller } from "../auth/keyless-caller.ts";
 import type { Config } from "../config.ts";
 import type { RequestCaller } from "../graphql/context.ts";
 import { unauthenticatedError } from "../graphql/errors.ts";
 import { isIntrospectionOnly } from "../graphql/execution/introspection-only.ts";
 import { withPageCsp } from "./explorer-pages.ts";
 import { unauthorizedMessage } from "./json-errors.ts";
+import { keylessCaller } from "./keyless-caller.ts";
 
 /**
  * Who a keyless introspection runs as: no key and no workspace. Introspection resolvers read neither;

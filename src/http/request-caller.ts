@@ -4,6 +4,7 @@ import type { RequestHandler } from "express";
 import { keyFromAuthorizationHeader } from "../auth/api-key-format.ts";
 import type { CallerResolver } from "../auth/caller-cache.ts";
 import type { RequestCaller } from "../graphql/context.ts";
+import { clientAddress } from "../limits/rate-budgets.ts";
 
 /** What the presented key turned out to be (resolve-api-key.ts KeyCheck), or that none was sent. */
 export type KeyState = "valid" | "missing" | "invalid" | "malformed" | "expired";
@@ -30,7 +31,7 @@ export function resolveRequestCaller(resolver: CallerResolver): RequestHandler {
         req.keyState = "missing";
         req.caller = null;
       } else {
-        const check = await resolver.resolve(key);
+        const check = await resolver.resolve(key, clientAddress(req));
         req.keyState = check.state;
         req.caller = check.state === "valid" ? check.caller : null;
         if (check.state === "expired") req.keyExpiredAt = check.expiredAt;

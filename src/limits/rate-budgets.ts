@@ -16,9 +16,14 @@ export interface RequestLimits {
   unauthenticated: number;
 }
 
+/** A request's client address (TRUST_PROXY honoured): what budgets count and what a key's last use records. */
+export function clientAddress(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? "unknown";
+}
+
 /** Budget key of a request's client address. */
 export function clientAddressKey(req: Request): string {
-  return `ip:${req.ip ?? req.socket.remoteAddress ?? "unknown"}`;
+  return `ip:${clientAddress(req)}`;
 }
 
 /** The budget a request to the API spends: its key's, or its address's without a valid key. */

@@ -4,7 +4,6 @@
 import express, { type Request, type RequestHandler, type Response, Router } from "express";
 import type { z } from "zod";
 import { scopeRefusal } from "../auth/access-rules.ts";
-import { keylessCaller } from "../auth/keyless-caller.ts";
 import type { ReadAudience } from "../auth/scopes.ts";
 import { restAnswerDependencies } from "../cache/answer-dependencies.ts";
 import {
@@ -21,6 +20,7 @@ import type { InProcessQueries } from "../graphql/execution/in-process-queries.t
 import type { ContentYoga } from "../graphql/yoga.ts";
 import { refuseDeepJson } from "../http/json-depth.ts";
 import { sendError, sendUnauthorized } from "../http/json-errors.ts";
+import { keylessCaller } from "../http/keyless-caller.ts";
 import { refuseNullBytesInBody } from "../http/refuse-null-bytes.ts";
 import { routeTemplateOf } from "../http/route-template.ts";
 import type { Logger } from "../logger.ts";

@@ -189,7 +189,10 @@ describe("the stream is bounded", () => {
         src.keysChanged = onChange;
         return async () => {};
       },
-      revokedAmong: async (keyIds) => new Set(keyIds.filter((id) => revoked.has(id))),
+      keyEnds: async (keyIds) => ({
+        ended: new Map(keyIds.filter((id) => revoked.has(id)).map((id) => [id, "API_KEY_REVOKED" as const])),
+        nextEndAt: null,
+      }),
     };
     return src;
   }

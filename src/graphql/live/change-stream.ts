@@ -17,6 +17,7 @@
 //
 // A subscription the service ends (revoked key, too slow) yields one last item, a StreamEnd naming the
 // reason, then completes: the client reads a final error event instead of a cut connection.
+import type { KeyEnds } from "../../auth/key-ends.ts";
 import type { Event } from "../../generated/prisma/client.ts";
 
 export interface ChangeStreamSource {
@@ -28,12 +29,15 @@ export interface ChangeStreamSource {
   listen(onNotify: () => void): Promise<() => Promise<void>>;
   /** Starts hearing that any process changed API keys; returns the stop. */
   listenForKeyChanges(onChange: () => void): Promise<() => Promise<void>>;
-  /** Which of these keys let nobody in any more (revoked, or gone with their workspace). */
-  revokedAmong(keyIds: readonly string[]): Promise<Set<string>>;
+  /**
+   * Which of these keys let nobody in any more (revoked, gone with their workspace, past a rotation's
+   * grace: revoked; past their expiry: expired), and the next moment one of the others stops.
+   */
+  keyEnds(keyIds: readonly string[]): Promise<KeyEnds>;
 }
 
 /** Why the service ended a subscription. */
-export type StreamEndReason = "API_KEY_REVOKED" | "SUBSCRIBER_TOO_SLOW";
+export type StreamEndReason = "API_KEY_REVOKED" | "API_KEY_EXPIRED" | "SUBSCRIBER_TOO_SLOW";
 
 /** The last item of a subscription the service ended: its resolver turns it into the final error. */
 export interface StreamEnd {
@@ -98,6 +102,7 @@ export class ChangeStream {
   private stopHearingKeys: (() => Promise<void>) | null = null;
   private checkingKeys: Promise<void> | null = null;
   private keysChangedWhileChecking = false;
+  private nextKeyCheck: { at: number; timer: NodeJS.Timeout } | null = null;
   private closed = false;
   private readonly limits: ChangeStreamLimits;
 
@@ -181,6 +186,7 @@ export class ChangeStream {
   /** Ends every subscription (their streams complete) and stops listening. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.nextKeyCheck) clearTimeout(this.nextKeyCheck.timer);
     for (const set of this.subscribers.values()) for (const subscriber of [...set]) subscriber.end();
     this.subscribers.clear();
     await this.stopListening?.();
@@ -193,18 +199,37 @@ export class ChangeStream {
 
   private async endRevoked(keyIds: readonly string[]): Promise<void> {
     if (keyIds.length === 0) return;
-    let revoked: Set<string>;
+    let ends: KeyEnds;
     try {
-      revoked = await this.source.revokedAmong(keyIds);
+      ends = await this.source.keyEnds(keyIds);
     } catch (error) {
       this.onError("checking the keys of open subscriptions failed", error);
       return;
     }
-    if (revoked.size === 0) return;
+    if (ends.nextEndAt !== null) this.checkKeysAt(ends.nextEndAt);
+    if (ends.ended.size === 0) return;
     for (const set of this.subscribers.values())
-      for (const subscriber of [...set])
-        if (subscriber.owner.keyId && revoked.has(subscriber.owner.keyId))
-          subscriber.endByService("API_KEY_REVOKED");
+      for (const subscriber of [...set]) {
+        const reason = subscriber.owner.keyId ? ends.ended.get(subscriber.owner.keyId) : undefined;
+        if (reason) subscriber.endByService(reason);
+      }
+  }
+
+  /**
+   * Checks the open subscriptions' keys again when one of them expires or ends its rotation grace: no
+   * process changes anything then, so no notification would say so. One timer, for the soonest end.
+   */
+  private checkKeysAt(endAt: number): void {
+    if (this.closed || (this.nextKeyCheck && this.nextKeyCheck.at <= endAt)) return;
+    if (this.nextKeyCheck) clearTimeout(this.nextKeyCheck.timer);
+    // setTimeout holds at most about 24.8 days; a later end is looked at again then.
+    const delay = Math.min(Math.max(endAt - Date.now(), 0) + 10, 2 ** 31 - 1);
+    const timer = setTimeout(() => {
+      this.nextKeyCheck = null;
+      this.keysChanged();
+    }, delay);
+    timer.unref();
+    this.nextKeyCheck = { at: endAt, timer };
   }
 
   private async start(): Promise<void> {

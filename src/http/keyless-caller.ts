@@ -1,7 +1,8 @@
 // The caller of a request that presents no key where none is needed: the read-only
 // `/v1/{workspace_id}/…` routes and keyless introspection. It reads what a public key reads.
+
+import { PUBLIC_KEY_SCOPES, scopeFingerprint } from "../auth/scopes.ts";
 import type { RequestCaller } from "../graphql/context.ts";
-import { PUBLIC_KEY_SCOPES, scopeFingerprint } from "./scopes.ts";
 
 export function keylessCaller(workspaceId: string): RequestCaller {
   const scopes = new Set(PUBLIC_KEY_SCOPES);
