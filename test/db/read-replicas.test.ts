@@ -70,6 +70,19 @@ describe.skipIf(storageMode !== "postgres" || !existsSync(POSTGRES_15))(
       return ((await res.json()) as { tags: { slug: string }[] }).tags.map((tag) => tag.slug);
     };
 
+    const graphql = (app: TestApp, query: string, key = ws.publicKey) =>
+      fetch(`${app.url}/graphql`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ query }),
+      });
+    const graphqlTagSlugs = async (app: TestApp) => {
+      const body = (await (await graphql(app, "{ tags(limit: 100) { items { slug } } }")).json()) as {
+        data: { tags: { items: { slug: string }[] } };
+      };
+      return body.data.tags.items.map((tag) => tag.slug);
+    };
+
     beforeAll(async () => {
       cluster = await startReplicationCluster();
       a = await instance();
@@ -101,13 +114,7 @@ describe.skipIf(storageMode !== "postgres" || !existsSync(POSTGRES_15))(
         expect(paused.primary).toBe(onReplica.primary + 1);
         expect(paused.behind).toBe(onReplica.behind + 1);
         // GraphQL queries follow the same rule.
-        const gql = await fetch(`${a.url}/graphql`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${ws.publicKey}`, "content-type": "application/json" },
-          body: JSON.stringify({ query: "{ tags(limit: 100) { items { slug } } }" }),
-        });
-        const body = (await gql.json()) as { data: { tags: { items: { slug: string }[] } } };
-        expect(body.data.tags.items.map((tag) => tag.slug)).toContain("while-paused");
+        expect(await graphqlTagSlugs(a)).toContain("while-paused");
         expect((await readCounts(a)).replica).toBe(onReplica.replica);
       } finally {
         await cluster.resumeReplay();
@@ -115,6 +122,16 @@ describe.skipIf(storageMode !== "postgres" || !existsSync(POSTGRES_15))(
       await caughtUp();
       expect(await tagSlugs(a)).toContain("while-paused");
       expect((await readCounts(a)).replica).toBe(onReplica.replica + 1);
+      expect(await graphqlTagSlugs(a)).toContain("while-paused");
+      expect((await readCounts(a)).replica).toBe(onReplica.replica + 2);
+      // A mutation stays on the primary, its read-back included.
+      const mutation = await graphql(
+        a,
+        'mutation { createTag(input: { name: "M", slug: "by-mutation" }) { slug } }',
+        ws.privateKey,
+      );
+      expect(mutation.headers.get("write-position")).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
+      expect((await readCounts(a)).replica).toBe(onReplica.replica + 2);
     });
 
     it("a client that writes on instance A and reads on instance B with Write-Position sees its write", async () => {
