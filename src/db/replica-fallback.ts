@@ -6,6 +6,20 @@ import type { SqlExecutor } from "./sql-executor.ts";
 
 export type ReplicaFailure = (error: unknown) => void;
 
+/**
+ * Whether a failed statement says the replica is unwell (then it gets no reads until a check finds it
+ * answering) rather than the statement at fault (bad input, which the primary refuses as well): no
+ * SQLSTATE at all (a refused or dropped connection), connection exceptions (08), resources (53), an
+ * operator or a deadline ending it (57: shutdown, crash, statement timeout), system errors (58, XX), and
+ * a cancellation for a conflict with recovery (40001).
+ */
+export function replicaAtFault(error: unknown): boolean {
+  const { code, cause } = error as { code?: unknown; cause?: { originalCode?: unknown } };
+  const sqlState = typeof cause?.originalCode === "string" ? cause.originalCode : code;
+  if (typeof sqlState !== "string" || !/^[0-9A-Z]{5}$/.test(sqlState)) return true;
+  return /^(08|53|57|58|XX)/.test(sqlState) || sqlState === "40001";
+}
+
 export function fallbackExecutor(
   replica: SqlExecutor,
   primary: SqlExecutor,

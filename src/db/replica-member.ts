@@ -6,7 +6,12 @@
 import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import type pg from "pg";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { fallbackAdapter, fallbackExecutor, type ReplicaFailure } from "./replica-fallback.ts";
+import {
+  fallbackAdapter,
+  fallbackExecutor,
+  type ReplicaFailure,
+  replicaAtFault,
+} from "./replica-fallback.ts";
 import { observedExecutor, pgExecutor, type QueryObserver, type SqlExecutor } from "./sql-executor.ts";
 import { parseLsn, REPLAY_POSITION_SQL } from "./wal-position.ts";
 
@@ -57,7 +62,7 @@ export function openReplicaMember(
   const own = pgExecutor(pool);
   let checking: Promise<void> | null = null;
   const failed: ReplicaFailure = (error) => {
-    member.failed = true;
+    if (replicaAtFault(error)) member.failed = true;
     options.onFailure(member, error);
   };
   const member: ReplicaMember = {
