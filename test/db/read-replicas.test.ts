@@ -23,6 +23,10 @@ async function readCounts(app: TestApp) {
     primary: count(/^db_reads_total\{target="primary"\} (\d+)/gm),
     replica: count(/^db_reads_total\{target="127\.0\.0\.1:[^"]+"\} (\d+)/gm),
     behind: count(/^db_replica_fallbacks_total\{reason="behind"\} (\d+)/gm),
+    unavailable: count(/^db_replica_fallbacks_total\{reason="unavailable"\} (\d+)/gm),
+    lagSeconds: Number(
+      /^db_replica_lag_seconds\{replica="[^"]+"\} ([\d.e-]+)/m.exec(text)?.[1] ?? Number.NaN,
+    ),
   };
 }
 
@@ -36,14 +40,14 @@ describe.skipIf(storageMode !== "postgres" || !existsSync(POSTGRES_15))(
     let b: TestApp;
     let ws: TestWorkspace;
     const schema = `test_${randomBytes(6).toString("hex")}`;
-    const instance = () =>
+    const instance = (maxLagMs = 120_000) =>
       startTestApp({
         env: { CACHE: "off", METRICS_TOKEN },
         database: () =>
           openDatabase(
             { kind: "postgres", url: cluster.primaryUrl, schema, poolSize: 4, statementTimeoutMs: 5_000 },
             // A lag limit far above the tests' pauses: a paused replica is "behind", not left out.
-            { migrate: true, replicas: { urls: [cluster.replicaUrl], maxLagMs: 120_000, pollMs: 100 } },
+            { migrate: true, replicas: { urls: [cluster.replicaUrl], maxLagMs, pollMs: 100 } },
           ),
       });
 
@@ -149,6 +153,36 @@ describe.skipIf(storageMode !== "postgres" || !existsSync(POSTGRES_15))(
       await caughtUp();
       expect(await tagSlugs(b, { "write-position": position as string })).toContain("read-your-write-2");
       expect((await readCounts(b)).replica).toBe(before.replica + 1);
+    });
+
+    it("a replica lagging more than DATABASE_REPLICA_MAX_LAG_MS is left out until it catches up", async () => {
+      const strict = await instance(300);
+      try {
+        await strict.db.replicas?.pollNow();
+        await cluster.pauseReplay();
+        try {
+          await createTag(a, "lagging");
+          // The primary moved on 300 ms ago or more while the replica stood still.
+          await new Promise((resolve) => setTimeout(resolve, 700));
+          await strict.db.replicas?.pollNow();
+          const before = await readCounts(strict);
+          expect(before.lagSeconds).toBeGreaterThan(0.3);
+          expect(await tagSlugs(strict)).toContain("lagging");
+          const after = await readCounts(strict);
+          expect(after.unavailable).toBe(before.unavailable + 1);
+          expect(after.replica).toBe(before.replica);
+        } finally {
+          await cluster.resumeReplay();
+        }
+        await cluster.waitForReplay();
+        await strict.db.replicas?.pollNow();
+        const caught = await readCounts(strict);
+        expect(caught.lagSeconds).toBe(0);
+        expect(await tagSlugs(strict)).toContain("lagging");
+        expect((await readCounts(strict)).replica).toBe(caught.replica + 1);
+      } finally {
+        await strict.close();
+      }
     });
 
     // Last: the replica does not come back.
