@@ -3,8 +3,8 @@
 //   - the primary's position when the read began (read once for all reads waiting: wal-position.ts), so
 //     every write acknowledged to anyone before the read began — on this instance or another, through
 //     the API or the CLI — is in the answer, notification or not; and
-//   - the position a client sends back from its own last write (the Write-Position header), which the
-//     first already covers when clocks agree, and which costs nothing to honour.
+//   - the position a client sends back from its own last write (the Write-Position header): covered by
+//     the first while it holds (the write committed before the read began), honoured for its own sake.
 // Every few hundred ms each replica is asked how far it has replayed, and the primary how far it is; a
 // replica that does not answer, failed a statement, or lags more than DATABASE_REPLICA_MAX_LAG_MS gets
 // no reads until a later check finds it caught up. A read that needs more than the last check saw asks

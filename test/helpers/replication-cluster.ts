@@ -4,7 +4,7 @@
 // programs run as the `postgres` user, in folders it owns. Everything is stopped and removed by
 // `close()`, and by a process exit hook if a test run dies before its afterAll.
 import { execFile, execFileSync } from "node:child_process";
-import { chownSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -90,9 +90,10 @@ export async function startReplicationCluster(): Promise<ReplicationCluster> {
   };
   // A run that dies before its afterAll leaves no server behind.
   process.once("exit", stopAllSync);
+  // The data folders' postgresql.auto.conf exist (initdb, pg_basebackup -R made them, owned by
+  // postgres); appended to, they keep their owner.
   const startServer = async (dir: string, port: number) => {
     writeFileSync(join(dir, "postgresql.auto.conf"), `${serverSettings(port, root)}\n`, { flag: "a" });
-    if (asRoot) chownSync(join(dir, "postgresql.auto.conf"), uidOf("postgres"), gidOf("postgres"));
     await pgProgram("pg_ctl", ["start", "-w", "-t", "30", "-D", dir, "-l", join(root, `${port}.log`)]);
   };
 
@@ -154,12 +155,4 @@ export async function startReplicationCluster(): Promise<ReplicationCluster> {
     },
   };
   return cluster;
-}
-
-function uidOf(user: string): number {
-  return Number(execFileSync("id", ["-u", user]).toString().trim());
-}
-
-function gidOf(user: string): number {
-  return Number(execFileSync("id", ["-g", user]).toString().trim());
 }
