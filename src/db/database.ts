@@ -139,7 +139,8 @@ export async function openDatabase(
           },
           primary: { prisma, sql: observedExecutor(sql, options.onQuery), adapter },
           make: {
-            pool: (connection) => serverPool(connection, options.logger),
+            // A replica that stops answering costs a read at most this long before the primary takes it.
+            pool: (connection) => serverPool({ ...connection, connectTimeoutMs: 2_000 }, options.logger),
             adapter: pgAdapter,
             prisma: createPrisma,
           },
@@ -294,12 +295,19 @@ function watchIdleConnections(pool: pg.Pool, logger: Logger | undefined): void {
 
 /** A PostgreSQL server's pool (the primary's, or a replica's: replica-member.ts). */
 function serverPool(
-  config: { url: string; schema?: string; poolSize: number; statementTimeoutMs: number },
+  config: {
+    url: string;
+    schema?: string;
+    poolSize: number;
+    statementTimeoutMs: number;
+    connectTimeoutMs?: number;
+  },
   logger: Logger | undefined,
 ): pg.Pool {
   const pool = new pg.Pool({
     connectionString: config.url,
     max: config.poolSize,
+    ...(config.connectTimeoutMs ? { connectionTimeoutMillis: config.connectTimeoutMs, keepAlive: true } : {}),
     // Every statement has a deadline: no request (a hostile search, a plan gone wrong on a table
     // without statistics) holds a pooled connection longer; past it PostgreSQL cancels the statement
     // (SQLSTATE 57014), answered 503 (statement-timeout.ts). Sent at connect, so it is each

@@ -43,6 +43,20 @@ export interface ReplicaMember {
   close(): Promise<void>;
 }
 
+/**
+ * A check that has not answered by then counts as no answer: a replica whose host stopped answering
+ * (packets dropped, not refused) must not hold the reads that asked for a check.
+ */
+const CHECK_DEADLINE_MS = 1_000;
+
+function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
 export function replicaName(url: string): string {
   try {
     const parsed = new URL(url);
@@ -75,8 +89,7 @@ export function openReplicaMember(
     replayed: null,
     failed: false,
     check() {
-      checking ??= own
-        .query<{ lsn: string | null }>(REPLAY_POSITION_SQL)
+      checking ??= withinDeadline(own.query<{ lsn: string | null }>(REPLAY_POSITION_SQL), CHECK_DEADLINE_MS)
         .then(
           (rows) => {
             // Null: not a replica (or not replaying): nothing says what it shows, so it gets no reads.
