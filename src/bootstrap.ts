@@ -39,7 +39,12 @@ export async function openRuntime(
   logger: Logger,
   options: { onQuery?: QueryObserver } = {},
 ): Promise<Runtime> {
-  const db = await openDatabase(config.database, { migrate: true, logger, onQuery: options.onQuery });
+  const db = await openDatabase(config.database, {
+    migrate: true,
+    logger,
+    onQuery: options.onQuery,
+    replicas: config.replicas,
+  });
   const rateLimiter = createRateLimiter({
     windowMs: config.rateLimit.windowMs,
     redisUrl: config.redisUrl,

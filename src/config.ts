@@ -175,6 +175,29 @@ export const EnvSchema = z.object({
     .optional(),
   DATABASE_POOL_SIZE: positiveInt.default(10),
   /**
+   * PostgreSQL streaming replicas of DATABASE_URL's server (a comma list of URLs) that uncached reads
+   * may go to, never when one has not replayed what the answer must show (src/db/replica-router.ts).
+   * Unset: every read goes to DATABASE_URL.
+   */
+  DATABASE_REPLICA_URLS: z
+    .string()
+    .transform((list) =>
+      list
+        .split(",")
+        .map((url) => url.trim())
+        .filter((url) => url !== ""),
+    )
+    .superRefine((urls, ctx) => {
+      for (const url of urls) {
+        if (!/^postgres(ql)?:\/\//.test(url))
+          ctx.addIssue({ code: "custom", message: `${url} must be a postgres:// or postgresql:// URL` });
+        else requireUserHostDatabase(url, ctx);
+      }
+    })
+    .optional(),
+  /** A replica further behind the primary than this (replay lag) gets no reads until it catches up. */
+  DATABASE_REPLICA_MAX_LAG_MS: positiveInt.default(5_000),
+  /**
    * PostgreSQL's `statement_timeout` for every pooled connection (0: none): no request holds a
    * connection longer; one past it answers 503. Migrations lift it for themselves.
    */
@@ -377,6 +400,8 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
           statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
         }
       : { kind: "embedded" as const, dir: path.join(dataDir, "db"), watchdogMs: env.EMBEDDED_WATCHDOG_MS },
+    /** See DATABASE_REPLICA_URLS; no URLs: every read on the primary. */
+    replicas: { urls: env.DATABASE_REPLICA_URLS ?? [], maxLagMs: env.DATABASE_REPLICA_MAX_LAG_MS },
     /** See DATABASE_ANALYZE_INTERVAL_MS. */
     analyzeIntervalMs: env.DATABASE_ANALYZE_INTERVAL_MS,
     redisUrl: env.REDIS_URL,
@@ -487,6 +512,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (parsed.data.MEDIA_STORAGE === "s3" && !parsed.data.S3_BUCKET) {
     throw new ConfigError("Invalid configuration:\n  S3_BUCKET: required when MEDIA_STORAGE=s3");
+  }
+  if (parsed.data.DATABASE_REPLICA_URLS?.length && !parsed.data.DATABASE_URL) {
+    throw new ConfigError(
+      "Invalid configuration:\n  DATABASE_REPLICA_URLS: replicas need DATABASE_URL (their primary)",
+    );
   }
   if (parsed.data.CACHE === "redis" && !parsed.data.REDIS_URL) {
     throw new ConfigError("Invalid configuration:\n  REDIS_URL: required when CACHE=redis");

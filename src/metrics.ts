@@ -52,6 +52,12 @@ export interface ServiceMetrics {
   watchMediaVariants(read: () => Promise<MediaVariantTotals>): void;
   /** This instance's image transforms, running and waiting for a slot, read at scrape time. */
   watchTransforms(load: () => { active: number; waiting: number }): void;
+  /** One uncached read routed to `target` (`primary` or a replica's name: src/db/replica-router.ts). */
+  countRead(target: string): void;
+  /** A read that could have gone to a replica went to the primary: replicas behind, unavailable, or failing. */
+  countFallback(reason: "behind" | "unavailable" | "error"): void;
+  /** Each replica's replay lag, read at scrape time (null: not answering). */
+  watchReplicaLag(read: () => { name: string; lagMs: number | null }[]): void;
 }
 
 export interface MediaVariantTotals {
@@ -177,6 +183,30 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Servi
     },
   });
 
+  const readsByTarget = new client.Counter({
+    name: "db_reads_total",
+    help: "Uncached reads (REST reads, GraphQL queries) by where they ran: primary or a replica's host:port/database.",
+    labelNames: ["target"] as const,
+    registers,
+  });
+  const fallbacks = new client.Counter({
+    name: "db_replica_fallbacks_total",
+    help: "Reads sent to the primary instead of a replica, by reason (behind: not replayed what the read must show; unavailable; error: a statement failed on the replica and ran again on the primary).",
+    labelNames: ["reason"] as const,
+    registers,
+  });
+  let replicaLag: (() => { name: string; lagMs: number | null }[]) | null = null;
+  new client.Gauge({
+    name: "db_replica_lag_seconds",
+    help: "How far each replica's replay is behind the primary, as this instance last measured it.",
+    labelNames: ["replica"] as const,
+    registers,
+    collect() {
+      for (const { name, lagMs } of replicaLag?.() ?? [])
+        if (lagMs !== null) this.set({ replica: name }, lagMs / 1000);
+    },
+  });
+
   const statements = new AsyncLocalStorage<{ count: number }>();
   const operationNames = new Set<string>();
 
@@ -219,6 +249,15 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Servi
     },
     watchTransforms(load) {
       transformLoad = load;
+    },
+    countRead(target) {
+      readsByTarget.inc({ target });
+    },
+    countFallback(reason) {
+      fallbacks.inc({ reason });
+    },
+    watchReplicaLag(read) {
+      replicaLag = read;
     },
   };
 }

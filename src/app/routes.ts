@@ -19,6 +19,7 @@ import { refuseNullBytesInUrl } from "../http/refuse-null-bytes.ts";
 import { resolveRequestCaller } from "../http/request-caller.ts";
 import { requestLog } from "../http/request-log.ts";
 import { statusRoutes } from "../http/status-routes.ts";
+import { writePositionHeader } from "../http/write-position.ts";
 import { rateLimit } from "../limits/rate-limit-middleware.ts";
 import { MediaVariants } from "../media/media-variants.ts";
 import { serveLocalMedia } from "../media/serve-local-media.ts";
@@ -47,6 +48,7 @@ export function mountRoutes(deps: AppDeps, wiring: AppWiring, observe: RequestHa
   app.use(parseQueryOnce());
   app.use(...observe);
   app.use(openCors());
+  if (db.replicas) app.use(writePositionHeader(db.replicas));
   // The REST door first: its paths overlap no other route, and mounted here its requests skip the
   // stacks of the routers below (status, metrics, explorer pages, media, admin, GraphQL).
   app.use(

@@ -13,7 +13,7 @@ import { createLogHeadReader } from "../content/changes/log-head-reader.ts";
 import { loggedChangesBetween } from "../content/changes/log-tail.ts";
 import { createTrackedLogHead, headsMovedBy } from "../content/changes/tracked-log-head.ts";
 import { webhookQueueState } from "../content/deliveries/webhook-deliveries.ts";
-import { onCommittedChanges } from "../content/writer.ts";
+import { onCommittedChanges, recordCommitPositions } from "../content/writer.ts";
 import type { Database } from "../db/database.ts";
 import { resolvePreviewSecret } from "../first-start.ts";
 import type { AppServices } from "../graphql/context.ts";
@@ -124,7 +124,18 @@ export function wireServices(deps: AppDeps): AppWiring {
     graphqlAnswers,
     metrics,
     previewSecret: resolvePreviewSecret(config, logger),
+    ...(db.replicas ? { replicas: db.replicas } : {}),
   };
+  if (db.replicas) {
+    const router = db.replicas;
+    // Each write learns the primary's position past its commit, which its response carries back.
+    recordCommitPositions(db.prisma, () => router.recordCommit());
+    router.observe({
+      read: (target) => metrics.countRead(target),
+      fallback: (reason) => metrics.countFallback(reason),
+    });
+    metrics.watchReplicaLag(() => router.lags());
+  }
   const yoga = createContentYoga(db.prisma, services);
   // The REST routes' queries: the same schema and context as Yoga's, compiled once (in-process-queries.ts).
   const queries = createInProcessQueries(

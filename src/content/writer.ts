@@ -63,6 +63,17 @@ export type ChangeListener = (changes: readonly Change[], committed: CommittedWr
  */
 const listeners = new WeakMap<PrismaClient, Set<ChangeListener>>();
 
+/**
+ * Asked after every committed write on a client, before the write returns: the read-replica router
+ * learns the primary's position past the commit, which the write's response carries back to the client
+ * (src/db/replica-router.ts, src/http/write-position.ts). A failure to learn it fails nothing.
+ */
+const commitRecorders = new WeakMap<PrismaClient, () => Promise<void>>();
+
+export function recordCommitPositions(prisma: PrismaClient, record: () => Promise<void>): void {
+  commitRecorders.set(prisma, record);
+}
+
 /** Calls `listener` after every committed write on `prisma` that changed something. */
 export function onCommittedChanges(prisma: PrismaClient, listener: ChangeListener): () => void {
   const set = listeners.get(prisma) ?? new Set<ChangeListener>();
@@ -100,6 +111,9 @@ export async function write<T>(
   });
   if (changes.length > 0 || committed.deliveriesQueued > 0)
     for (const listener of listeners.get(prisma) ?? []) listener(changes, committed);
+  await commitRecorders
+    .get(prisma)?.()
+    .catch(() => {});
   return result;
 }
 

@@ -13,6 +13,7 @@ import { type EmbeddedWorker, startEmbeddedWorker } from "./embedded-thread-supe
 import { applyPendingMigrations } from "./migrations.ts";
 import { startFromTemplate } from "./new-data-folder.ts";
 import { type Listening, listenOnPostgres } from "./notifications.ts";
+import { createReplicaRouter, type ReplicaRouter } from "./replica-router.ts";
 import {
   observedExecutor,
   pgExecutor,
@@ -61,6 +62,8 @@ export interface Database {
    * stopped or stopped answering and is being started again (/ready answers 503 meanwhile).
    */
   isAvailable(): boolean;
+  /** Where reads may go when DATABASE_REPLICA_URLS names replicas (replica-router.ts); absent: the primary. */
+  replicas?: ReplicaRouter;
   /** The embedded database's thread, to end it as a crash would (tests of its supervision). */
   embeddedThread?: Pick<EmbeddedWorker, "kill" | "whenUp">;
   close(): Promise<void>;
@@ -86,6 +89,8 @@ export interface OpenDatabaseOptions {
    * that wants a small footprint asks for less (cli/run-locally.ts). Ignored on a PostgreSQL server.
    */
   embeddedSharedBuffers?: string;
+  /** Read replicas of a PostgreSQL server (Config["replicas"]); ignored on the embedded store. */
+  replicas?: { urls: string[]; maxLagMs: number; pollMs?: number };
 }
 
 function pgliteOptions({ embeddedSharedBuffers }: OpenDatabaseOptions): PGliteOptions {
@@ -100,17 +105,7 @@ export async function openDatabase(
 ): Promise<Database> {
   const log = options.logger ? (msg: string) => options.logger?.info(msg) : undefined;
   if (config.kind === "postgres") {
-    const pool = new pg.Pool({
-      connectionString: config.url,
-      max: config.poolSize,
-      // Every statement has a deadline: no request (a hostile search, a plan gone wrong on a table
-      // without statistics) holds a pooled connection longer; past it PostgreSQL cancels the statement
-      // (SQLSTATE 57014), answered 503 (statement-timeout.ts). Sent at connect, so it is each
-      // connection's default, which RESET returns to.
-      ...(config.statementTimeoutMs > 0 ? { statement_timeout: config.statementTimeoutMs } : {}),
-      ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
-    });
-    watchIdleConnections(pool, options.logger);
+    const pool = serverPool(config, options.logger);
     const sql = pgExecutor(pool);
     // The advisory lock and each migration's transaction must stay on one connection. A migration may
     // rightly take longer than a request (an index on a large table): it lifts the deadline for itself.
@@ -132,10 +127,35 @@ export async function openDatabase(
       await pool.end();
       throw error;
     }
-    const prisma = createPrisma(pgAdapter(pool, config.schema), options.onQuery);
+    const adapter = pgAdapter(pool, config.schema);
+    const prisma = createPrisma(adapter, options.onQuery);
+    const replicas = options.replicas?.urls.length
+      ? createReplicaRouter({
+          ...options.replicas,
+          connection: {
+            schema: config.schema,
+            poolSize: config.poolSize,
+            statementTimeoutMs: config.statementTimeoutMs,
+          },
+          primary: { prisma, sql: observedExecutor(sql, options.onQuery), adapter },
+          make: {
+            // A replica that stops answering costs a read at most this long before the primary takes it.
+            pool: (connection) => serverPool({ ...connection, connectTimeoutMs: 2_000 }, options.logger),
+            adapter: pgAdapter,
+            prisma: createPrisma,
+          },
+          onQuery: options.onQuery,
+          onReplicaFailure: (name, error) =>
+            options.logger?.warn("a read failed on a replica; it ran on the primary", {
+              replica: name,
+              error: error instanceof Error ? error.message : String(error),
+            }),
+        })
+      : undefined;
     return {
       kind: "postgres",
       prisma,
+      ...(replicas ? { replicas } : {}),
       sql: observedExecutor(sql, options.onQuery),
       migrate,
       session: (work) => session((connection) => work(observedExecutor(connection, options.onQuery))),
@@ -143,6 +163,7 @@ export async function openDatabase(
         listenOnPostgres({ url: config.url, schema: config.schema }, channelPrefix, onNotify, onError),
       isAvailable: () => true,
       async close() {
+        await replicas?.close();
         await prisma.$disconnect();
         await pool.end();
       },
@@ -270,6 +291,32 @@ function watchIdleConnections(pool: pg.Pool, logger: Logger | undefined): void {
   pool.on("error", (error) => {
     logger?.warn("an idle database connection failed; the pool drops it", { error: error.message });
   });
+}
+
+/** A PostgreSQL server's pool (the primary's, or a replica's: replica-member.ts). */
+function serverPool(
+  config: {
+    url: string;
+    schema?: string;
+    poolSize: number;
+    statementTimeoutMs: number;
+    connectTimeoutMs?: number;
+  },
+  logger: Logger | undefined,
+): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: config.poolSize,
+    ...(config.connectTimeoutMs ? { connectionTimeoutMillis: config.connectTimeoutMs, keepAlive: true } : {}),
+    // Every statement has a deadline: no request (a hostile search, a plan gone wrong on a table
+    // without statistics) holds a pooled connection longer; past it PostgreSQL cancels the statement
+    // (SQLSTATE 57014), answered 503 (statement-timeout.ts). Sent at connect, so it is each
+    // connection's default, which RESET returns to.
+    ...(config.statementTimeoutMs > 0 ? { statement_timeout: config.statementTimeoutMs } : {}),
+    ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
+  });
+  watchIdleConnections(pool, logger);
+  return pool;
 }
 
 /** Prisma's node-postgres adapter on `pool`, each statement prepared once per connection. */

@@ -6,6 +6,7 @@ import type { ApiKeyKind } from "../auth/api-key-format.ts";
 import type { ReadAudience, Scope } from "../auth/scopes.ts";
 import type { GraphQLAnswers } from "../cache/graphql-answers.ts";
 import type { Config } from "../config.ts";
+import type { ReplicaRouter } from "../db/replica-router.ts";
 import type { SqlExecutor } from "../db/sql-executor.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
@@ -42,6 +43,8 @@ export interface AppServices {
   graphqlAnswers?: GraphQLAnswers;
   /** Where GraphQL reports its measurements (src/metrics.ts); absent: nothing is measured. */
   metrics?: GraphQLObservers;
+  /** Read replicas (DATABASE_REPLICA_URLS); absent: every read on `sql` and the app's client. */
+  replicas?: ReplicaRouter;
   /** Signs and checks preview tokens (first-start.ts resolvePreviewSecret); absent: previews are off. */
   previewSecret?: string;
 }
@@ -65,6 +68,12 @@ export interface AnswerHead {
 export interface GraphQLContext {
   /** Pothos' prisma plugin takes the client from here because each app (and test) has its own database. */
   prisma: PrismaClient;
+  /** Raw SQL for this request's reads: the primary's, or a replica's for a query (replica-reads.ts). */
+  sql: SqlExecutor;
+  /** The position of the client's own last write, from its Write-Position header (replica-reads.ts). */
+  writePosition: bigint | null;
+  /** Set once the request's reads have been given their target. */
+  readsRouted?: boolean;
   caller: RequestCaller;
   loaders: Loaders;
   services: AppServices;
@@ -91,9 +100,20 @@ export function createGraphQLContext(
   caller: RequestCaller | null | undefined,
   answerHead?: AnswerHead,
   connection?: ClientConnection,
+  writePosition: bigint | null = null,
 ): GraphQLContext {
   if (!caller) throw unauthenticatedError();
-  return { prisma, caller, services, loaders: createLoaders(services.sql), answerHead, connection };
+  const { sql } = services;
+  return {
+    prisma,
+    sql,
+    writePosition,
+    caller,
+    services,
+    loaders: createLoaders(sql),
+    answerHead,
+    connection,
+  };
 }
 
 /** Refuses (FORBIDDEN with `requiredScope`) a caller without `scope` (src/auth/access-rules.ts). */

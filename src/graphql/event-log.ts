@@ -84,7 +84,7 @@ export async function eventConnection(ctx: GraphQLContext, args: EventLogArgs): 
 async function startAfter(ctx: GraphQLContext, after: string, scope: string): Promise<LogPosition> {
   const { workspaceId } = ctx.caller;
   if (after === LATEST_CURSOR)
-    return { position: BigInt(await logHead(ctx.services.sql, workspaceId)), createdAt: new Date() };
+    return { position: BigInt(await logHead(ctx.sql, workspaceId)), createdAt: new Date() };
   if (isCursor(after)) return decodeEventCursor(after, scope);
   const event = await ctx.prisma.event.findFirst({
     where: { id: after, workspaceId },

@@ -27,7 +27,9 @@ import { useOperationMetrics } from "./plugins/use-operation-metrics.ts";
 import { usePersistedDocuments } from "./plugins/use-persisted-documents.ts";
 import { usePreviewNoStore } from "./plugins/use-preview-no-store.ts";
 import { useQueryBounds } from "./plugins/use-query-bounds.ts";
+import { useReplicaReads } from "./plugins/use-replica-reads.ts";
 import { useResponseSizeLimit } from "./plugins/use-response-size-limit.ts";
+import { clientWritePosition } from "./replica-reads.ts";
 
 export interface ServerContext {
   req: ExpressRequest & { caller?: RequestCaller | null };
@@ -79,6 +81,8 @@ export function createContentYoga(prisma: PrismaClient, services: AppServices): 
           ]
         : []),
       usePreviewNoStore(),
+      // After the response cache's head is read (use-replica-reads.ts says why).
+      ...(services.replicas ? [useReplicaReads()] : []),
       ...(services.metrics ? [useOperationMetrics(services.metrics)] : []),
       useQueryBounds({
         ...DOCUMENT_BOUNDS,
@@ -103,7 +107,15 @@ export function requestContext(
   prisma: PrismaClient,
   services: AppServices,
 ): (req: ServerContext["req"]) => GraphQLContext {
-  return (req) => createGraphQLContext(prisma, services, req.caller, req.answerHead, clientConnection(req));
+  return (req) =>
+    createGraphQLContext(
+      prisma,
+      services,
+      req.caller,
+      req.answerHead,
+      clientConnection(req),
+      clientWritePosition(req.headers),
+    );
 }
 
 /** The request's connection as a subscription may need it (in-process executions have none). */

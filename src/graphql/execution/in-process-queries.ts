@@ -27,6 +27,7 @@ import { countCompiledExecution, withFieldNodes } from "../plugins/use-compiled-
 import { errorMapper, INTERNAL_ERROR_MESSAGE } from "../plugins/use-error-mapping.ts";
 import { unstorableTextRefusal } from "../plugins/use-null-byte-guard.ts";
 import { sizeCapped } from "../plugins/use-response-size-limit.ts";
+import { routeReads } from "../replica-reads.ts";
 import { markCompiledContext } from "./compiled-paths.ts";
 import { checkKnownComplexity } from "./known-complexity.ts";
 
@@ -72,6 +73,7 @@ export function createInProcessQueries(
       const contextValue = createContext(req);
       const tooComplex = checkKnownComplexity(schema, document, variables, limits, contextValue);
       if (tooComplex) return { errors: [tooComplex] };
+      await routeReads(contextValue);
       const started = performance.now();
       const refusal = unstorableTextRefusal(document, variables);
       let result: ExecutionResult;

@@ -44,8 +44,8 @@ async function postListFilter(
   // The search is the request's first statement then: the response cache's head must be read no later
   // than it (see AnswerHead in context.ts), so before it, on its own.
   if (text && ctx.answerHead?.head === null)
-    ctx.answerHead.head = await logHead(ctx.services.sql, ctx.caller.workspaceId);
-  const rankedIds = text ? await searchPostIds(ctx.services.sql, ctx.caller.workspaceId, text) : null;
+    ctx.answerHead.head = await logHead(ctx.sql, ctx.caller.workspaceId);
+  const rankedIds = text ? await searchPostIds(ctx.sql, ctx.caller.workspaceId, text) : null;
   return { filter: { ...args, status, matchingIds: rankedIds, now: new Date() }, rankedIds };
 }
 
@@ -111,7 +111,7 @@ export async function postPage(
       shareMatches: !byRank && Boolean(filter.tags?.length),
     };
     const { totalItems, items, fieldDefinitions, head } = await readPostPage(
-      ctx.services.sql,
+      ctx.sql,
       ctx.caller.workspaceId,
       page,
       query,
@@ -150,7 +150,7 @@ export async function orderedPostPage(
   ]);
   const pagination = paginate(totalItems, window);
   const items = await readPostRows(
-    ctx.services.sql,
+    ctx.sql,
     ctx.caller.workspaceId,
     idRows.map((row) => row.id),
     query,

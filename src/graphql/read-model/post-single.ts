@@ -37,7 +37,7 @@ export async function readSinglePost(
   const withFieldDefinitions =
     Boolean(query.select?.fieldValues) && !ctx.loaders.loadedFieldDefinitions.has(workspaceId);
   const { item, fieldDefinitions, head } = await readSinglePostRow(
-    ctx.services.sql,
+    ctx.sql,
     workspaceId,
     { condition, params, withFieldDefinitions, withHead: ctx.answerHead?.head === null },
     query,
