@@ -42,6 +42,8 @@ import { fetchBody, type RemoteAccess } from "./remote-fetch.ts";
 export interface ImportOptions {
   db: Database;
   storage: MediaStorage;
+  /** What a body, cover or author image stores for an imported file (media-references.ts). */
+  mediaReference(storageKey: string): string;
   workspaceId: string;
   /** Names the source in the ledger: the same origin twice is the same import, resumed or repeated. */
   origin: string;
@@ -91,6 +93,7 @@ export async function runImport(
     links: new ImportLinks(),
     webhookPolicy: options.webhookPolicy,
     mediaUrl: (key) => options.storage.urlFor(key),
+    mediaReference: (key) => options.mediaReference(key),
   };
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   let batch: PreparedRecord[] = [];

@@ -148,7 +148,7 @@ async function remember(
   target.links.rememberId(record.sourceId, targetId);
   if (record.kind !== "media") return;
   const row = await client.media.findUnique({ where: { id: targetId }, select: { storageKey: true } });
-  if (row) target.links.rememberUrl(record.url, target.mediaUrl(row.storageKey));
+  if (row) target.links.rememberUrl(record.url, target.mediaReference(row.storageKey));
 }
 
 async function writeTaxonomy(
@@ -269,7 +269,7 @@ async function writeMedia(
   }
   const written = await done(uow, target, record, id, existing);
   const row = await uow.tx.media.findUnique({ where: { id }, select: { storageKey: true } });
-  if (row) target.links.rememberUrl(record.url, target.mediaUrl(row.storageKey));
+  if (row) target.links.rememberUrl(record.url, target.mediaReference(row.storageKey));
   return written;
 }
 
