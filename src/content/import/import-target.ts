@@ -29,4 +29,6 @@ export interface PreparedRecord {
   record: ImportRecord;
   fingerprint: string;
   media?: PreparedMedia;
+  /** For media: the SHA-256 of its file (content-hash.ts), once read; `media` is unset when a record of the workspace has these bytes already. */
+  contentHash?: string;
 }
