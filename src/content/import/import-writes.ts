@@ -24,7 +24,7 @@ import type {
   ImportedWebhook,
   ImportOutcome,
 } from "./import-records.ts";
-import type { ImportTarget, PreparedMedia, PreparedRecord } from "./import-target.ts";
+import type { ImportTarget, PreparedRecord } from "./import-target.ts";
 
 export interface Written {
   outcome: ImportOutcome;
