@@ -239,6 +239,7 @@ async function prepareMedia(
           storage: options.storage,
           workspaceId: target.workspaceId,
           file,
+          contentHash: prepared.contentHash,
           filename: record.name,
           ...limit,
         });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importInto } from "../../src/transfer/transfer-commands.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 import { makeImage } from "../media/helpers/make-files.ts";
+import { uploadMedia } from "../media/helpers/upload-media.ts";
 import { ghost29WithImagesAt, REAL } from "./helpers/real-corpus.ts";
 import { type Handler, type TestHost, testHost } from "./helpers/remote-hosts.ts";
 
@@ -28,8 +29,10 @@ describe("import of the same images at other URLs", () => {
   const folder = mkdtempSync(path.join(tmpdir(), "media-dedup-"));
   let app: TestApp;
   let hosts: TestHost[];
+  let jpg: Buffer;
   beforeAll(async () => {
-    const [jpg, other] = [await makeImage("jpeg"), await makeImage("png", 32, 32)];
+    jpg = await makeImage("jpeg");
+    const other = await makeImage("png", 32, 32);
     const handler: Handler = (req, res) => {
       const bytes = req.url?.endsWith(".jpg") ? jpg : other;
       res
@@ -94,5 +97,14 @@ describe("import of the same images at other URLs", () => {
       .map((url) => new URL(String(url)).pathname.replace(/^\/media\//, ""));
     expect(keysNamed.length).toBeGreaterThan(0);
     expect(keysNamed.filter((key) => !keys.has(key))).toEqual([]);
+  });
+
+  it("does not store again a file an upload stored", async () => {
+    const ws = await app.workspace("uploaded first");
+    await uploadMedia(app.url, ws.privateKey, jpg, "uploaded.jpg");
+    const distinct = new Set(fetchedUrls().map((url) => url.endsWith(".jpg"))).size;
+    const summary = await importAt(ws, hosts[0] as TestHost, "after-upload");
+    expect(summary.failures).toEqual([]);
+    expect(await counts(ws)).toEqual({ records: distinct, files: distinct });
   });
 });

@@ -280,7 +280,6 @@ async function writeMedia(
       data: {
         ...data,
         ...stored,
-        contentHash: contentHash ?? null,
         workspaceId: target.workspaceId,
         createdAt: dateOr(record.createdAt, now),
       },
