@@ -4,9 +4,11 @@
 //   const media = await ingestMedia({ storage, workspaceId, bytes, filename });
 //   try { await db.media.create({ data: { ...media, workspaceId, name } }); }
 //   catch (error) { await discardStoredMedia(storage, media.storageKey, logger); throw error; }
+
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { MediaType } from "./allowed-types.ts";
+import { contentHashOf, contentHashOfFile } from "./content-hash.ts";
 import { detectMediaType, detectMediaTypeOfFile } from "./detect-type.ts";
 import { newMediaKey } from "./media-key.ts";
 import { type ProbeResult, probeAllowedMedia } from "./probe.ts";
@@ -44,6 +46,8 @@ export interface IngestedMedia {
   /** Milliseconds. */
   duration: number | null;
   blurHash: string | null;
+  /** SHA-256 of the bytes (content-hash.ts): what an import compares to store a file once. */
+  contentHash: string;
 }
 
 /** Something that can report a failed cleanup; the service's Logger fits. */
@@ -60,7 +64,8 @@ export async function ingestMedia(options: IngestMediaOptions): Promise<Ingested
   const detection = await detectMediaType(bytes);
   if (!detection.allowed) throw new UnsupportedMediaTypeError(detection.detectedMime, detection.reason);
   const probe = await probeAllowedMedia(bytes, detection.allowed);
-  return store(options, bytes.byteLength, probe, detection.allowed.mime, (key, mimeType) =>
+  const contentHash = contentHashOf(bytes);
+  return store(options, bytes.byteLength, probe, detection.allowed.mime, contentHash, (key, mimeType) =>
     options.storage.put(key, bytes, mimeType),
   );
 }
@@ -68,6 +73,8 @@ export async function ingestMedia(options: IngestMediaOptions): Promise<Ingested
 export interface IngestMediaFileOptions extends Omit<IngestMediaOptions, "bytes"> {
   /** A file on the local disk holding the bytes (an import's temporary copy of an archive's entry). */
   file: string;
+  /** Its content hash when the caller has read it already (else it is read here). */
+  contentHash?: string;
 }
 
 /**
@@ -81,7 +88,8 @@ export async function ingestMediaFile(options: IngestMediaFileOptions): Promise<
   const detection = await detectMediaTypeOfFile(file);
   if (!detection.allowed) throw new UnsupportedMediaTypeError(detection.detectedMime, detection.reason);
   const probe = await probeAllowedMedia(file, detection.allowed);
-  return store(options, size, probe, detection.allowed.mime, (key, mimeType) =>
+  const contentHash = options.contentHash ?? (await contentHashOfFile(file));
+  return store(options, size, probe, detection.allowed.mime, contentHash, (key, mimeType) =>
     options.storage.putStream(key, createReadStream(file), size, mimeType),
   );
 }
@@ -92,6 +100,7 @@ async function store(
   size: number,
   probe: ProbeResult | null,
   allowedMime: string,
+  contentHash: string,
   put: (key: string, mimeType: string) => Promise<void>,
 ): Promise<IngestedMedia> {
   if (!probe) throw new UnsupportedMediaTypeError(allowedMime, UNDECODABLE);
@@ -116,6 +125,7 @@ async function store(
     height: probe.height,
     duration: probe.duration,
     blurHash: probe.blurHash,
+    contentHash,
   };
 }
 

@@ -32,6 +32,7 @@ import {
 } from "../content/import/import-records.ts";
 import type { Database } from "../db/database.ts";
 import { analyzeStaleTables } from "../db/planner-statistics.ts";
+import { contentHashOf, contentHashOfFile } from "../media/content-hash.ts";
 import { discardStoredMedia, ingestMedia, ingestMediaFile } from "../media/ingest.ts";
 import type { MediaStorage } from "../media/storage.ts";
 import { UploadTooLargeError } from "../media/upload-errors.ts";
@@ -42,6 +43,8 @@ import { fetchBody, type RemoteAccess } from "./remote-fetch.ts";
 export interface ImportOptions {
   db: Database;
   storage: MediaStorage;
+  /** What a body, cover or author image stores for an imported file (media-references.ts). */
+  mediaReference(storageKey: string): string;
   workspaceId: string;
   /** Names the source in the ledger: the same origin twice is the same import, resumed or repeated. */
   origin: string;
@@ -91,6 +94,7 @@ export async function runImport(
     links: new ImportLinks(),
     webhookPolicy: options.webhookPolicy,
     mediaUrl: (key) => options.storage.urlFor(key),
+    mediaReference: (key) => options.mediaReference(key),
   };
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   let batch: PreparedRecord[] = [];
@@ -119,6 +123,9 @@ export async function runImport(
 
   const spool = new Spool();
   const seen = new SeenRecords();
+  // The content hashes of the files this run has stored: a later record with the same bytes, in the
+  // same batch (not yet committed), is not stored again either.
+  const contents = new Set<string>();
   try {
     for await (const record of records) {
       // Abandoned (the CLI that asked went away): no further record, nothing of the pending batch.
@@ -145,7 +152,7 @@ export async function runImport(
       const fingerprint = fingerprintOf(record);
       const prepared: PreparedRecord = { record, fingerprint };
       if (record.kind === "media") {
-        const stored = await prepareMedia(target, options, prepared, tally, spool);
+        const stored = await prepareMedia(target, options, prepared, tally, { spool, contents });
         if (stored === "failed" || stored === "left out") continue;
         // The file is in storage (or not needed): the batch keeps the record's metadata, not its bytes,
         // or a batch of 100 media files would hold them all in memory until its transaction.
@@ -202,7 +209,7 @@ async function prepareMedia(
   options: ImportOptions,
   prepared: PreparedRecord,
   tally: SummaryTally,
-  spool: Spool,
+  { spool, contents }: { spool: Spool; contents: Set<string> },
 ): Promise<"stored" | "not needed" | "failed" | "left out"> {
   const record = prepared.record;
   if (record.kind !== "media") return "not needed";
@@ -226,22 +233,28 @@ async function prepareMedia(
       if ((record.size ?? 0) > limit.maxBytes) throw new UploadTooLargeError(limit.maxBytes);
       const file = await spool.take(record.open(), limit.maxBytes);
       try {
+        prepared.contentHash = await contentHashOfFile(file);
+        if (await knownContent(target, contents, prepared.contentHash)) return "not needed";
         prepared.media = await ingestMediaFile({
           storage: options.storage,
           workspaceId: target.workspaceId,
           file,
+          contentHash: prepared.contentHash,
           filename: record.name,
           ...limit,
         });
       } finally {
         await rm(file, { force: true });
       }
+      contents.add(prepared.contentHash);
       tally.addMediaBytes(prepared.media.size);
       return "stored";
     }
     const bytes = record.load
       ? await record.load()
       : await fetchBody(options.remote, { url: record.url, maxBytes: options.maxMediaBytes });
+    prepared.contentHash = contentHashOf(bytes);
+    if (await knownContent(target, contents, prepared.contentHash)) return "not needed";
     prepared.media = await ingestMedia({
       storage: options.storage,
       workspaceId: target.workspaceId,
@@ -249,6 +262,7 @@ async function prepareMedia(
       filename: record.name,
       ...limit,
     });
+    contents.add(prepared.contentHash);
     tally.addMediaBytes(bytes.byteLength);
     return "stored";
   } catch (error) {
@@ -259,6 +273,20 @@ async function prepareMedia(
     ]);
     return "failed";
   }
+}
+
+/**
+ * Whether a file with these bytes is stored already: by this run (maybe in the batch still pending) or
+ * before, as a media record of the workspace. The record is then written to point at that one
+ * (import-writes.ts) and its file is not stored.
+ */
+async function knownContent(target: ImportTarget, contents: Set<string>, hash: string): Promise<boolean> {
+  if (contents.has(hash)) return true;
+  const row = await target.prisma.media.findFirst({
+    where: { workspaceId: target.workspaceId, contentHash: hash },
+    select: { id: true },
+  });
+  return row !== null;
 }
 
 /**

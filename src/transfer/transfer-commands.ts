@@ -5,6 +5,7 @@ import { rename, rm } from "node:fs/promises";
 import type { Writable } from "node:stream";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/database.ts";
+import { storedMediaReference } from "../media/media-references.ts";
 import type { MediaStorage } from "../media/storage.ts";
 import { type ExportSummary, exportWorkspace } from "./export/export-workspace.ts";
 import { runImport } from "./import-run.ts";
@@ -89,6 +90,8 @@ export async function importInto(
     const summary = await runImport(source.records, {
       db: context.db,
       storage: context.storage,
+      mediaReference: (key) =>
+        storedMediaReference(context.config, (stored) => context.storage.urlFor(stored), key),
       workspaceId: workspace.id,
       origin: source.origin,
       dryRun: flags.dryRun,

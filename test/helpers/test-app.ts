@@ -67,6 +67,11 @@ export interface StartTestAppOptions {
   database?: () => Promise<Database>;
   /** Listen on this loopback port (a test that must know its own URL before start, as PUBLIC_URL). */
   port?: number;
+  /**
+   * Media URLs as a server without PUBLIC_URL gives them (http://localhost:<PORT>), not the test
+   * default's fixed base: give `port` and env PORT the same value for them to reach this app.
+   */
+  ownMediaBase?: boolean;
 }
 
 /**
@@ -110,7 +115,9 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
     });
   let server: Server | undefined;
   // Media URLs need an absolute base; tests read files back through the app itself.
-  const mediaConfig = { ...config, publicUrl: config.publicUrl ?? "http://media.test" };
+  const mediaConfig = options.ownMediaBase
+    ? config
+    : { ...config, publicUrl: config.publicUrl ?? "http://media.test" };
   const mediaStorage = await openMediaStorage(mediaConfig, silentLogger);
   const changes = createChangeStream(db, silentLogger, config.subscriptions);
   const sharedAnswers = openSharedAnswers(config);

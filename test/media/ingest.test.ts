@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -40,6 +41,7 @@ describe("ingestMedia", () => {
       height: 48,
       duration: null,
       blurHash: expect.any(String),
+      contentHash: createHash("sha256").update(png).digest("hex"),
     });
     expect(isBlurhashValid(media.blurHash!).result).toBe(true);
     expect(await readFile(path.join(temp.dir, ...media.storageKey.split("/")))).toEqual(png);

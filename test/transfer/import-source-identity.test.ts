@@ -55,7 +55,13 @@ describe("the same real export imported again under another file name", () => {
     const { once, again, mediaOnce, mediaAgain } = await importTwice("ghost", file, true);
     expect(once.failures).toEqual([]);
     expect(mediaOnce).toBeGreaterThan(0);
-    expect(again.totals).toEqual({ ...once.totals, created: 0, skipped: once.totals.created });
+    // The test host answers the same bytes at every URL: the first run stores one file and skips the
+    // other media records as the same file; the second skips every record.
+    expect(again.totals).toEqual({
+      ...once.totals,
+      created: 0,
+      skipped: once.totals.created + once.totals.skipped,
+    });
     expect(mediaAgain).toBe(mediaOnce);
   });
 

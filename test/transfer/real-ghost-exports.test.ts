@@ -206,7 +206,8 @@ describe("import --from ghost of the real 2.9 export, fetching its images", () =
         ...data.users.map((user) => user.profile_image),
       ].filter((url) => typeof url === "string" && url.startsWith("https://")),
     );
-    expect(summary.byKind.media?.created).toBe(images.size);
+    // The test host answers the same bytes at every URL: one file, the other records name it.
+    expect(summary.byKind.media).toMatchObject({ created: 1, skipped: images.size - 1 });
     const ownMedia = new RegExp(`/${ws.id}/[0-9a-f]{32}\\.png$`);
     const authors = (await app.request("GET", "/v1/authors", { key: ws.privateKey })).body.authors as {
       image: string | null;

@@ -89,7 +89,7 @@ async function decideAll(
     const result = { kind, sourceId: record.sourceId, label: labelOf(record) };
     const written: Written = await writeImportedRecord(client, uow, target, prepared, entry ?? null);
     if (written.outcome === "created" || written.outcome === "updated" || written.outcome === "skipped") {
-      if (written.targetId && uow && written.outcome !== "skipped")
+      if (written.targetId && uow && (written.outcome !== "skipped" || written.shared))
         await recordInLedger(uow.tx, target, kind, {
           sourceId: record.sourceId,
           targetId: written.targetId,

@@ -20,6 +20,8 @@ export interface ImportTarget extends LedgerScope {
   webhookPolicy: TargetPolicy;
   /** The public URL of a stored media object in this service. */
   mediaUrl(storageKey: string): string;
+  /** What the records naming that object store (relative without PUBLIC_URL: media-references.ts). */
+  mediaReference(storageKey: string): string;
 }
 
 /** A record with its fingerprint and, for media to write, the object already stored. */
@@ -27,4 +29,6 @@ export interface PreparedRecord {
   record: ImportRecord;
   fingerprint: string;
   media?: PreparedMedia;
+  /** For media: the SHA-256 of its file (content-hash.ts), once read; `media` is unset when a record of the workspace has these bytes already. */
+  contentHash?: string;
 }

@@ -24,12 +24,14 @@ import type {
   ImportedWebhook,
   ImportOutcome,
 } from "./import-records.ts";
-import type { ImportTarget, PreparedMedia, PreparedRecord } from "./import-target.ts";
+import type { ImportTarget, PreparedRecord } from "./import-target.ts";
 
 export interface Written {
   outcome: ImportOutcome;
   targetId?: string;
   reason?: string;
+  /** Skipped as the same file as an existing media item (targetId): the ledger still remembers it. */
+  shared?: true;
 }
 
 /** Revisions a post keeps, as a create without a request would (posts.ts). */
@@ -72,7 +74,7 @@ export async function writeImportedRecord(
     case "field":
       return writeField(uow, target, record, existing);
     case "media":
-      return writeMedia(uow, target, record, existing, prepared.media);
+      return writeMedia(uow, target, record, existing, prepared);
     case "post":
       return writePost(client, uow, target, record, existing);
     case "webhook":
@@ -148,7 +150,7 @@ async function remember(
   target.links.rememberId(record.sourceId, targetId);
   if (record.kind !== "media") return;
   const row = await client.media.findUnique({ where: { id: targetId }, select: { storageKey: true } });
-  if (row) target.links.rememberUrl(record.url, target.mediaUrl(row.storageKey));
+  if (row) target.links.rememberUrl(record.url, target.mediaReference(row.storageKey));
 }
 
 async function writeTaxonomy(
@@ -251,7 +253,7 @@ async function writeMedia(
   target: ImportTarget,
   record: ImportedMedia,
   existing: string | null,
-  stored: PreparedMedia | undefined,
+  { media: stored, contentHash }: Pick<PreparedRecord, "media" | "contentHash">,
 ): Promise<Written> {
   if (!uow) return { outcome: existing ? "updated" : "created" };
   const now = new Date();
@@ -260,17 +262,44 @@ async function writeMedia(
   if (id) {
     await uow.tx.media.update({ where: { id }, data, select: { id: true } });
   } else {
+    const same = contentHash ? await sameContent(uow, target, contentHash) : null;
+    if (same) {
+      // The workspace has these bytes (an earlier import, or a record before this one): this record
+      // names that media item, and the ledger remembers so (import-batch.ts).
+      target.links.rememberId(record.sourceId, same.id);
+      target.links.rememberUrl(record.url, target.mediaReference(same.storageKey));
+      return {
+        outcome: "skipped",
+        targetId: same.id,
+        reason: "the same file as another media item",
+        shared: true,
+      };
+    }
     if (!stored) return { outcome: "failed", reason: "its file could not be read" };
     const row = await uow.tx.media.create({
-      data: { ...data, ...stored, workspaceId: target.workspaceId, createdAt: dateOr(record.createdAt, now) },
+      data: {
+        ...data,
+        ...stored,
+        workspaceId: target.workspaceId,
+        createdAt: dateOr(record.createdAt, now),
+      },
       select: { id: true },
     });
     id = row.id;
   }
   const written = await done(uow, target, record, id, existing);
   const row = await uow.tx.media.findUnique({ where: { id }, select: { storageKey: true } });
-  if (row) target.links.rememberUrl(record.url, target.mediaUrl(row.storageKey));
+  if (row) target.links.rememberUrl(record.url, target.mediaReference(row.storageKey));
   return written;
+}
+
+/** The workspace's media item with these bytes, if any (its first, should there be several). */
+function sameContent(uow: UnitOfWork, target: ImportTarget, contentHash: string) {
+  return uow.tx.media.findFirst({
+    where: { workspaceId: target.workspaceId, contentHash },
+    orderBy: { createdAt: "asc" },
+    select: { id: true, storageKey: true },
+  });
 }
 
 async function writeWebhook(

@@ -3,6 +3,7 @@
 import { liveWhere } from "../../content/post-visibility.ts";
 import { createAuthor, deleteAuthor, findAuthorId, updateAuthor } from "../../content/taxonomy/authors.ts";
 import type { Social } from "../../domain/inputs.ts";
+import { absoluteMediaReferences } from "../../media/media-references.ts";
 import { builder } from "../builder.ts";
 import { listPage } from "../list-page.ts";
 import { pageArgs, pageListComplexity, pageType } from "../pagination.ts";
@@ -32,7 +33,11 @@ export const Author = builder.prismaObject("Author", {
     id: t.exposeID("id"),
     name: t.exposeString("name"),
     slug: t.exposeString("slug"),
-    image: t.exposeString("image", { nullable: true }),
+    image: t.string({
+      nullable: true,
+      resolve: (author, _args, ctx) =>
+        absoluteMediaReferences(author.image, (key) => ctx.services.mediaStorage.urlFor(key)),
+    }),
     bio: t.exposeString("bio", { nullable: true }),
     role: t.exposeString("role", { nullable: true }),
     email: t.string({

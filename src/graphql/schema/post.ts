@@ -5,6 +5,7 @@ import { isScheduled, statusWhere } from "../../content/post-visibility.ts";
 import { createPost, deletePost, updatePost } from "../../content/posts/posts.ts";
 import { fieldValuesObject } from "../../content/taxonomy/custom-field-values.ts";
 import type { Tag as TagRow } from "../../generated/prisma/client.ts";
+import { absoluteMediaReferences } from "../../media/media-references.ts";
 import {
   isTransformable,
   serviceBaseUrl,
@@ -52,11 +53,13 @@ export const Post = builder.prismaObject("Post", {
         "The cover's URL; with `transform`, of the image resized or converted when the cover is an image this service stores (any other URL is returned as it is)",
       args: { transform: t.arg({ type: MediaTransformInput, required: false }) },
       resolve: (post, args, ctx) => {
-        if (!args.transform || !post.coverImage) return post.coverImage;
         const { config, mediaStorage } = ctx.services;
+        const urlFor = (stored: string) => mediaStorage.urlFor(stored);
+        const coverImage = absoluteMediaReferences(post.coverImage, urlFor);
+        if (!args.transform || !coverImage) return coverImage;
         const transform = checkedTransform(args.transform, config.media.transforms, "transform");
-        const key = storedKeyOfUrl((stored) => mediaStorage.urlFor(stored), post.coverImage);
-        if (!key || !isTransformable(key)) return post.coverImage;
+        const key = storedKeyOfUrl(urlFor, coverImage);
+        if (!key || !isTransformable(key)) return coverImage;
         return transformUrl(serviceBaseUrl(config), key, transform);
       },
     }),
@@ -78,8 +81,9 @@ export const Post = builder.prismaObject("Post", {
           "coverImageSrcSet",
         );
         const widths = checkedWidths(args.widths, rules);
-        const key =
-          post.coverImage && storedKeyOfUrl((stored) => mediaStorage.urlFor(stored), post.coverImage);
+        const urlFor = (stored: string) => mediaStorage.urlFor(stored);
+        const coverImage = absoluteMediaReferences(post.coverImage, urlFor);
+        const key = coverImage && storedKeyOfUrl(urlFor, coverImage);
         if (!key || !isTransformable(key)) return null;
         return srcSet(serviceBaseUrl(config), key, widths, options);
       },
@@ -98,8 +102,11 @@ export const Post = builder.prismaObject("Post", {
       description: "The body: sanitized HTML, or markdown converted from it",
       args: { format: t.arg({ type: ContentFormatEnum, defaultValue: "html" }) },
       select: { content: true },
-      resolve: (post, args, ctx) =>
-        args.format === "markdown" ? ctx.loaders.markdown.load(post.content) : post.content,
+      resolve: (post, args, ctx) => {
+        const { mediaStorage } = ctx.services;
+        const content = absoluteMediaReferences(post.content, (key) => mediaStorage.urlFor(key));
+        return args.format === "markdown" ? ctx.loaders.markdown.load(content) : content;
+      },
     }),
     category: t.relation("category"),
     tags: t.field({

@@ -120,9 +120,9 @@ export async function exportWorkspace(
       },
     );
     // After the media: an author's image is rewritten to the imported file as it is written.
-    await writeKind("author", authorLines(prisma, workspace.id));
+    await writeKind("author", authorLines(prisma, storage, workspace.id));
     await writeKind("field", fieldLines(prisma, workspace.id));
-    await writeKind("post", postLines(prisma, workspace.id));
+    await writeKind("post", postLines(prisma, storage, workspace.id));
     await writeKind("webhook", webhookLines(prisma, workspace.id));
     tar.finalize();
   } catch (error) {

@@ -4,6 +4,7 @@
 // where ids are new.
 import type { ImportKind } from "../../content/import/import-records.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
+import { absoluteMediaReferences } from "../../media/media-references.ts";
 import type { MediaStorage } from "../../media/storage.ts";
 import type { PortableLine } from "../archive/portable-lines.ts";
 import { mediaFileEntryName } from "../format.ts";
@@ -66,8 +67,10 @@ export async function* taxonomyLines(
     yield { ...row, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
 }
 
+/** Stored files named relative (media-references.ts) are written absolute: the archive's media lines name them so. */
 export async function* authorLines(
   prisma: PrismaClient,
+  storage: MediaStorage,
   workspaceId: string,
 ): AsyncGenerator<PortableLine<"author">> {
   for await (const row of paged((after) =>
@@ -77,7 +80,7 @@ export async function* authorLines(
       id: row.id,
       slug: row.slug,
       name: row.name,
-      image: row.image,
+      image: absoluteMediaReferences(row.image, (key) => storage.urlFor(key)),
       bio: row.bio,
       role: row.role,
       email: row.email,
@@ -144,8 +147,10 @@ export async function* mediaLines(
   }
 }
 
+/** Covers and bodies as authorLines writes images: absolute. */
 export async function* postLines(
   prisma: PrismaClient,
+  storage: MediaStorage,
   workspaceId: string,
 ): AsyncGenerator<PortableLine<"post">> {
   const rows = paged(
@@ -185,9 +190,9 @@ export async function* postLines(
       title: row.title,
       status: row.status,
       featured: row.featured,
-      coverImage: row.coverImage,
+      coverImage: absoluteMediaReferences(row.coverImage, (key) => storage.urlFor(key)),
       description: row.description,
-      content: row.content,
+      content: absoluteMediaReferences(row.content, (key) => storage.urlFor(key)),
       attribution: row.attribution,
       publishedAt: iso(row.publishedAt),
       createdAt: iso(row.createdAt),

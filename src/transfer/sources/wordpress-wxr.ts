@@ -12,7 +12,7 @@
 // markup (html-text.ts). An empty post is imported empty. Left out, and counted in the summary: pages,
 // menu items, comments, other post types, posts in the trash. Not carried over: post meta other than
 // the thumbnail, shortcodes (kept as text).
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { parse, validate } from "fast-xml-parser";
 import type { SourceRecord } from "../../content/import/import-records.ts";
 import { slugify } from "../../content/slugs.ts";
@@ -21,6 +21,7 @@ import { plainText } from "./html-text.ts";
 import { addParagraphs, hasBlockMarkup } from "./paragraphs.ts";
 import { isHttpUrl, mediaAtUrl } from "./remote-media.ts";
 import type { ImportSource } from "./source-types.ts";
+import { wxrDates } from "./wxr-dates.ts";
 
 type Node = Record<string, unknown>;
 
@@ -34,14 +35,6 @@ const text = (value: unknown): string =>
     : typeof value === "object"
       ? String((value as Node)["#text"] ?? "")
       : String(value);
-
-/** A WXR date ("2024-03-01 10:00:00", GMT), or null for WordPress's "0000-00-00 00:00:00". */
-function gmtDate(value: unknown): string | null {
-  const raw = text(value);
-  if (!raw || raw.startsWith("0000")) return null;
-  const date = new Date(`${raw.replace(" ", "T")}Z`);
-  return Number.isNaN(date.getTime()) ? null : date.toISOString();
-}
 
 export async function openWordPressExport(file: string): Promise<ImportSource> {
   const xml = await readFile(file, "utf8").catch(() => {
@@ -69,7 +62,15 @@ export async function openWordPressExport(file: string): Promise<ImportSource> {
   // The site, not the file, names the import: the same site exported again, under any file name, is
   // the same import (its records skipped or updated, never conflicts with themselves).
   const site = text(channel["wp:base_blog_url"]) || text(channel["wp:base_site_url"]) || text(channel.link);
-  return { origin: `wxr:${site.replace(/\/+$/, "") || file}`, records: records(channel), total: null };
+  // A post with no date at all is dated when the file was exported (wxr-dates.ts): the channel's
+  // pubDate, which WordPress writes in every export, else the file's modification time.
+  const exported = Date.parse(text(channel.pubDate));
+  const exportedAt = new Date(Number.isNaN(exported) ? (await stat(file)).mtimeMs : exported);
+  return {
+    origin: `wxr:${site.replace(/\/+$/, "") || file}`,
+    records: records(channel, exportedAt),
+    total: null,
+  };
 }
 
 /** Items of other types than posts and attachments, as the summary counts what was left out. */
@@ -80,7 +81,7 @@ const LEFT_OUT_TYPES: Record<string, string> = {
 
 const leftOutName = (type: string) => LEFT_OUT_TYPES[type] ?? `WordPress "${type}" items`;
 
-async function* records(channel: Node): AsyncGenerator<SourceRecord> {
+async function* records(channel: Node, exportedAt: Date): AsyncGenerator<SourceRecord> {
   const items = list(channel.item);
   const categories = new Map<string, { name: string; description: string | null }>();
   const tags = new Map<string, { name: string; description: string | null }>();
@@ -139,10 +140,10 @@ async function* records(channel: Node): AsyncGenerator<SourceRecord> {
         leftOut: "WordPress comments",
       };
   }
+  const dates = wxrDates(posts, text, exportedAt);
   for (const post of posts) {
     const status = text(post["wp:status"]);
-    const date =
-      gmtDate(post["wp:post_date_gmt"]) ?? gmtDate(post["wp:post_date"]) ?? new Date(0).toISOString();
+    const date = dates.dateOf(post);
     const thumbnail = list(post["wp:postmeta"]).find((meta) => text(meta["wp:meta_key"]) === "_thumbnail_id");
     const terms = list(post.category);
     const termSlugs = (domain: string) =>

@@ -1,0 +1,123 @@
+// Issue 54, item 9: imported media were named by absolute URLs built from the importing process's
+// PORT (the CLI's default 3000), so a server on any other port served covers, body images and author
+// images that pointed nowhere. The real Ghost 2.9 export, its image hosts on a test server on 127.0.0.1,
+// imported as the CLI does (its own config: no PUBLIC_URL, PORT unset) into the storage of a server
+// listening on another port without PUBLIC_URL; every media URL read back over HTTP must answer there.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger } from "../../src/logger.ts";
+import { createMediaStorage } from "../../src/media/create-storage.ts";
+import { importInto } from "../../src/transfer/transfer-commands.ts";
+import { freePort } from "../helpers/free-port.ts";
+import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+import { makeImage } from "../media/helpers/make-files.ts";
+import { uploadMedia } from "../media/helpers/upload-media.ts";
+import { ghost29WithImagesAt } from "./helpers/real-corpus.ts";
+import { type TestHost, testHost } from "./helpers/remote-hosts.ts";
+
+const IMG_SRC = /<img[^>]*\ssrc="([^"]+)"/g;
+const MIGRATION = path.resolve(
+  import.meta.dirname,
+  "../../prisma/migrations/20261128014000_media_references_relative/migration.sql",
+);
+
+describe("media imported by a CLI without PUBLIC_URL, served by a server on another port", () => {
+  const folder = mkdtempSync(path.join(tmpdir(), "media-urls-"));
+  let app: TestApp;
+  let host: TestHost;
+  let port: number;
+  beforeAll(async () => {
+    const image = await makeImage("png");
+    host = await testHost((_req, res) => res.writeHead(200, { "content-type": "image/png" }).end(image));
+    port = await freePort();
+    app = await startTestApp({
+      port,
+      ownMediaBase: true,
+      env: { PORT: String(port), WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+    await host?.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it("gives covers, body images and author images URLs that answer on the server", async () => {
+    expect(port).not.toBe(3000);
+    // The CLI's configuration: the same data folder (and so the same files), its own default port.
+    const cli = { ...app.config, port: 3000, publicUrl: undefined };
+    const ws = await app.workspace("media urls");
+    const summary = await importInto(
+      { db: app.db, config: cli, storage: createMediaStorage(cli, silentLogger) },
+      { ...ws, name: "media urls" },
+      { from: "ghost", location: ghost29WithImagesAt(host.url(""), folder) },
+      { dryRun: false, webhooks: false },
+    );
+    expect(summary.failures).toEqual([]);
+    expect(summary.byKind.media?.created).toBeGreaterThan(0);
+
+    const list = await app.request("GET", "/v1/posts?limit=100", { key: ws.privateKey });
+    const posts = list.body.posts as { slug: string }[];
+    const urls: string[] = [];
+    for (const { slug } of posts) {
+      const post = (await app.request("GET", `/v1/posts/${slug}`, { key: ws.privateKey })).body.post;
+      if (post.coverImage) urls.push(post.coverImage);
+      for (const match of (post.content as string).matchAll(IMG_SRC)) urls.push(match[1] as string);
+    }
+    const authors = (await app.request("GET", "/v1/authors", { key: ws.privateKey })).body.authors as {
+      image: string | null;
+    }[];
+    for (const author of authors) if (author.image) urls.push(author.image);
+
+    const own = urls.filter((url) => !url.startsWith(host.url("")));
+    // Every cover and author image of the file was imported: those at least name this server's files.
+    expect(own.length).toBeGreaterThanOrEqual(posts.length + authors.length);
+    expect(own.map((url) => new URL(url).port)).toEqual(own.map(() => String(port)));
+    const answers = await Promise.all(own.map(async (url) => (await fetch(url)).status));
+    expect(answers).toEqual(own.map(() => 200));
+  });
+
+  // Data stored before: references written absolute with the CLI's port, as imports wrote them.
+  it("serves references stored with another port before, once the migration has run", async () => {
+    const ws = await app.workspace("stored before");
+    const urlOf = async (name: string) =>
+      new URL((await uploadMedia(app.url, ws.privateKey, await makeImage("png"), name)).url).pathname;
+    const [cover, inBody, portrait] = [await urlOf("c.png"), await urlOf("b.png"), await urlOf("p.png")];
+    const old = (relative: string) => `http://localhost:3000${relative}`;
+    const author = await app.request("POST", "/v1/authors", {
+      key: ws.privateKey,
+      body: { name: "Old", slug: "old", image: old(portrait) },
+    });
+    const category = await app.request("POST", "/v1/categories", {
+      key: ws.privateKey,
+      body: { name: "Old", slug: "old" },
+    });
+    const post = await app.request("POST", "/v1/posts", {
+      key: ws.privateKey,
+      body: {
+        title: "Old",
+        slug: "old",
+        description: "d",
+        categoryId: category.body.category.id,
+        status: "published",
+        coverImage: old(cover),
+        content: `<p><img src="${old(inBody)}" alt=""></p>`,
+        authors: [author.body.author.id],
+      },
+    });
+    expect(post.status).toBe(201);
+    await app.db.sql.exec(readFileSync(MIGRATION, "utf8"));
+    const read = (await app.request("GET", `/v1/posts/${post.body.post.slug}`, { key: ws.privateKey })).body
+      .post;
+    const urls = [
+      read.coverImage,
+      ...[...read.content.matchAll(IMG_SRC)].map((m) => m[1]),
+      read.authors[0].image,
+    ];
+    expect(urls).toEqual([cover, inBody, portrait].map((relative) => `http://localhost:${port}${relative}`));
+    const answers = await Promise.all(urls.map(async (url) => (await fetch(url)).status));
+    expect(answers).toEqual([200, 200, 200]);
+  });
+});
