@@ -14,8 +14,9 @@ import {
   type GraphQLField,
   type GraphQLSchema,
   isObjectType,
-  Kind,
-  type OperationDefinitionNode,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
 } from "graphql";
 import type { Scope } from "../auth/scopes.ts";
 import { assertScope, type GraphQLContext } from "./context.ts";
@@ -110,27 +111,26 @@ export function applyScopeRules(schema: GraphQLSchema): void {
   }
 }
 
-/** The scopes a document's operations need at their root (what a REST route checks before it runs). */
-export function rootScopesOf(document: DocumentNode): Scope[] {
+/**
+ * Every scope a document's fields need, at the root and below (a REST route's document selects
+ * `Post.revisions` under `post`): what a REST route checks before it runs.
+ */
+export function scopesOfDocument(schema: GraphQLSchema, document: DocumentNode): Scope[] {
   const scopes = new Set<Scope>();
-  for (const definition of document.definitions) {
-    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
-    const typeName = rootTypeName(definition);
-    for (const selection of definition.selectionSet.selections)
-      if (selection.kind === Kind.FIELD) {
-        const scope = (FIELD_SCOPES as Record<string, Scope>)[`${typeName}.${selection.name.value}`];
+  const typeInfo = new TypeInfo(schema);
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field(node) {
+        const parent = typeInfo.getParentType();
+        const scope = parent
+          ? (FIELD_SCOPES as Record<string, Scope>)[`${parent.name}.${node.name.value}`]
+          : undefined;
         if (scope) scopes.add(scope);
-      }
-  }
+      },
+    }),
+  );
   return [...scopes];
-}
-
-function rootTypeName(operation: OperationDefinitionNode): (typeof ROOT_TYPES)[number] {
-  return operation.operation === "query"
-    ? "Query"
-    : operation.operation === "mutation"
-      ? "Mutation"
-      : "Subscription";
 }
 
 function fieldAt(schema: GraphQLSchema, coordinate: string): GraphQLField<unknown, unknown> | undefined {

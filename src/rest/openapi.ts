@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document of /v1, generated from the route table: paths, parameters, bodies and
 // response schemas all come from the same declarations that parse requests and shape responses.
 import { z } from "zod";
+import { ALL_SCOPES, type Scope } from "../auth/scopes.ts";
 import type { Config } from "../config.ts";
 import { declaredTags, operationDescription } from "./openapi-descriptions.ts";
 import { MAX_INTEGER, type QueryParam } from "./query-params.ts";
@@ -16,6 +17,10 @@ const ErrorBody = z.object({
     .enum(["invalid", "expired", "revoked", "other-post"])
     .optional()
     .describe("Why a preview token was refused (403 of a read with `preview`)"),
+  requiredScope: z
+    .enum(ALL_SCOPES as [Scope, ...Scope[]])
+    .optional()
+    .describe("The scope the key lacks (403; docs/api-keys.md)"),
 });
 const PageErrorBody = z.object({
   error: z.literal("Invalid page number"),

@@ -5,7 +5,8 @@ import type { Request } from "express";
 import { parse } from "graphql";
 import type { z } from "zod";
 import type { Scope } from "../auth/scopes.ts";
-import { rootScopesOf } from "../graphql/scope-rules.ts";
+import { schema } from "../graphql/executable-schema.ts";
+import { scopesOfDocument } from "../graphql/scope-rules.ts";
 import type { QueryParam } from "./query-params.ts";
 
 export type HttpMethod = "get" | "post" | "patch" | "delete";
@@ -27,8 +28,8 @@ export interface RestRoute {
   integerPathParams?: readonly string[];
   tag: string;
   summary: string;
-  // Which key may call it is not stated here: it is the scope its document's root fields need, from the
-  // one table (src/graphql/scope-rules.ts rootScopesOf), checked before the body is read.
+  // Which key may call it is not stated here: it is the scopes its document's fields need, from the
+  // one table (src/graphql/scope-rules.ts scopesOfDocument), checked before the body is read.
   /** Also served read-only at `/v1/{workspace_id}<path>`, without a key. */
   workspacePathForm?: boolean;
   /**
@@ -62,11 +63,11 @@ export interface RestRoute {
 
 const scopesByRoute = new WeakMap<RestRoute, Scope[]>();
 
-/** The scopes a route's operation needs at its root (src/graphql/scope-rules.ts), parsed once per route. */
+/** The scopes a route's operation needs (src/graphql/scope-rules.ts), worked out once per route. */
 export function routeScopes(route: RestRoute): Scope[] {
   let scopes = scopesByRoute.get(route);
   if (!scopes) {
-    scopes = rootScopesOf(parse(route.document));
+    scopes = scopesOfDocument(schema, parse(route.document));
     scopesByRoute.set(route, scopes);
   }
   return scopes;

@@ -23,6 +23,7 @@ import { FIELD_SCOPES } from "../../src/graphql/scope-rules.ts";
 import { routeScopes } from "../../src/rest/route.ts";
 import { restRoutes } from "../../src/rest/routes/index.ts";
 import { graphqlClient, graphqlFixtures } from "../graphql/support/graphql.ts";
+import { subscribe } from "../helpers/sse-subscription.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 
 const ROOT_TYPES = ["Query", "Mutation", "Subscription"] as const;
@@ -73,7 +74,7 @@ afterAll(async () => app?.close());
 function sampleValue(type: GraphQLInputType): unknown {
   if (isNonNullType(type)) return sampleValue(type.ofType);
   if (isListType(type)) return [sampleValue(type.ofType)];
-  if (isEnumType(type)) return type.getValues()[0]?.value;
+  if (isEnumType(type)) return type.getValues()[0]?.name;
   if (isInputObjectType(type))
     return Object.fromEntries(
       Object.values(type.getFields())
@@ -147,7 +148,9 @@ describe("the scope table", () => {
 });
 
 describe("GraphQL: every root field asks for exactly its scope", () => {
-  for (const { rootType, field, coordinate } of rootFields) {
+  for (const { rootType, field, coordinate } of rootFields.filter(
+    (root) => root.rootType !== "Subscription",
+  )) {
     it(`${coordinate} needs ${TABLE[coordinate]}`, async () => {
       const scope = TABLE[coordinate] as Scope;
       const { query, variables } = operationFor(rootType, field);
@@ -155,6 +158,39 @@ describe("GraphQL: every root field asks for exactly its scope", () => {
       expect(refused.errors?.[0]?.extensions).toMatchObject({ code: "FORBIDDEN", requiredScope: scope });
       const allowed = await app.graphql(await keyHolding([scope]), query, variables);
       expect(scopeRefusals(allowed.errors), JSON.stringify(allowed.errors)).toEqual([]);
+    });
+  }
+});
+
+describe("GraphQL subscriptions over Server-Sent Events", () => {
+  for (const { rootType, field, coordinate } of rootFields.filter(
+    (root) => root.rootType === "Subscription",
+  )) {
+    it(`${coordinate} needs ${TABLE[coordinate]}`, async () => {
+      const scope = TABLE[coordinate] as Scope;
+      const { query } = operationFor(rootType, field);
+      // Refused before the stream starts: 403, whose one event is the error.
+      const refused = await fetch(`${app.url}/graphql`, {
+        method: "POST",
+        headers: {
+          authorization: keyWithout.get(scope) as string,
+          "content-type": "application/json",
+          accept: "text/event-stream",
+        },
+        body: JSON.stringify({ query }),
+      });
+      expect(refused.status).toBe(403);
+      const event = /^data: (\{.*\})$/m.exec(await refused.text())?.[1] ?? "{}";
+      expect(JSON.parse(event).errors[0].extensions).toMatchObject({
+        code: "FORBIDDEN",
+        requiredScope: scope,
+      });
+      const allowed = await subscribe(app.url, await keyHolding([scope]), query);
+      // Open and quiet: a refusal would be the stream's first event, at once.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(allowed.received).toEqual([]);
+      expect(allowed.ended()).toBe(false);
+      allowed.close();
     });
   }
 });
