@@ -4,7 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
-import { routeScopes } from "../../src/rest/route.ts";
+import { type RestRoute, routeScopes } from "../../src/rest/route.ts";
 import { restRoutes } from "../../src/rest/routes/index.ts";
 import { expectMatchesOpenApi } from "../helpers/openapi-check.ts";
 import { restFixtures } from "../helpers/rest-fixtures.ts";
@@ -129,6 +129,9 @@ describe("public keys cannot write (403)", () => {
       expect(res.body).toEqual({
         error: "Forbidden",
         message: expect.stringMatching(/writes need a private/i),
+        requiredScope: routeScopes(
+          writes.find((route) => route.path === path && route.method === method.toLowerCase()) as RestRoute,
+        ).find((scope) => scope.endsWith(":write")),
       });
       expectMatchesOpenApi(res, method, `/v1${path}`);
     },

@@ -379,6 +379,20 @@ describe("every operation's real success response matches the document", () => {
     });
     await visit("DELETE", "/v1/webhooks/{id}", `/v1/webhooks/${webhook.id}`, { status: 200 });
 
+    const newKey = await visit("POST", "/v1/keys", "/v1/keys", {
+      body: { kind: "private", name: "tour", scopes: ["content:read"] },
+      status: 201,
+    });
+    await visit("GET", "/v1/keys", "/v1/keys", { status: 200 });
+    const rotated = await visit("POST", "/v1/keys/{id}/rotate", `/v1/keys/${newKey.apiKey.id}/rotate`, {
+      body: { graceSeconds: 60 },
+      status: 201,
+    });
+    await visit("POST", "/v1/keys/{id}/revoke", `/v1/keys/${rotated.apiKey.id}/revoke`, {
+      body: { reason: "tour over", withRotation: true },
+      status: 200,
+    });
+
     expect([...visited].sort()).toEqual(openApiChecker().operations().sort());
   });
 });

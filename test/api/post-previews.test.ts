@@ -6,6 +6,7 @@
 // and is refused when altered. Such reads are never cached, anywhere.
 import { type ExecutionResult, parse } from "graphql";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { ALL_SCOPES, scopeFingerprint } from "../../src/auth/scopes.ts";
 import { signPreviewToken } from "../../src/content/posts/preview-token.ts";
 import { createContentYoga } from "../../src/graphql/yoga.ts";
 import { silentLogger } from "../../src/logger.ts";
@@ -95,14 +96,19 @@ describe("making a preview token", () => {
     for (const method of ["POST", "DELETE"]) {
       const res = await app.request(method, "/v1/posts/secret-draft/preview", { key: ws.publicKey });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ error: "Forbidden", message: expect.stringContaining("private API key") });
+      expect(res.body).toEqual({
+        error: "Forbidden",
+        message: expect.stringContaining("private API key"),
+        requiredScope: "drafts:read",
+      });
     }
     const res = await graphql(
       ws.publicKey,
       'mutation { createPostPreview(identifier: "secret-draft") { token } }',
     );
     expect(res.body.errors[0]).toMatchObject({
-      message: "Preview tokens are made and revoked with a private API key; this key is public",
+      message:
+        "Reading drafts, scheduled posts, revisions or previews needs a private API key; public keys only see published posts",
       extensions: { code: "FORBIDDEN" },
     });
   });
@@ -296,7 +302,15 @@ describe("without a signing secret (DATABASE_URL and no PREVIEW_SECRET)", () => 
       sql: app.db.sql,
       mediaStorage: app.mediaStorage,
     });
-    const caller = { keyId: null, workspaceId: ws.id, keyKind: "private" as const };
+    const scopes = new Set(ALL_SCOPES);
+    const caller = {
+      keyId: null,
+      workspaceId: ws.id,
+      keyKind: "private" as const,
+      scopes,
+      audience: "private" as const,
+      fingerprint: scopeFingerprint("private", scopes),
+    };
     for (const query of [
       'mutation { createPostPreview(identifier: "secret-draft") { token } }',
       '{ post(identifier: "secret-draft", preview: "pvt_x.y") { id } }',

@@ -148,7 +148,11 @@ describe("GET /v1/posts: visibility and order", () => {
     for (const status of ["draft", "all"]) {
       const res = await list(`status=${status}`);
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ error: "Forbidden", message: expect.stringMatching(/private/i) });
+      expect(res.body).toEqual({
+        error: "Forbidden",
+        message: expect.stringMatching(/private/i),
+        requiredScope: "drafts:read",
+      });
     }
   });
 

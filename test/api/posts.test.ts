@@ -95,7 +95,11 @@ describe("GET /v1/posts/{identifier}", () => {
     it("status=draft or status=all with a public key is a 403", async () => {
       const res = await read("secret", "status=all");
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ error: "Forbidden", message: expect.stringMatching(/private/i) });
+      expect(res.body).toEqual({
+        error: "Forbidden",
+        message: expect.stringMatching(/private/i),
+        requiredScope: "drafts:read",
+      });
     });
   });
 });

@@ -127,7 +127,8 @@ describe("GET /v1/tags", () => {
     expect(unauthorized.status).toBe(401);
     expect(unauthorized.body).toEqual({
       error: "Unauthorized",
-      message: "The API key is invalid or has been revoked",
+      message:
+        "The API key is malformed: it is not a key this service issues (check that it was copied whole)",
     });
   });
 });

@@ -21,7 +21,8 @@ const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 const NOT_PUBLIC = "Must not point at a loopback, private, link-local or other non-public address";
 const PRIVATE_ONLY = {
   error: "Forbidden",
-  message: "This endpoint needs a private API key; this key is public",
+  message: "Webhook endpoints need a private API key; public keys are embedded in websites",
+  requiredScope: "webhooks:manage",
 };
 
 beforeAll(async () => {

@@ -210,7 +210,11 @@ describe("the workspace path form /v1/{workspace_id}/…", () => {
     ])("%s without a key → 403", async (path) => {
       const res = await app.request("GET", `/v1/${b.id}${path}`);
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ error: "Forbidden", message: expect.stringMatching(/private/) });
+      expect(res.body).toEqual({
+        error: "Forbidden",
+        message: expect.stringMatching(/private/),
+        requiredScope: "drafts:read",
+      });
       expectMatchesOpenApi(
         res,
         "get",

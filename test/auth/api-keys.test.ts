@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../src/auth/api-key-format.ts";
 import { issueKey, listKeys, revokeKey } from "../../src/auth/api-keys.ts";
 import { resolveApiKey } from "../../src/auth/resolve-api-key.ts";
+import { ALL_SCOPES } from "../../src/auth/scopes.ts";
 import { createWorkspace } from "../../src/auth/workspaces.ts";
 import type { Database } from "../../src/db/database.ts";
 import { openTestDatabase, storageMode } from "../helpers/test-database.ts";
@@ -43,12 +44,18 @@ describe(`API keys (${storageMode})`, () => {
       keyHint: expect.stringMatching(/^pk_/),
       workspaceId: workspace.id,
       keyKind: "public",
+      scopes: new Set(["content:read"]),
+      audience: "public",
+      fingerprint: "public:content:read",
     });
     expect(await resolveApiKey(db.prisma, privateKey)).toEqual({
       keyId: expect.any(String),
       keyHint: expect.stringMatching(/^sk_/),
       workspaceId: workspace.id,
       keyKind: "private",
+      scopes: new Set(ALL_SCOPES),
+      audience: "private",
+      fingerprint: "private:*",
     });
   });
 
@@ -75,9 +82,17 @@ describe(`API keys (${storageMode})`, () => {
       id: apiKey.id,
       workspaceId: workspace.id,
       kind: "private",
+      name: "",
       displayHint: `${key.slice(0, 9)}…`,
+      scopes: ALL_SCOPES,
       createdAt: expect.any(String),
+      expiresAt: null,
+      lastUsedAt: null,
+      lastUsedFrom: null,
       revokedAt: expect.any(String),
+      revokedReason: null,
+      rotatedFromId: null,
+      graceEndsAt: null,
     });
     expect(JSON.stringify(listed)).not.toContain(key);
   });

@@ -3,6 +3,7 @@
 import { getIntrospectionQuery } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schema } from "../../src/graphql/executable-schema.ts";
+import { FIELD_SCOPES } from "../../src/graphql/scope-rules.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 import { type GraphQLClient, graphqlClient, graphqlFixtures } from "./support/graphql.ts";
 
@@ -144,8 +145,9 @@ describe("no valid key: UNAUTHENTICATED over HTTP", () => {
 
 const WEBHOOKS_NEED_PRIVATE_KEY =
   "Webhook endpoints need a private API key; public keys are embedded in websites";
+const KEYS_NEED_PRIVATE_KEY = "Managing API keys needs a private API key; this key is public";
 const PREVIEWS_NEED_PRIVATE_KEY =
-  "Preview tokens are made and revoked with a private API key; this key is public";
+  "Reading drafts, scheduled posts, revisions or previews needs a private API key; public keys only see published posts";
 
 describe("public key: reads published content, writes nothing", () => {
   // Every mutation of the schema, with arguments that a private key could run.
@@ -240,6 +242,18 @@ describe("public key: reads published content, writes nothing", () => {
       query: 'mutation { revokePostPreviews(identifier: "a-post") { id } }',
       refusal: PREVIEWS_NEED_PRIVATE_KEY,
     }),
+    createApiKey: () => ({
+      query: 'mutation { createApiKey(input: { kind: "private" }) { key } }',
+      refusal: KEYS_NEED_PRIVATE_KEY,
+    }),
+    rotateApiKey: () => ({
+      query: 'mutation { rotateApiKey(id: "k") { key } }',
+      refusal: KEYS_NEED_PRIVATE_KEY,
+    }),
+    revokeApiKey: () => ({
+      query: 'mutation { revokeApiKey(id: "k") { id } }',
+      refusal: KEYS_NEED_PRIVATE_KEY,
+    }),
   };
 
   it("covers every mutation of the schema", () => {
@@ -255,7 +269,11 @@ describe("public key: reads published content, writes nothing", () => {
       expect(error.message).toBe(
         refusal ?? "Writes need a private API key; this key is public and can only read",
       );
-      expect(error.extensions).toEqual({ code: "FORBIDDEN", http: { status: 403 } });
+      expect(error.extensions).toEqual({
+        code: "FORBIDDEN",
+        http: { status: 403 },
+        requiredScope: (FIELD_SCOPES as Record<string, string>)[`Mutation.${name}`],
+      });
       expect(error.path).toEqual([name]);
     });
   }
@@ -274,7 +292,7 @@ describe("public key: reads published content, writes nothing", () => {
 
   it("may not read drafts or scheduled posts: status DRAFT, SCHEDULED or ALL → FORBIDDEN on post, posts and postsConnection", async () => {
     const forbidden =
-      "Reading drafts or scheduled posts needs a private API key; public keys only see published posts";
+      "Reading drafts, scheduled posts, revisions or previews needs a private API key; public keys only see published posts";
     for (const query of [
       '{ post(identifier: "a-post", status: SCHEDULED) { id } }',
       "{ posts(status: SCHEDULED) { items { id } } }",
@@ -288,7 +306,7 @@ describe("public key: reads published content, writes nothing", () => {
       const error = await aPublic.fails(query);
       expect({ message: error.message, extensions: error.extensions }, query).toEqual({
         message: forbidden,
-        extensions: { code: "FORBIDDEN", http: { status: 403 } },
+        extensions: { code: "FORBIDDEN", http: { status: 403 }, requiredScope: "drafts:read" },
       });
     }
   });

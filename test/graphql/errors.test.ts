@@ -46,7 +46,7 @@ describe("client errors carry a code and an HTTP status", () => {
       message: "Writes need a private API key; this key is public and can only read",
       locations: [{ line: 1, column: 12 }],
       path: ["createTag"],
-      extensions: { code: "FORBIDDEN", http: { status: 403 } },
+      extensions: { code: "FORBIDDEN", http: { status: 403 }, requiredScope: "taxonomy:write" },
     });
   });
 

@@ -39,7 +39,7 @@ const notFound = (identifier: string) => [
 const forbidden = [
   {
     message: "Writes need a private API key; this key is public and can only read",
-    extensions: { code: "FORBIDDEN", http: { status: 403 } },
+    extensions: { code: "FORBIDDEN", http: { status: 403 }, requiredScope: "fields:write" },
   },
 ];
 

@@ -287,7 +287,7 @@ describe.each(MEDIA_BACKENDS)("media through GraphQL on %s storage", (kind) => {
             message: FORBIDDEN_MESSAGE,
             locations: UPLOAD_LOCATION,
             path: ["uploadMedia"],
-            extensions: { code: "FORBIDDEN" },
+            extensions: { code: "FORBIDDEN", requiredScope: "media:write" },
           },
         ]);
       });
@@ -474,7 +474,10 @@ describe.each(MEDIA_BACKENDS)("media through GraphQL on %s storage", (kind) => {
 
     it("needs a private key; NOT_FOUND for an unknown id or another workspace's media", async () => {
       expect(errorsOf(await run(UPDATE, { id: media.id, name: "X" }, ws.publicKey))).toEqual([
-        { message: FORBIDDEN_MESSAGE, extensions: { code: "FORBIDDEN", http: { status: 403 } } },
+        {
+          message: FORBIDDEN_MESSAGE,
+          extensions: { code: "FORBIDDEN", http: { status: 403 }, requiredScope: "media:write" },
+        },
       ]);
       expect(errorsOf(await run(UPDATE, { id: "no-such-media", name: "X" }))).toEqual(
         notFound("no-such-media"),
@@ -502,7 +505,10 @@ describe.each(MEDIA_BACKENDS)("media through GraphQL on %s storage", (kind) => {
     it("needs a private key, and cannot reach another workspace's media", async () => {
       const media = await uploaded({ bytes: makePdf(), filename: "kept.pdf" });
       expect(errorsOf(await run(DELETE, { id: media.id }, ws.publicKey))).toEqual([
-        { message: FORBIDDEN_MESSAGE, extensions: { code: "FORBIDDEN", http: { status: 403 } } },
+        {
+          message: FORBIDDEN_MESSAGE,
+          extensions: { code: "FORBIDDEN", http: { status: 403 }, requiredScope: "media:write" },
+        },
       ]);
       const other = await app().workspace("Other");
       expect(errorsOf(await run(DELETE, { id: media.id }, other.privateKey))).toEqual(notFound(media.id));

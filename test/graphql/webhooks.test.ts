@@ -25,7 +25,7 @@ const DELETE = "mutation($id: String!) { deleteWebhookEndpoint(id: $id) { id } }
 
 const FORBIDDEN = {
   message: "Webhook endpoints need a private API key; public keys are embedded in websites",
-  extensions: { code: "FORBIDDEN", http: { status: 403 } },
+  extensions: { code: "FORBIDDEN", http: { status: 403 }, requiredScope: "webhooks:manage" },
 };
 
 beforeAll(async () => {
