@@ -1,6 +1,6 @@
 // Who may do what: the one place that decides whether a caller's key allows a scope, for every door
-// (the GraphQL resolvers through graphql/context.ts and graphql/scope-rules.ts, the REST router before it
-// runs a route, the cached-read door). Which scope each operation needs is graphql/scope-rules.ts's
+// (the GraphQL resolvers through graphql/context.ts and graphql/execution/scope-rules.ts, the REST router before it
+// runs a route, the cached-read door). Which scope each operation needs is graphql/execution/scope-rules.ts's
 // table; which posts are public at all is content's rule (src/content/post-visibility.ts).
 // - A public key (`pk_…`, embedded in websites) has `content:read` only.
 // - A private key (`sk_…`) has the scopes it was made with (every scope unless narrowed).

@@ -1,6 +1,6 @@
 // What an API key may do: the scopes, described once (the README's table and the CLI's help are made
 // from this), and the rules that join them. Which operation needs which scope is the GraphQL layer's
-// table (src/graphql/scope-rules.ts), since every door (REST routes included) runs a GraphQL operation.
+// table (src/graphql/execution/scope-rules.ts), since every door (REST routes included) runs a GraphQL operation.
 
 export const SCOPES = {
   "content:read":

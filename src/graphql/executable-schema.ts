@@ -3,9 +3,9 @@
 // schema file depends on how it is executed.
 import { recordAnswerRecords } from "./execution/answer-records.ts";
 import { internCompiledPaths } from "./execution/compiled-paths.ts";
+import { applyScopeRules } from "./execution/scope-rules.ts";
 import { answerReadModelRowsDirectly } from "./read-model/read-model-fields.ts";
 import { definedSchema } from "./schema/index.ts";
-import { applyScopeRules } from "./scope-rules.ts";
 
 export const schema = definedSchema;
 internCompiledPaths(schema);

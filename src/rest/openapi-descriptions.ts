@@ -27,7 +27,7 @@ export function declaredTags(routes: readonly RestRoute[]): { name: string; desc
   });
 }
 
-/** Who may call a route: the scopes of the one table (src/graphql/scope-rules.ts), in words. */
+/** Who may call a route: the scopes of the one table (src/graphql/execution/scope-rules.ts), in words. */
 function accessOf(route: RestRoute): string {
   const scopes = routeScopes(route);
   if (scopes.length === 1 && scopes[0] === "content:read")

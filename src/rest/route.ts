@@ -6,7 +6,7 @@ import { parse } from "graphql";
 import type { z } from "zod";
 import type { Scope } from "../auth/scopes.ts";
 import { schema } from "../graphql/executable-schema.ts";
-import { scopesOfDocument } from "../graphql/scope-rules.ts";
+import { scopesOfDocument } from "../graphql/execution/scope-rules.ts";
 import type { QueryParam } from "./query-params.ts";
 
 export type HttpMethod = "get" | "post" | "patch" | "delete";
@@ -29,7 +29,7 @@ export interface RestRoute {
   tag: string;
   summary: string;
   // Which key may call it is not stated here: it is the scopes its document's fields need, from the
-  // one table (src/graphql/scope-rules.ts scopesOfDocument), checked before the body is read.
+  // one table (src/graphql/execution/scope-rules.ts scopesOfDocument), checked before the body is read.
   /** Also served read-only at `/v1/{workspace_id}<path>`, without a key. */
   workspacePathForm?: boolean;
   /**
@@ -63,7 +63,7 @@ export interface RestRoute {
 
 const scopesByRoute = new WeakMap<RestRoute, Scope[]>();
 
-/** The scopes a route's operation needs (src/graphql/scope-rules.ts), worked out once per route. */
+/** The scopes a route's operation needs (src/graphql/execution/scope-rules.ts), worked out once per route. */
 export function routeScopes(route: RestRoute): Scope[] {
   let scopes = scopesByRoute.get(route);
   if (!scopes) {

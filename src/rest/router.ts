@@ -234,7 +234,7 @@ function sendOutcome(res: Response, outcome: RestError): void {
 }
 
 function requireKey(route: RestRoute): RequestHandler {
-  // What the route's operation needs at its root, from the one table (src/graphql/scope-rules.ts).
+  // What the route's operation needs at its root, from the one table (src/graphql/execution/scope-rules.ts).
   const scopes = routeScopes(route);
   return (req, res, next) => {
     if (!req.caller) {

@@ -19,7 +19,7 @@ import { issueKey } from "../../src/auth/api-keys.ts";
 import { ALL_SCOPES, type Scope } from "../../src/auth/scopes.ts";
 import { loadConfig } from "../../src/config.ts";
 import { schema } from "../../src/graphql/executable-schema.ts";
-import { FIELD_SCOPES } from "../../src/graphql/scope-rules.ts";
+import { FIELD_SCOPES } from "../../src/graphql/execution/scope-rules.ts";
 import { routeScopes } from "../../src/rest/route.ts";
 import { restRoutes } from "../../src/rest/routes/index.ts";
 import { graphqlClient, graphqlFixtures } from "../graphql/support/graphql.ts";

@@ -56,8 +56,8 @@ describe(`CLI (${storageMode})`, () => {
     expect(Object.keys(json)).toEqual(["workspace", "publicKey", "privateKey"]);
     expect(json).toEqual({
       workspace: { id: expect.any(String), name: "Second Site", slug: "second-site" },
-      publicKey: expect.stringMatching(/^pk_[A-Za-z0-9_-]{32}$/),
-      privateKey: expect.stringMatching(/^sk_[A-Za-z0-9_-]{32}$/),
+      publicKey: expect.stringMatching(/^pk_[0-9A-Za-z]{36}$/),
+      privateKey: expect.stringMatching(/^sk_[0-9A-Za-z]{36}$/),
     });
     expect(stdout.trim().startsWith("{")).toBe(true);
   });
@@ -70,7 +70,7 @@ describe(`CLI (${storageMode})`, () => {
   });
 
   it(
-    "key create, key list and key revoke manage keys by workspace id or slug",
+    "key create, key list, key rotate and key revoke manage keys by workspace id or slug",
     async () => {
       const created = await cli("key", "create", "--workspace", workspace.slug, "--kind", "public");
       expect(created.json).toEqual({
@@ -78,17 +78,67 @@ describe(`CLI (${storageMode})`, () => {
         apiKey: {
           id: expect.any(String),
           workspaceId: workspace.id,
+          name: "",
           kind: "public",
           displayHint: expect.any(String),
+          scopes: ["content:read"],
           createdAt: expect.any(String),
+          expiresAt: null,
+          lastUsedAt: null,
+          lastUsedFrom: null,
           revokedAt: null,
+          revokedReason: null,
+          rotatedFromId: null,
+          graceEndsAt: null,
         },
       });
-      const revoked = await cli("key", "revoke", created.json.apiKey.id);
-      expect(revoked.json.apiKey.revokedAt).toEqual(expect.any(String));
+      const revoked = await cli("key", "revoke", created.json.apiKey.id, "--reason", "test over");
+      expect(revoked.json.apiKey).toMatchObject({
+        revokedAt: expect.any(String),
+        revokedReason: "test over",
+      });
+      const scoped = await cli(
+        "key",
+        "create",
+        "--workspace",
+        workspace.id,
+        "--kind",
+        "private",
+        "--name",
+        "build server",
+        "--scope",
+        "drafts:read",
+        "posts:write",
+        "--expires",
+        "90d",
+      );
+      expect(scoped.json.apiKey).toMatchObject({
+        name: "build server",
+        scopes: ["content:read", "drafts:read", "posts:write"],
+      });
+      const in90Days = Date.now() + 90 * 86_400_000;
+      expect(Math.abs(Date.parse(scoped.json.apiKey.expiresAt) - in90Days)).toBeLessThan(60_000);
+      const rotated = await cli("key", "rotate", scoped.json.apiKey.id, "--grace", "1h");
+      expect(rotated.json.apiKey).toMatchObject({
+        rotatedFromId: scoped.json.apiKey.id,
+        name: "build server",
+      });
+      expect(rotated.json.key).toMatch(/^sk_[0-9A-Za-z]{36}$/);
+      const unknownScope = await cli(
+        "key",
+        "create",
+        "--workspace",
+        workspace.id,
+        "--kind",
+        "private",
+        "--scope",
+        "posts:delete",
+      );
+      expect(unknownScope.code).toBe(2);
       const listed = await cli("key", "list", "--workspace", workspace.id);
-      expect(listed.json.keys).toHaveLength(3);
+      expect(listed.json.keys).toHaveLength(5);
       expect(listed.stdout).not.toContain(created.json.key);
+      expect(listed.stdout).not.toContain(rotated.json.key);
     },
     STANDALONE_TIMEOUT_MS,
   );

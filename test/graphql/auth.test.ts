@@ -3,7 +3,7 @@
 import { getIntrospectionQuery } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schema } from "../../src/graphql/executable-schema.ts";
-import { FIELD_SCOPES } from "../../src/graphql/scope-rules.ts";
+import { FIELD_SCOPES } from "../../src/graphql/execution/scope-rules.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 import { type GraphQLClient, graphqlClient, graphqlFixtures } from "./support/graphql.ts";
 

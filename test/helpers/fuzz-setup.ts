@@ -28,5 +28,9 @@ export async function fuzzSetup(app: TestApp): Promise<FuzzSetup> {
   const bIds = Object.fromEntries(
     RESOURCES.map((r) => [r, b.pool.list(r).filter((id) => idsOf(bBefore).has(id))]),
   );
+  // B's API keys: A's key must never reach them (404), whatever it asks.
+  bIds.keys = (
+    await app.db.prisma.apiKey.findMany({ where: { workspaceId: b.id }, select: { id: true } })
+  ).map((key) => key.id);
   return { a, b, bBefore, targets: { a, b, bIds: bIds as Record<Resource, string[]>, cursors: [] } };
 }

@@ -9,7 +9,20 @@ import { BOUNDARY_NUMBERS, dateTimeString, hostileString, hostileValue } from ".
 import { restFixtures } from "./rest-fixtures.ts";
 import type { TestApp, TestWorkspace } from "./test-app.ts";
 
-export const RESOURCES = ["posts", "categories", "tags", "authors", "fields", "media", "webhooks"] as const;
+/**
+ * `keys` is never seeded: a fuzzer that revoked or rotated the workspace's own keys would lock itself
+ * out, so key routes are aimed at ids that name no key (they must answer 4xx all the same).
+ */
+export const RESOURCES = [
+  "posts",
+  "categories",
+  "tags",
+  "authors",
+  "fields",
+  "media",
+  "webhooks",
+  "keys",
+] as const;
 export type Resource = (typeof RESOURCES)[number];
 
 /** The identifiers a request may name for each resource of one workspace: ids, and slugs or keys. */

@@ -158,6 +158,7 @@ function selection(type: GraphQLOutputType, depth: number): string {
 function resourceOf(fieldName: string): Resource {
   // The change log names no records of its own: any resource's hints serve (`after` gets post cursors).
   if (fieldName === "events" || fieldName === "changes") return "posts";
+  if (/ApiKey/i.test(fieldName)) return "keys";
   const base = fieldName
     .replace(/^(create|update|delete|rotate|retry|replay|send|restore|revoke)/, "")
     .toLowerCase();

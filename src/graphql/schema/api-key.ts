@@ -1,5 +1,5 @@
 // API keys of the caller's workspace (issue 57): listing, creating, rotating and revoking, for a key
-// with keys:manage (src/graphql/scope-rules.ts). A secret is returned once, beside the key it opens;
+// with keys:manage (src/graphql/execution/scope-rules.ts). A secret is returned once, beside the key it opens;
 // no field ever holds one, and no key can make or rotate a key wider than its own scopes.
 import { type ApiKeySummary, issueKey, listKeys, revokeKey, rotateKey } from "../../auth/api-keys.ts";
 import { ALL_SCOPES } from "../../auth/scopes.ts";

@@ -18,8 +18,8 @@ import {
   visit,
   visitWithTypeInfo,
 } from "graphql";
-import type { Scope } from "../auth/scopes.ts";
-import { assertScope, type GraphQLContext } from "./context.ts";
+import type { Scope } from "../../auth/scopes.ts";
+import { assertScope, type GraphQLContext } from "../context.ts";
 
 export const FIELD_SCOPES = {
   "Query.author": "content:read",
@@ -90,12 +90,14 @@ export function applyScopeRules(schema: GraphQLSchema): void {
     if (!isObjectType(type)) continue;
     for (const name of Object.keys(type.getFields()))
       if (!listed.has(`${typeName}.${name}`))
-        throw new Error(`${typeName}.${name} has no scope in src/graphql/scope-rules.ts`);
+        throw new Error(`${typeName}.${name} has no scope in src/graphql/execution/scope-rules.ts`);
   }
   for (const [coordinate, scope] of listed) {
     const field = fieldAt(schema, coordinate);
     if (!field)
-      throw new Error(`src/graphql/scope-rules.ts names ${coordinate}, which the schema does not have`);
+      throw new Error(
+        `src/graphql/execution/scope-rules.ts names ${coordinate}, which the schema does not have`,
+      );
     const resolve = field.resolve ?? defaultFieldResolver;
     field.resolve = (parent, args, context, info) => {
       assertScope(context as GraphQLContext, scope);
