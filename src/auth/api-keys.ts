@@ -86,6 +86,8 @@ export async function insertKey(
     scopes: string[];
     expiresAt: Date | null;
     rotatedFromId?: string;
+    /** false: no api_key.created event (a new workspace's first keys: its creation is not in the log). */
+    audited?: boolean;
   },
 ): Promise<{ key: string; apiKey: ApiKeySummary }> {
   const key = generateApiKey(fields.kind);
@@ -101,7 +103,13 @@ export async function insertKey(
       displayHint: displayHintOf(key),
     },
   });
-  uow.changed({ resource: "api_key", action: "created", id: row.id, workspaceId });
+  uow.changed({
+    resource: "api_key",
+    action: "created",
+    id: row.id,
+    workspaceId,
+    ...(fields.audited === false ? {} : { audit: "created" as const }),
+  });
   return { key, apiKey: toKeySummary(row) };
 }
 
@@ -148,7 +156,13 @@ export async function rotateKey(
       throw new InvalidInputError("This key was rotated already; rotate its replacement", [
         { field: "id", message: "Already rotated" },
       ]);
-    uow.changed({ resource: "api_key", action: "updated", id: old.id, workspaceId: old.workspaceId });
+    uow.changed({
+      resource: "api_key",
+      action: "updated",
+      id: old.id,
+      workspaceId: old.workspaceId,
+      audit: "rotated",
+    });
     const made = await insertKey(uow, old.workspaceId, {
       kind: old.kind,
       name: old.name,
@@ -193,7 +207,13 @@ export async function revokeKey(
         data: { revokedAt: new Date(), revokedReason: reason },
       });
       if (count > 0)
-        uow.changed({ resource: "api_key", action: "updated", id, workspaceId: row.workspaceId });
+        uow.changed({
+          resource: "api_key",
+          action: "updated",
+          id,
+          workspaceId: row.workspaceId,
+          audit: "revoked",
+        });
     }
     const after = await uow.tx.apiKey.findUniqueOrThrow({ where: { id: row.id } });
     return toKeySummary(after);

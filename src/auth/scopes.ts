@@ -11,7 +11,7 @@ export const SCOPES = {
   "media:write": "upload, edit and delete media",
   "fields:write": "define, edit and delete custom fields",
   "webhooks:manage": "webhook endpoints, their deliveries and replays",
-  "events:read": "read the event log (/v1/events)",
+  "events:read": "read the event log (/v1/events), which holds drafts too: includes drafts:read",
   "keys:manage": "list, create, rotate and revoke API keys (never wider than its own)",
 } as const;
 
@@ -32,7 +32,7 @@ export function isScope(value: string): value is Scope {
 /** The scopes a stored list grants (`*`: all of them; names no longer known: nothing). */
 export function grantedScopes(stored: readonly string[] | null): ReadonlySet<Scope> {
   if (!stored || stored.includes(EVERY_SCOPE)) return new Set(ALL_SCOPES);
-  return new Set(stored.filter(isScope));
+  return withImpliedScopes(stored.filter(isScope));
 }
 
 /** Whether `scopes` is every scope there is (stored as `*`, so a scope added later is granted too). */
@@ -42,10 +42,12 @@ export function isEveryScope(scopes: ReadonlySet<Scope>): boolean {
 
 /**
  * Reading drafts includes reading what is published: a key that sees a draft sees its published
- * neighbours in the same list. Every other scope stands alone.
+ * neighbours in the same list. The event log holds every post as it was saved, drafts included, so
+ * reading it includes reading drafts. Every other scope stands alone.
  */
 export function withImpliedScopes(scopes: Iterable<Scope>): Set<Scope> {
   const all = new Set(scopes);
+  if (all.has("events:read")) all.add("drafts:read");
   if (all.has("drafts:read")) all.add("content:read");
   return all;
 }

@@ -27,7 +27,7 @@ export async function createWorkspace(
     const slug = await freeWorkspaceSlug(uow.tx, slugify(name));
     const workspace = await uow.tx.workspace.create({ data: { name, slug }, select: summarySelect });
     uow.changed({ resource: "workspace", action: "created", id: workspace.id, workspaceId: workspace.id });
-    const first = { name: "", expiresAt: null };
+    const first = { name: "", expiresAt: null, audited: false };
     const publicKey = await insertKey(uow, workspace.id, {
       kind: "public",
       scopes: [...PUBLIC_KEY_SCOPES],

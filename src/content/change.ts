@@ -26,6 +26,11 @@ export interface Change {
    * only. `disabled`: the service disabled a failing webhook endpoint; records webhook.disabled.
    */
   action: "created" | "updated" | "deleted" | "released" | "disabled";
+  /**
+   * API keys: what the change records in the audit trail (api_key.created, .rotated, .revoked); absent:
+   * none (the first keys of a new workspace, whose creation is not in the log either).
+   */
+  audit?: "created" | "rotated" | "revoked";
   id: string;
   workspaceId: string;
   /**

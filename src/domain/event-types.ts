@@ -1,6 +1,7 @@
 // The change log's event types: what a client may ask for in `types` and what a webhook endpoint may
-// subscribe to. Workspace and API key changes are not content and record no event; of webhook endpoint
-// changes only the service's disabling of a failing one does (private keys only).
+// subscribe to. Workspace changes are not content and record no event; of webhook endpoint changes only
+// the service's disabling of a failing one does; API keys record their audit trail (made, rotated,
+// revoked; never a secret). Webhook and API key events are for private keys only.
 
 export const EVENT_TYPES = [
   "post.created",
@@ -24,7 +25,15 @@ export const EVENT_TYPES = [
   "field.updated",
   "field.deleted",
   "webhook.disabled",
+  "api_key.created",
+  "api_key.rotated",
+  "api_key.revoked",
 ] as const;
+
+/** Event types only keys that read drafts see (settings of the workspace, not content for websites). */
+export function isPrivateEventType(type: string): boolean {
+  return type.startsWith("webhook.") || type.startsWith("api_key.");
+}
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export function isEventType(value: string): value is EventType {

@@ -223,3 +223,45 @@ describe("caches keep answers per what a key may see", () => {
     expect(drafts.body.requiredScope).toBe("drafts:read");
   });
 });
+
+describe("the audit trail", () => {
+  it("records api_key.created, .rotated and .revoked in the change log, never a secret", async () => {
+    const audited = await app.workspace("Audited");
+    const before = await app.request("GET", "/v1/events?types=api_key.created", { key: audited.privateKey });
+    expect(before.status).toBe(200);
+    // The workspace's own first keys record nothing: its creation is not in the log either.
+    expect(before.body.events).toEqual([]);
+    const made = await app.request("POST", "/v1/keys", {
+      key: audited.privateKey,
+      body: { kind: "private", name: "ci", scopes: ["content:read"] },
+    });
+    const rotated = await app.request("POST", `/v1/keys/${made.body.apiKey.id}/rotate`, {
+      key: audited.privateKey,
+      body: { graceSeconds: 0 },
+    });
+    await app.request("POST", `/v1/keys/${rotated.body.apiKey.id}/revoke`, {
+      key: audited.privateKey,
+      body: { reason: "rotated by mistake" },
+    });
+    const log = await app.request("GET", "/v1/events?types=api_key.created,api_key.rotated,api_key.revoked", {
+      key: audited.privateKey,
+    });
+    expect(log.status).toBe(200);
+    expect(
+      log.body.events.map((event: { type: string; resourceId: string }) => [event.type, event.resourceId]),
+    ).toEqual([
+      ["api_key.created", made.body.apiKey.id],
+      ["api_key.rotated", made.body.apiKey.id],
+      ["api_key.created", rotated.body.apiKey.id],
+      ["api_key.revoked", rotated.body.apiKey.id],
+    ]);
+    expect(log.body.events.at(-1).data).toMatchObject({
+      name: "ci",
+      revokedReason: "rotated by mistake",
+      scopes: ["content:read"],
+    });
+    const text = JSON.stringify(log.body);
+    for (const secret of [made.body.key, rotated.body.key]) expect(text).not.toContain(secret);
+    expect(text).not.toContain(hashApiKey(made.body.key));
+  });
+});

@@ -214,8 +214,10 @@ export function eventTypesOf(change: Change): EventType[] {
   // Only the service disables, and only webhook endpoints.
   if (change.action === "disabled") return change.resource === "webhook" ? ["webhook.disabled"] : [];
   switch (change.resource) {
-    case "workspace":
     case "api_key":
+      // A key's audit trail; other changes of a key (its first keys, made with the workspace) record none.
+      return change.audit ? [`api_key.${change.audit}`] : [];
+    case "workspace":
     case "webhook":
       return [];
     case "media":

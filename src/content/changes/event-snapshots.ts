@@ -46,6 +46,8 @@ export async function snapshotOf(tx: Tx, change: Change): Promise<Snapshot> {
       return fieldSnapshot(tx, change.id);
     case "webhook":
       return webhookSnapshot(tx, change.id);
+    case "api_key":
+      return apiKeySnapshot(tx, change.id);
     default:
       return null;
   }
@@ -234,5 +236,33 @@ async function webhookSnapshot(tx: Tx, id: string): Promise<Snapshot> {
         : null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** An API key as GET /v1/keys lists it (never its hash): the data of its audit events. */
+async function apiKeySnapshot(tx: Tx, id: string): Promise<Snapshot> {
+  const row = await tx.apiKey.findUnique({
+    where: { id },
+    select: {
+      id: true,
+      name: true,
+      kind: true,
+      displayHint: true,
+      scopes: true,
+      createdAt: true,
+      expiresAt: true,
+      revokedAt: true,
+      revokedReason: true,
+      rotatedFromId: true,
+      graceEndsAt: true,
+    },
+  });
+  if (!row) return null;
+  return {
+    ...row,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+    graceEndsAt: row.graceEndsAt?.toISOString() ?? null,
   };
 }

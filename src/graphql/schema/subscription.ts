@@ -10,7 +10,7 @@
 // instance (SUBSCRIPTION_MAX_PER_KEY, SUBSCRIPTION_MAX_PER_INSTANCE): past a cap, 429.
 
 import { isLive } from "../../content/post-visibility.ts";
-import { EVENT_TYPES, isEventType } from "../../domain/event-types.ts";
+import { EVENT_TYPES, isEventType, isPrivateEventType } from "../../domain/event-types.ts";
 import type { Event as EventRow } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import type { GraphQLContext } from "../context.ts";
@@ -85,8 +85,8 @@ function visibleChanges(ctx: GraphQLContext, types: readonly string[] | null): C
   const isPublic = ctx.caller.audience !== "private";
   return (event) => {
     if (wanted && !wanted.has(event.type)) return null;
-    // Webhook endpoints are private settings (their URLs included): public keys never see them.
-    if (isPublic && event.type.startsWith("webhook.")) return null;
+    // Webhook endpoints and API keys are private settings: keys that do not read drafts never see them.
+    if (isPublic && isPrivateEventType(event.type)) return null;
     if (!isPublic || !event.type.startsWith("post.")) return event;
     return publicPostEvent(event);
   };
