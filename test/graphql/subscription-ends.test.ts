@@ -14,7 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => app?.close());
 
-const QUERY = "subscription { contentChanged { type slug } }";
+// Content events only: the revocation's own audit event (api_key.revoked) may come before or after the end.
+const QUERY = 'subscription { contentChanged(types: ["tag.created"]) { type slug } }';
 
 async function keyIdOf(workspaceId: string, kind: "public" | "private"): Promise<string> {
   const key = (await listKeys(app.db.prisma, workspaceId)).find((k) => k.kind === kind);
