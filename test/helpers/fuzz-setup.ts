@@ -29,8 +29,8 @@ export async function fuzzSetup(app: TestApp): Promise<FuzzSetup> {
     RESOURCES.map((r) => [r, b.pool.list(r).filter((id) => idsOf(bBefore).has(id))]),
   );
   // B's API keys: A's key must never reach them (404), whatever it asks.
-  bIds.keys = (
-    await app.db.prisma.apiKey.findMany({ where: { workspaceId: b.id }, select: { id: true } })
-  ).map((key) => key.id);
+  // Listed through the API: the built server process has no in-process database to read.
+  const bKeys = await app.request("GET", "/v1/keys", { key: b.privateKey });
+  bIds.keys = (bKeys.body.keys as { id: string }[]).map((key) => key.id);
   return { a, b, bBefore, targets: { a, b, bIds: bIds as Record<Resource, string[]>, cursors: [] } };
 }
