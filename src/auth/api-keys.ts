@@ -141,10 +141,7 @@ export async function rotateKey(
     if (!old) throw new ApiKeyNotFoundError(keyId);
     if (old.revokedAt)
       throw new InvalidInputError("A revoked key cannot be rotated", [{ field: "id", message: "Revoked" }]);
-    if (old.graceEndsAt)
-      throw new InvalidInputError("This key was rotated already; rotate its replacement", [
-        { field: "id", message: "Already rotated" },
-      ]);
+    if (old.graceEndsAt) throw rotatedAlready();
     if (authority) assertWithin(authority, grantedScopesOfRow(old));
     const graceEndsAt = new Date(Date.now() + graceMs);
     // Only a key not yet rotated is updated, so two rotations at once make one replacement.
@@ -152,10 +149,7 @@ export async function rotateKey(
       where: { id: old.id, graceEndsAt: null, revokedAt: null },
       data: { graceEndsAt },
     });
-    if (count === 0)
-      throw new InvalidInputError("This key was rotated already; rotate its replacement", [
-        { field: "id", message: "Already rotated" },
-      ]);
+    if (count === 0) throw rotatedAlready();
     uow.changed({
       resource: "api_key",
       action: "updated",
@@ -310,4 +304,11 @@ function toKeySummary(row: {
     rotatedFromId: row.rotatedFromId,
     graceEndsAt: row.graceEndsAt?.toISOString() ?? null,
   };
+}
+
+/** A key rotated once is rotated no more: its replacement is. */
+function rotatedAlready(): InvalidInputError {
+  return new InvalidInputError("This key was rotated already; rotate its replacement", [
+    { field: "id", message: "Already rotated" },
+  ]);
 }
