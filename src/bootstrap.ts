@@ -3,6 +3,7 @@
 // the tests, so all run exactly the production wiring.
 import { type CallerResolver, createCallerResolver } from "./auth/caller-cache.ts";
 import { keyEndsAt } from "./auth/key-ends.ts";
+import { KEY_EXPIRY_SWEEP_MS, KeyExpiryRecorder } from "./auth/key-expiry-recorder.ts";
 import { createKeyUseRecorder } from "./auth/key-use-recorder.ts";
 import { createRedisAnswers, type SharedAnswers } from "./cache/shared-answers.ts";
 import type { Config } from "./config.ts";
@@ -97,10 +98,17 @@ export async function startBackgroundWork(
   const report = (message: string, error: unknown) =>
     logger.error(message, { error: error instanceof Error ? error.message : String(error) });
   const publishing = await startPublishScheduler(db, report);
+  const keyExpiries = new KeyExpiryRecorder({
+    prisma: db.prisma,
+    sweepMs: KEY_EXPIRY_SWEEP_MS,
+    onError: report,
+  });
+  keyExpiries.start();
   if (!config.webhooks.dispatch)
     return {
       async stop() {
         await stopHousekeeping();
+        await keyExpiries.stop();
         await publishing.stop();
       },
     };
@@ -128,6 +136,7 @@ export async function startBackgroundWork(
   return {
     async stop(deadlineMs) {
       await stopHousekeeping();
+      await keyExpiries.stop();
       await publishing.stop();
       stopListening();
       await listening.close();

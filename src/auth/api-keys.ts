@@ -9,6 +9,13 @@ import { ForbiddenError, InvalidInputError, NotFoundError } from "../domain/erro
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { type ApiKeyKind, displayHintOf, generateApiKey, hashApiKey } from "./api-key-format.ts";
 import {
+  addressRangesWithin,
+  checkedAddressRanges,
+  checkedLifetimeDays,
+  checkedOrigins,
+  expiryWithinLifetime,
+} from "./key-constraints.ts";
+import {
   ALL_SCOPES,
   EVERY_SCOPE,
   grantedScopes,
@@ -26,6 +33,10 @@ export interface ApiKeySummary {
   kind: ApiKeyKind;
   displayHint: string;
   scopes: Scope[];
+  /** Public keys: the browser origins it answers (empty: any). */
+  allowedOrigins: string[];
+  /** Private keys: the client address ranges it answers (empty: any). */
+  allowedAddresses: string[];
   createdAt: string;
   expiresAt: string | null;
   lastUsedAt: string | null;
@@ -54,11 +65,17 @@ export interface KeyRequest {
   /** Private keys only; absent: every scope (today's private key). */
   scopes?: readonly string[];
   expiresAt?: Date | null;
+  /** Public keys only: browser origins (src/auth/key-constraints.ts). */
+  allowedOrigins?: readonly string[];
+  /** Private keys only: client address ranges. */
+  allowedAddresses?: readonly string[];
 }
 
 /** The scopes of whoever asks (an API key with keys:manage); absent: the CLI or admin API, which may do anything. */
 export interface KeyAuthority {
   scopes: ReadonlySet<Scope>;
+  /** The maker's own address ranges: what it makes is bound within them. */
+  allowedAddresses: readonly string[];
 }
 
 export const DEFAULT_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
@@ -72,9 +89,59 @@ export async function issueKey(
   authority?: KeyAuthority,
 ): Promise<{ key: string; apiKey: ApiKeySummary }> {
   const scopes = scopesFor(request, authority);
-  const expiresAt = checkedExpiry(request.expiresAt ?? null);
+  const constraints = constraintsFor(request, authority);
+  const asked = checkedExpiry(request.expiresAt ?? null);
   const name = checkedName(request.name ?? "");
-  return write(prisma, (uow) => insertKey(uow, workspaceId, { kind: request.kind, name, scopes, expiresAt }));
+  return write(prisma, async (uow) => {
+    const expiresAt =
+      request.kind === "private" ? expiryWithinLifetime(asked, await maxLifetimeOf(uow, workspaceId)) : asked;
+    return insertKey(uow, workspaceId, { kind: request.kind, name, scopes, expiresAt, ...constraints });
+  });
+}
+
+/** Sets (or, with null, lifts) the longest a workspace's new private keys may live; keys made before keep theirs. */
+export async function setPrivateKeyMaxLifetime(
+  prisma: PrismaClient,
+  workspaceId: string,
+  days: number | null,
+): Promise<{ privateKeyMaxLifetimeDays: number | null }> {
+  const privateKeyMaxLifetimeDays = checkedLifetimeDays(days);
+  await prisma.workspace.update({ where: { id: workspaceId }, data: { privateKeyMaxLifetimeDays } });
+  return { privateKeyMaxLifetimeDays };
+}
+
+async function maxLifetimeOf(uow: UnitOfWork, workspaceId: string): Promise<number | null> {
+  const workspace = await uow.tx.workspace.findUnique({
+    where: { id: workspaceId },
+    select: { privateKeyMaxLifetimeDays: true },
+  });
+  return workspace?.privateKeyMaxLifetimeDays ?? null;
+}
+
+/** Origins are for public keys (browsers), address ranges for private ones (servers); never the other way. */
+function constraintsFor(
+  request: KeyRequest,
+  authority: KeyAuthority | undefined,
+): { allowedOrigins: string[]; allowedAddresses: string[] } {
+  const origins = request.allowedOrigins ?? [];
+  const addresses = request.allowedAddresses ?? [];
+  if (request.kind === "public" && addresses.length > 0)
+    throw new InvalidInputError("Address ranges bind private keys; a public key is bound by allowedOrigins", [
+      { field: "allowedAddresses", message: "Private keys only" },
+    ]);
+  if (request.kind === "private" && origins.length > 0)
+    throw new InvalidInputError(
+      "Origins bind public keys (used in browsers); a private key is bound by allowedAddresses",
+      [{ field: "allowedOrigins", message: "Public keys only" }],
+    );
+  const allowedAddresses = checkedAddressRanges(addresses);
+  return {
+    allowedOrigins: checkedOrigins(origins),
+    allowedAddresses:
+      authority && request.kind === "private"
+        ? addressRangesWithin(authority.allowedAddresses, allowedAddresses)
+        : allowedAddresses,
+  };
 }
 
 export async function insertKey(
@@ -85,6 +152,8 @@ export async function insertKey(
     name: string;
     scopes: string[];
     expiresAt: Date | null;
+    allowedOrigins?: string[];
+    allowedAddresses?: string[];
     rotatedFromId?: string;
     /** false: no api_key.created event (a new workspace's first keys: its creation is not in the log). */
     audited?: boolean;
@@ -98,6 +167,8 @@ export async function insertKey(
       name: fields.name,
       scopes: fields.scopes,
       expiresAt: fields.expiresAt,
+      allowedOrigins: fields.allowedOrigins ?? [],
+      allowedAddresses: fields.allowedAddresses ?? [],
       rotatedFromId: fields.rotatedFromId ?? null,
       hash: hashApiKey(key),
       displayHint: displayHintOf(key),
@@ -142,7 +213,10 @@ export async function rotateKey(
     if (old.revokedAt)
       throw new InvalidInputError("A revoked key cannot be rotated", [{ field: "id", message: "Revoked" }]);
     if (old.graceEndsAt) throw rotatedAlready();
-    if (authority) assertWithin(authority, grantedScopesOfRow(old));
+    if (authority) {
+      assertWithin(authority, grantedScopesOfRow(old));
+      assertRangesWithin(authority, old);
+    }
     const graceEndsAt = new Date(Date.now() + graceMs);
     // Only a key not yet rotated is updated, so two rotations at once make one replacement.
     const { count } = await uow.tx.apiKey.updateMany({
@@ -161,7 +235,13 @@ export async function rotateKey(
       kind: old.kind,
       name: old.name,
       scopes: old.scopes ?? [],
-      expiresAt: old.expiresAt,
+      // A key made before the workspace set a maximum lifetime gets one when it is rotated.
+      expiresAt:
+        old.kind === "private"
+          ? expiryWithinLifetime(old.expiresAt, await maxLifetimeOf(uow, old.workspaceId))
+          : old.expiresAt,
+      allowedOrigins: old.allowedOrigins ?? [],
+      allowedAddresses: old.allowedAddresses ?? [],
       rotatedFromId: old.id,
     });
     return { ...made, replaced: toKeySummary({ ...old, graceEndsAt }) };
@@ -240,6 +320,18 @@ function scopesFor(request: KeyRequest, authority: KeyAuthority | undefined): st
   return isEveryScope(scopes) ? [EVERY_SCOPE] : [...scopes].sort();
 }
 
+/** A key bound to address ranges may not hold the secret of a key usable from elsewhere. */
+function assertRangesWithin(
+  authority: KeyAuthority,
+  key: { kind: ApiKeyKind; allowedAddresses: string[] | null },
+): void {
+  if (authority.allowedAddresses.length === 0 || key.kind === "public") return;
+  const ranges = key.allowedAddresses ?? [];
+  if (ranges.length === 0)
+    throw new ForbiddenError("This API key cannot rotate a key usable from any address: its own are bound");
+  addressRangesWithin(authority.allowedAddresses, ranges);
+}
+
 /** No key can make or hold a secret of a key that can do more than it can. */
 function assertWithin(authority: KeyAuthority, scopes: ReadonlySet<Scope>): void {
   const beyond = [...scopes].find((scope) => !authority.scopes.has(scope));
@@ -279,6 +371,8 @@ function toKeySummary(row: {
   kind: ApiKeyKind;
   displayHint: string;
   scopes: string[] | null;
+  allowedOrigins: string[] | null;
+  allowedAddresses: string[] | null;
   createdAt: Date;
   expiresAt: Date | null;
   lastUsedAt: Date | null;
@@ -295,6 +389,8 @@ function toKeySummary(row: {
     kind: row.kind,
     displayHint: row.displayHint,
     scopes: [...grantedScopesOfRow(row)],
+    allowedOrigins: row.allowedOrigins ?? [],
+    allowedAddresses: row.allowedAddresses ?? [],
     createdAt: row.createdAt.toISOString(),
     expiresAt: row.expiresAt?.toISOString() ?? null,
     lastUsedAt: row.lastUsedAt?.toISOString() ?? null,

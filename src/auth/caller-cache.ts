@@ -3,11 +3,20 @@
 // and a rotation's grace are moments kept in the entry, checked on every request (no statement).
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { KeyUseRecorder } from "./key-use-recorder.ts";
-import { checkKnownKey, type KeyCheck, type KnownKey, lookUpApiKey } from "./resolve-api-key.ts";
+import {
+  checkKnownKey,
+  type KeyCheck,
+  type KnownKey,
+  lookUpApiKey,
+  type RequestOrigin,
+} from "./resolve-api-key.ts";
 
 export interface CallerResolver {
-  /** What the key lets in now; a use from `address` (the client's, as the rate limiter sees it) is noted. */
-  resolve(presentedKey: string, address?: string): Promise<KeyCheck>;
+  /**
+   * What the key lets in now, from where the request comes (the client's address as the rate limiter
+   * sees it, and the browser's Origin: a key's constraints); a use is noted with the address.
+   */
+  resolve(presentedKey: string, from?: RequestOrigin): Promise<KeyCheck>;
   /** Forgets everything, e.g. after this instance revoked a key. */
   clear(): void;
   /** Writes the uses noted so far and stops noting. */
@@ -26,9 +35,9 @@ export function createCallerResolver(
   const maxEntries = options.maxEntries ?? 10_000;
   const now = options.now ?? Date.now;
   const entries = new Map<string, { known: KnownKey | "malformed" | null; expiresAt: number }>();
-  async function checked(presentedKey: string): Promise<KeyCheck> {
+  async function checked(presentedKey: string, from: RequestOrigin | undefined): Promise<KeyCheck> {
     const cached = entries.get(presentedKey);
-    if (cached && cached.expiresAt > now()) return checkKnownKey(cached.known, now());
+    if (cached && cached.expiresAt > now()) return checkKnownKey(cached.known, now(), from);
     const lookedUpAt = now();
     const known = await lookUpApiKey(prisma, presentedKey);
     // A malformed string costs no lookup: nothing to remember (a flood of them must not evict keys).
@@ -36,13 +45,13 @@ export function createCallerResolver(
       if (entries.size >= maxEntries) entries.clear();
       entries.set(presentedKey, { known, expiresAt: lookedUpAt + ttlMs });
     }
-    return checkKnownKey(known, now());
+    return checkKnownKey(known, now(), from);
   }
   return {
-    async resolve(presentedKey, address) {
-      const check = await checked(presentedKey);
-      if (check.state === "valid" && address !== undefined)
-        options.keyUses?.noteUse(check.caller.keyId, address);
+    async resolve(presentedKey, from) {
+      const check = await checked(presentedKey, from);
+      if (check.state === "valid" && from?.address !== undefined)
+        options.keyUses?.noteUse(check.caller.keyId, from.address);
       return check;
     },
     clear() {

@@ -389,7 +389,12 @@ export function sendJsonAnswer(
   const etag = encoding ? `${answer.etag.slice(0, -1)}-${encoding}"` : answer.etag;
   res.setHeader("ETag", etag);
   res.setHeader("Cache-Control", cacheControl);
-  res.setHeader("Vary", "Authorization, Accept-Encoding");
+  // A key bound to origins has its answer name the request's origin (src/http/cors.ts): it varies by it.
+  const namesOrigin = (res.getHeader("Access-Control-Allow-Origin") ?? "*") !== "*";
+  res.setHeader(
+    "Vary",
+    namesOrigin ? "Authorization, Accept-Encoding, Origin" : "Authorization, Accept-Encoding",
+  );
   if (tagHeader === "surrogate-key" || tagHeader === "both") res.setHeader("Surrogate-Key", answer.tags);
   if (tagHeader === "cache-tag" || tagHeader === "both")
     res.setHeader("Cache-Tag", answer.tags.replaceAll(" ", ","));

@@ -7,14 +7,22 @@ export const cliCommandSchema = z.discriminatedUnion("command", [
   z.object({ command: z.literal("workspace create"), name: z.string().trim().min(1) }),
   z.object({ command: z.literal("workspace list") }),
   z.object({
+    command: z.literal("workspace key-lifetime"),
+    workspace: z.string().min(1),
+    /** Whole days; null: no maximum. */
+    days: z.number().int().nullable(),
+  }),
+  z.object({
     command: z.literal("key create"),
     workspace: z.string().min(1),
     kind: z.enum(["public", "private"]),
     name: z.string().optional(),
     /** Absent: every scope (private) or content:read (public). */
     scopes: z.array(z.string()).optional(),
-    /** ISO moment; absent: the key does not expire. */
+    /** ISO moment; absent: the key does not expire (or lives the workspace's maximum). */
     expiresAt: z.string().optional(),
+    allowedOrigins: z.array(z.string()).optional(),
+    allowedAddresses: z.array(z.string()).optional(),
   }),
   z.object({ command: z.literal("key list"), workspace: z.string().min(1) }),
   z.object({

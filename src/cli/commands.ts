@@ -4,7 +4,7 @@
 // write goes through the one writer.
 
 import path from "node:path";
-import { issueKey, listKeys, revokeKey, rotateKey } from "../auth/api-keys.ts";
+import { issueKey, listKeys, revokeKey, rotateKey, setPrivateKeyMaxLifetime } from "../auth/api-keys.ts";
 import { createWorkspace, findWorkspace, listWorkspaces } from "../auth/workspaces.ts";
 import { loadConfig } from "../config.ts";
 import type { Database } from "../db/database.ts";
@@ -50,6 +50,10 @@ export async function runCommand(
       return createWorkspace(prisma, command.name);
     case "workspace list":
       return { workspaces: await listWorkspaces(prisma) };
+    case "workspace key-lifetime": {
+      const workspace = await findWorkspace(prisma, command.workspace);
+      return { workspace, ...(await setPrivateKeyMaxLifetime(prisma, workspace.id, command.days)) };
+    }
     case "key create": {
       const workspace = await findWorkspace(prisma, command.workspace);
       return issueKey(prisma, workspace.id, {
@@ -57,6 +61,8 @@ export async function runCommand(
         ...(command.name !== undefined ? { name: command.name } : {}),
         ...(command.scopes ? { scopes: command.scopes } : {}),
         ...(command.expiresAt ? { expiresAt: new Date(command.expiresAt) } : {}),
+        ...(command.allowedOrigins ? { allowedOrigins: command.allowedOrigins } : {}),
+        ...(command.allowedAddresses ? { allowedAddresses: command.allowedAddresses } : {}),
       });
     }
     case "key list":

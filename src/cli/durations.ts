@@ -21,3 +21,12 @@ export function parseExpiry(text: string, now = Date.now()): string {
     throw new InvalidArgumentError(`"${text}" is neither a duration (90d) nor a date (2027-01-31)`);
   return moment.toISOString();
 }
+
+/** `workspace key-lifetime`: whole days (`90` or `90d`), or `none` (no maximum). */
+export function parseLifetimeDays(text: string): number | null {
+  const trimmed = text.trim().toLowerCase();
+  if (trimmed === "none") return null;
+  const match = /^(\d{1,4})d?$/.exec(trimmed);
+  if (!match?.[1]) throw new InvalidArgumentError(`"${text}" is not a number of days (90, 90d) or none`);
+  return Number(match[1]);
+}

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { ALL_SCOPES } from "../auth/scopes.ts";
 import type { CliCommand } from "./command.ts";
-import { parseDuration, parseExpiry } from "./durations.ts";
+import { parseDuration, parseExpiry, parseLifetimeDays } from "./durations.ts";
 
 const EXAMPLES = `
 Examples:
@@ -60,6 +60,14 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
     .argument("<name>", "the workspace's name")
     .action((name: string) => run({ command: "workspace create", name }));
   workspace
+    .command("key-lifetime")
+    .description("set the longest a workspace's new private keys may live (90d), or lift it (none)")
+    .addOption(workspaceOption())
+    .argument("<days>", "a number of days (90 or 90d), or none", parseLifetimeDays)
+    .action((days: number | null, options: { workspace: string }) =>
+      run({ command: "workspace key-lifetime", workspace: options.workspace, days }),
+    );
+  workspace
     .command("list")
     .description("list workspaces")
     .action(() => run({ command: "workspace list" }));
@@ -81,6 +89,11 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
     .option("-e, --expires <when>", "expire after a duration (90d, 24h) or at a date (2027-01-31)", (text) =>
       parseExpiry(text),
     )
+    .option(
+      "--origin <origin...>",
+      "a public key answers browsers on these origins only (https://www.example.com)",
+    )
+    .option("--address <range...>", "a private key answers these client addresses or CIDR ranges only")
     .action(
       (options: {
         workspace: string;
@@ -88,6 +101,8 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
         name?: string;
         scope?: string[];
         expires?: string;
+        origin?: string[];
+        address?: string[];
       }) =>
         run({
           command: "key create",
@@ -96,6 +111,8 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
           ...(options.name !== undefined ? { name: options.name } : {}),
           ...(options.scope ? { scopes: options.scope } : {}),
           ...(options.expires ? { expiresAt: options.expires } : {}),
+          ...(options.origin ? { allowedOrigins: options.origin } : {}),
+          ...(options.address ? { allowedAddresses: options.address } : {}),
         }),
     );
   key

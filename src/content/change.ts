@@ -30,7 +30,7 @@ export interface Change {
    * API keys: what the change records in the audit trail (api_key.created, .rotated, .revoked); absent:
    * none (the first keys of a new workspace, whose creation is not in the log either).
    */
-  audit?: "created" | "rotated" | "revoked";
+  audit?: "created" | "rotated" | "revoked" | "expired";
   id: string;
   workspaceId: string;
   /**

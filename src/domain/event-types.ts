@@ -1,7 +1,7 @@
 // The change log's event types: what a client may ask for in `types` and what a webhook endpoint may
 // subscribe to. Workspace changes are not content and record no event; of webhook endpoint changes only
 // the service's disabling of a failing one does; API keys record their audit trail (made, rotated,
-// revoked; never a secret). Webhook and API key events are for private keys only.
+// revoked, expired; never a secret). Webhook and API key events are for private keys only.
 
 export const EVENT_TYPES = [
   "post.created",
@@ -28,6 +28,7 @@ export const EVENT_TYPES = [
   "api_key.created",
   "api_key.rotated",
   "api_key.revoked",
+  "api_key.expired",
 ] as const;
 
 /** Event types only keys that read drafts see (settings of the workspace, not content for websites). */

@@ -28,6 +28,10 @@ export interface RequestCaller {
   audience: ReadAudience;
   /** What the key may see, as cache keys name it (src/auth/scopes.ts scopeFingerprint). */
   fingerprint: string;
+  /** The client address ranges the key is bound to (empty: any): keys it makes stay within them. */
+  allowedAddresses: readonly string[];
+  /** The browser origins a public key is bound to (empty: any): answers name the request's origin. */
+  allowedOrigins: readonly string[];
 }
 
 export interface AppServices {

@@ -2,7 +2,15 @@
 // embedded one is held by the running server). Mounted only when ADMIN_TOKEN is configured.
 import { timingSafeEqual } from "node:crypto";
 import express, { type RequestHandler, Router } from "express";
-import { ApiKeyNotFoundError, issueKey, listKeys, revokeKey } from "../auth/api-keys.ts";
+import { z } from "zod";
+import {
+  ApiKeyNotFoundError,
+  issueKey,
+  listKeys,
+  revokeKey,
+  rotateKey,
+  setPrivateKeyMaxLifetime,
+} from "../auth/api-keys.ts";
 import type { CallerResolver } from "../auth/caller-cache.ts";
 import {
   createWorkspace,
@@ -65,17 +73,35 @@ export function adminRoutes(options: {
     const workspace = await findWorkspace(prisma, req.params.workspace);
     res.json({ keys: await listKeys(prisma, workspace.id) });
   });
-  router.post("/workspaces/:workspace/keys", async (req, res) => {
-    const kind = req.body?.kind;
-    if (kind !== "public" && kind !== "private") {
-      sendError(res, 400, "Invalid request body", '`kind` must be "public" or "private"', {
-        details: [{ field: "kind", message: "Must be public or private" }],
-      });
-      return;
-    }
+  router.patch("/workspaces/:workspace", async (req, res) => {
+    const body = parsedBody(WorkspaceSettingsBody, req.body, res);
+    if (!body) return;
     const workspace = await findWorkspace(prisma, req.params.workspace);
-    const { key, apiKey } = await issueKey(prisma, workspace.id, { kind });
+    res.json({
+      workspace,
+      ...(await setPrivateKeyMaxLifetime(prisma, workspace.id, body.privateKeyMaxLifetimeDays)),
+    });
+  });
+  router.post("/workspaces/:workspace/keys", async (req, res) => {
+    const body = parsedBody(CreateKeyBody, req.body, res);
+    if (!body) return;
+    const workspace = await findWorkspace(prisma, req.params.workspace);
+    const { expiresAt, ...rest } = body;
+    const { key, apiKey } = await issueKey(prisma, workspace.id, {
+      ...rest,
+      ...(expiresAt ? { expiresAt: new Date(expiresAt) } : {}),
+    });
     res.status(201).json({ key, apiKey });
+  });
+  router.post("/keys/:id/rotate", async (req, res) => {
+    const body = parsedBody(RotateKeyBody, req.body ?? {}, res);
+    if (!body) return;
+    const rotated = await rotateKey(
+      prisma,
+      req.params.id,
+      body.graceSeconds !== undefined ? { graceMs: body.graceSeconds * 1000 } : {},
+    );
+    res.status(201).json(rotated);
   });
   router.get("/workspaces/:workspace/export", async (req, res) => {
     const exportWorkspace = options.exportWorkspace;
@@ -94,7 +120,9 @@ export function adminRoutes(options: {
     });
   });
   router.post("/keys/:id/revoke", async (req, res) => {
-    const apiKey = await revokeKey(prisma, req.params.id);
+    const body = parsedBody(RevokeKeyBody, req.body ?? {}, res);
+    if (!body) return;
+    const apiKey = await revokeKey(prisma, req.params.id, body);
     callers.clear();
     res.json({ apiKey });
   });
@@ -104,6 +132,37 @@ export function adminRoutes(options: {
     } else next(error);
   }) satisfies express.ErrorRequestHandler);
   return router;
+}
+
+// The bodies the admin API reads: the same fields as POST /v1/keys, without a caller's limits.
+const CreateKeyBody = z.object({
+  kind: z.enum(["public", "private"]),
+  name: z.string().max(100).optional(),
+  scopes: z.array(z.string()).min(1).optional(),
+  expiresAt: z.string().datetime({ offset: true }).optional(),
+  allowedOrigins: z.array(z.string().max(300)).max(20).optional(),
+  allowedAddresses: z.array(z.string().max(60)).max(20).optional(),
+});
+const RotateKeyBody = z.object({ graceSeconds: z.number().int().min(0).max(2_592_000).optional() });
+const RevokeKeyBody = z.object({
+  reason: z.string().max(100).optional(),
+  withRotation: z.boolean().optional(),
+});
+const WorkspaceSettingsBody = z.object({
+  privateKeyMaxLifetimeDays: z.number().int().min(1).max(3650).nullable(),
+});
+
+/** The body as `schema` reads it, or null once a 400 naming each wrong field has been sent. */
+function parsedBody<T>(schema: z.ZodType<T>, body: unknown, res: express.Response): T | null {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  sendError(res, 400, "Invalid request body", "The request body does not match what this route takes", {
+    details: parsed.error.issues.map((issue) => ({
+      field: issue.path.join(".") || "body",
+      message: issue.message,
+    })),
+  });
+  return null;
 }
 
 /**

@@ -32,7 +32,7 @@ import {
 import { regularResultMediaType } from "../graphql/plugins/use-graphql-response-media-type.ts";
 import { type RateLimitIdentity, setRateLimitHeaders } from "../limits/rate-limit-middleware.ts";
 import type { RateLimitDecision, RateLimiter } from "../limits/rate-limiter.ts";
-import { setCorsHeaders } from "./cors.ts";
+import { bindCorsToKeyOrigins, setCorsHeaders } from "./cors.ts";
 import { JsonTooDeepError, nestsDeeperThan } from "./json-depth.ts";
 import { answeredAs } from "./route-template.ts";
 
@@ -112,7 +112,10 @@ function shortWayFor(req: IncomingMessage, deps: CachedReadDoorDeps): ShortWay |
  * costs no statement on either way.
  */
 async function callerOf(deps: CachedReadDoorDeps, req: Request, presented: string) {
-  const check = await deps.callers.resolve(presented, deps.addressOf(req));
+  const check = await deps.callers.resolve(presented, {
+    address: deps.addressOf(req),
+    origin: req.headers.origin,
+  });
   if (check.state !== "valid") return null;
   const caller = check.caller;
   req.caller = caller;
@@ -140,6 +143,7 @@ function answerWith(
 ): void {
   runAll(deps.observe, req, res, () => {
     setCorsHeaders(res);
+    bindCorsToKeyOrigins(res, req.caller ?? null, req.headers.origin);
     setRateLimitHeaders(res, decision);
     answeredAs(res, route);
     send();

@@ -5,7 +5,7 @@
 import type { RequestHandler } from "express";
 import type { Config } from "../config.ts";
 import type { RequestCaller } from "../graphql/context.ts";
-import { unauthenticatedError } from "../graphql/errors.ts";
+import { forbiddenError, unauthenticatedError } from "../graphql/errors.ts";
 import { isIntrospectionOnly } from "../graphql/execution/introspection-only.ts";
 import { withPageCsp } from "./explorer-pages.ts";
 import { unauthorizedMessage } from "./json-errors.ts";
@@ -38,7 +38,9 @@ export function graphqlGate(options: { introspection: Config["graphql"]["introsp
       next();
       return;
     }
-    res.status(401).json({ errors: [unauthenticatedError(unauthorizedMessage(req)).toJSON()] });
+    if (req.keyState === "refused")
+      res.status(403).json({ errors: [forbiddenError(req.keyRefusal).toJSON()] });
+    else res.status(401).json({ errors: [unauthenticatedError(unauthorizedMessage(req)).toJSON()] });
   };
 }
 

@@ -41,8 +41,14 @@ export function unauthorizedMessage(req: { keyState?: KeyState; keyExpiredAt?: s
   }
 }
 
-export function sendUnauthorized(res: Response, req: { keyState?: KeyState; keyExpiredAt?: string }): void {
-  sendError(res, 401, "Unauthorized", unauthorizedMessage(req));
+/** A key that lets nobody in: 401; a valid key used from where its owner did not allow: 403. */
+export function sendKeyRefusal(
+  res: Response,
+  req: { keyState?: KeyState; keyExpiredAt?: string; keyRefusal?: string },
+): void {
+  if (req.keyState === "refused")
+    sendError(res, 403, "Forbidden", req.keyRefusal ?? "This API key is not for use here");
+  else sendError(res, 401, "Unauthorized", unauthorizedMessage(req));
 }
 
 /**

@@ -13,5 +13,7 @@ export function keylessCaller(workspaceId: string): RequestCaller {
     scopes,
     audience: "public",
     fingerprint: scopeFingerprint("public", scopes),
+    allowedAddresses: [],
+    allowedOrigins: [],
   };
 }

@@ -5,9 +5,10 @@ import { keyFromAuthorizationHeader } from "../auth/api-key-format.ts";
 import type { CallerResolver } from "../auth/caller-cache.ts";
 import type { RequestCaller } from "../graphql/context.ts";
 import { clientAddress } from "../limits/rate-budgets.ts";
+import { bindCorsToKeyOrigins } from "./cors.ts";
 
 /** What the presented key turned out to be (resolve-api-key.ts KeyCheck), or that none was sent. */
-export type KeyState = "valid" | "missing" | "invalid" | "malformed" | "expired";
+export type KeyState = "valid" | "missing" | "invalid" | "malformed" | "expired" | "refused";
 
 declare module "express-serve-static-core" {
   interface Request {
@@ -15,13 +16,16 @@ declare module "express-serve-static-core" {
     keyState?: KeyState;
     /** When the presented key expired (keyState "expired"), for the 401's message. */
     keyExpiredAt?: string;
+    /** Why a valid key was refused here (keyState "refused": an origin or address it is not bound to), for the 403. */
+    keyRefusal?: string;
   }
 }
 
 export function resolveRequestCaller(resolver: CallerResolver): RequestHandler {
-  return async (req, _res, next) => {
+  return async (req, res, next) => {
     // Resolved already by the cached-read door (src/http/cached-read-door.ts).
     if (req.keyState) {
+      bindCorsToKeyOrigins(res, req.caller ?? null, req.headers.origin);
       next();
       return;
     }
@@ -31,10 +35,15 @@ export function resolveRequestCaller(resolver: CallerResolver): RequestHandler {
         req.keyState = "missing";
         req.caller = null;
       } else {
-        const check = await resolver.resolve(key, clientAddress(req));
+        const check = await resolver.resolve(key, {
+          address: clientAddress(req),
+          origin: req.headers.origin,
+        });
         req.keyState = check.state;
         req.caller = check.state === "valid" ? check.caller : null;
         if (check.state === "expired") req.keyExpiredAt = check.expiredAt;
+        if (check.state === "refused") req.keyRefusal = check.message;
+        bindCorsToKeyOrigins(res, check.state === "refused" ? "refused" : req.caller, req.headers.origin);
       }
       next();
     } catch (error) {

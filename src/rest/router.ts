@@ -19,7 +19,7 @@ import { echoInput } from "../domain/echo-input.ts";
 import type { InProcessQueries } from "../graphql/execution/in-process-queries.ts";
 import type { ContentYoga } from "../graphql/yoga.ts";
 import { refuseDeepJson } from "../http/json-depth.ts";
-import { sendError, sendUnauthorized } from "../http/json-errors.ts";
+import { sendError, sendKeyRefusal } from "../http/json-errors.ts";
 import { keylessCaller } from "../http/keyless-caller.ts";
 import { refuseNullBytesInBody } from "../http/refuse-null-bytes.ts";
 import { routeTemplateOf } from "../http/route-template.ts";
@@ -238,7 +238,7 @@ function requireKey(route: RestRoute): RequestHandler {
   const scopes = routeScopes(route);
   return (req, res, next) => {
     if (!req.caller) {
-      sendUnauthorized(res, req);
+      sendKeyRefusal(res, req);
       return;
     }
     // Before the body is read or validated: a key that may not call the route learns nothing more.
@@ -258,7 +258,7 @@ function allowWorkspacePath(workspaceExists: RestRouterDeps["workspaceExists"]):
   return async (req, res, next) => {
     const workspaceId = String(req.params.workspaceId);
     if (req.keyState && req.keyState !== "missing" && req.keyState !== "valid") {
-      sendUnauthorized(res, req);
+      sendKeyRefusal(res, req);
       return;
     }
     if (req.caller) {

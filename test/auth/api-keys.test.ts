@@ -47,6 +47,8 @@ describe(`API keys (${storageMode})`, () => {
       scopes: new Set(["content:read"]),
       audience: "public",
       fingerprint: "public:content:read",
+      allowedOrigins: [],
+      allowedAddresses: [],
     });
     expect(await resolveApiKey(db.prisma, privateKey)).toEqual({
       keyId: expect.any(String),
@@ -56,6 +58,8 @@ describe(`API keys (${storageMode})`, () => {
       scopes: new Set(ALL_SCOPES),
       audience: "private",
       fingerprint: "private:*",
+      allowedOrigins: [],
+      allowedAddresses: [],
     });
   });
 
@@ -85,6 +89,8 @@ describe(`API keys (${storageMode})`, () => {
       name: "",
       displayHint: `${key.slice(0, 9)}…`,
       scopes: ALL_SCOPES,
+      allowedOrigins: [],
+      allowedAddresses: [],
       createdAt: expect.any(String),
       expiresAt: null,
       lastUsedAt: null,

@@ -82,6 +82,8 @@ describe(`CLI (${storageMode})`, () => {
           kind: "public",
           displayHint: expect.any(String),
           scopes: ["content:read"],
+          allowedOrigins: [],
+          allowedAddresses: [],
           createdAt: expect.any(String),
           expiresAt: null,
           lastUsedAt: null,
@@ -139,6 +141,43 @@ describe(`CLI (${storageMode})`, () => {
       expect(listed.json.keys).toHaveLength(5);
       expect(listed.stdout).not.toContain(created.json.key);
       expect(listed.stdout).not.toContain(rotated.json.key);
+    },
+    STANDALONE_TIMEOUT_MS,
+  );
+
+  it(
+    "binds keys with --origin and --address, and sets a workspace's maximum private key lifetime",
+    async () => {
+      const lifetime = await cli("workspace", "key-lifetime", "--workspace", workspace.slug, "30d");
+      expect(lifetime.json.privateKeyMaxLifetimeDays).toBe(30);
+      const bound = await cli(
+        "key",
+        "create",
+        "--workspace",
+        workspace.slug,
+        "--kind",
+        "private",
+        "--address",
+        "203.0.113.0/24",
+        "10.0.0.1",
+      );
+      expect(bound.json.apiKey.allowedAddresses).toEqual(["203.0.113.0/24", "10.0.0.1/32"]);
+      const in30Days = Date.now() + 30 * 86_400_000;
+      expect(Math.abs(Date.parse(bound.json.apiKey.expiresAt) - in30Days)).toBeLessThan(60_000);
+      const site = await cli(
+        "key",
+        "create",
+        "--workspace",
+        workspace.slug,
+        "--kind",
+        "public",
+        "--origin",
+        "https://www.example.org",
+      );
+      expect(site.json.apiKey).toMatchObject({ allowedOrigins: ["https://www.example.org"], expiresAt: null });
+      const lifted = await cli("workspace", "key-lifetime", "--workspace", workspace.slug, "none");
+      expect(lifted.json.privateKeyMaxLifetimeDays).toBeNull();
+      expect((await cli("workspace", "key-lifetime", "--workspace", workspace.slug, "soon")).code).toBe(2);
     },
     STANDALONE_TIMEOUT_MS,
   );

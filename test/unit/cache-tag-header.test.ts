@@ -11,6 +11,7 @@ function tagHeadersSent(form: TagHeaderForm): Record<string, string> {
     setHeader: (name: string, value: string) => {
       headers[name.toLowerCase()] = value;
     },
+    getHeader: (name: string) => headers[name.toLowerCase()],
     end: () => undefined,
   } as unknown as ServerResponse;
   const req = { method: "GET", headers: {} } as IncomingMessage;

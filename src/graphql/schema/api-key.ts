@@ -14,6 +14,12 @@ const ApiKey = builder.objectRef<ApiKeySummary>("ApiKey").implement({
     kind: t.exposeString("kind", { description: "public (pk_…) or private (sk_…)" }),
     displayHint: t.exposeString("displayHint", { description: "The key's first characters" }),
     scopes: t.exposeStringList("scopes", { description: `What the key may do: ${ALL_SCOPES.join(", ")}` }),
+    allowedOrigins: t.exposeStringList("allowedOrigins", {
+      description: "A public key answers browsers on these origins only (empty: any)",
+    }),
+    allowedAddresses: t.exposeStringList("allowedAddresses", {
+      description: "A private key answers these client address ranges only (empty: any)",
+    }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     expiresAt: t.expose("expiresAt", { type: "DateTime", nullable: true }),
     lastUsedAt: t.expose("lastUsedAt", {
@@ -59,7 +65,19 @@ const CreateApiKeyInput = builder.inputType("CreateApiKeyInput", {
     kind: t.string({ required: true, description: "public or private" }),
     name: t.string({ required: false }),
     scopes: t.stringList({ required: false, description: "A private key's scopes; default: all of yours" }),
-    expiresAt: t.field({ type: "DateTime", required: false }),
+    expiresAt: t.field({
+      type: "DateTime",
+      required: false,
+      description: "Default: never, or the workspace's maximum lifetime for private keys",
+    }),
+    allowedOrigins: t.stringList({
+      required: false,
+      description: "Public keys: the browser origins it answers (https://www.example.com)",
+    }),
+    allowedAddresses: t.stringList({
+      required: false,
+      description: "Private keys: the client addresses or CIDR ranges it answers; within your own",
+    }),
   }),
 });
 
@@ -90,8 +108,10 @@ builder.mutationFields((t) => ({
           // A key makes keys no wider than itself: without a list, as wide as itself.
           scopes: input.scopes ?? (kind === "public" ? undefined : [...ctx.caller.scopes]),
           expiresAt: input.expiresAt ?? null,
+          allowedOrigins: input.allowedOrigins ?? [],
+          allowedAddresses: input.allowedAddresses ?? [],
         },
-        { scopes: ctx.caller.scopes },
+        { scopes: ctx.caller.scopes, allowedAddresses: ctx.caller.allowedAddresses },
       );
     },
   }),
@@ -112,7 +132,7 @@ builder.mutationFields((t) => ({
           workspaceId: ctx.caller.workspaceId,
           ...(graceSeconds != null ? { graceMs: graceSeconds * 1000 } : {}),
         },
-        { scopes: ctx.caller.scopes },
+        { scopes: ctx.caller.scopes, allowedAddresses: ctx.caller.allowedAddresses },
       ),
   }),
   revokeApiKey: t.field({

@@ -5,7 +5,7 @@ import { ALL_SCOPES } from "../../auth/scopes.ts";
 import type { RestRoute } from "../route.ts";
 
 const FIELDS =
-  "id name kind displayHint scopes createdAt expiresAt lastUsedAt lastUsedFrom revokedAt revokedReason rotatedFromId graceEndsAt";
+  "id name kind displayHint scopes allowedOrigins allowedAddresses createdAt expiresAt lastUsedAt lastUsedFrom revokedAt revokedReason rotatedFromId graceEndsAt";
 
 const ApiKeyShape = z.object({
   id: z.string(),
@@ -13,6 +13,8 @@ const ApiKeyShape = z.object({
   kind: z.enum(["public", "private"]),
   displayHint: z.string(),
   scopes: z.array(z.string()),
+  allowedOrigins: z.array(z.string()),
+  allowedAddresses: z.array(z.string()),
   createdAt: z.string(),
   expiresAt: z.string().nullable(),
   lastUsedAt: z.string().nullable(),
@@ -32,6 +34,8 @@ const CreateBody = z.object({
     .min(1)
     .optional(),
   expiresAt: z.string().datetime({ offset: true }).optional(),
+  allowedOrigins: z.array(z.string().max(300)).max(20).optional(),
+  allowedAddresses: z.array(z.string().max(60)).max(20).optional(),
 });
 const RotateBody = z.object({ graceSeconds: z.number().int().min(0).max(2_592_000).optional() });
 const RevokeBody = z.object({ reason: z.string().max(100).optional(), withRotation: z.boolean().optional() });
