@@ -174,7 +174,10 @@ describe(`CLI (${storageMode})`, () => {
         "--origin",
         "https://www.example.org",
       );
-      expect(site.json.apiKey).toMatchObject({ allowedOrigins: ["https://www.example.org"], expiresAt: null });
+      expect(site.json.apiKey).toMatchObject({
+        allowedOrigins: ["https://www.example.org"],
+        expiresAt: null,
+      });
       const lifted = await cli("workspace", "key-lifetime", "--workspace", workspace.slug, "none");
       expect(lifted.json.privateKeyMaxLifetimeDays).toBeNull();
       expect((await cli("workspace", "key-lifetime", "--workspace", workspace.slug, "soon")).code).toBe(2);
