@@ -37,6 +37,7 @@ export const PROCESS_CONTRACT_FILES = [
   "shared-cache-lifetime",
   "shared-cache-outage",
   "tags",
+  "transfer-api",
   "webhook-fairness",
   "workspaces",
 ].map((name) => `test/api/${name}.test.ts`);

@@ -334,6 +334,8 @@ export const EnvSchema = z.object({
    * by the CLI: a key in argv shows in the process list).
    */
   IMPORT_SOURCE_KEY: z.string().min(1).optional(),
+  /** Bytes an import uploaded to POST /v1/import may have (an archive, a Ghost or WordPress export). */
+  IMPORT_UPLOAD_MAX_BYTES: positiveInt.default(512 * 1024 * 1024),
   /** Revisions kept per post (the newest); older ones are removed as new ones are written. */
   REVISIONS_KEEP: positiveInt.default(50),
   /**
@@ -498,6 +500,7 @@ function toConfig(env: z.infer<typeof EnvSchema>) {
       },
       /** The CLI's `import --from marble` key when the command line gives none. */
       sourceKey: env.IMPORT_SOURCE_KEY,
+      uploadMaxBytes: env.IMPORT_UPLOAD_MAX_BYTES,
     },
     preview: { secret: env.PREVIEW_SECRET, ttlMs: env.PREVIEW_TTL, urlTemplate: env.PREVIEW_URL },
   };

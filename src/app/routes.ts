@@ -2,7 +2,7 @@
 // once → metrics → request id + log → CORS → /v1 REST (caller, rate limit, route) → status, /metrics,
 // explorer pages, media files → admin → /graphql (caller, rate limit) → 404 → JSON errors.
 import express, { type Express, type RequestHandler } from "express";
-import { workspaceExists } from "../auth/workspaces.ts";
+import { findWorkspace, workspaceExists } from "../auth/workspaces.ts";
 import { echoInput } from "../domain/echo-input.ts";
 import { rateLimitedError } from "../graphql/errors.ts";
 import { adminRoutes } from "../http/admin-routes.ts";
@@ -27,7 +27,7 @@ import { serveMediaTransforms } from "../media/serve-media-transforms.ts";
 import { isSelfServed } from "../media/storage.ts";
 import { VariantRecords } from "../media/variant-records.ts";
 import { createRestRouter } from "../rest/router.ts";
-import { exportToStream } from "../transfer/transfer-commands.ts";
+import { exportToStream, importInto } from "../transfer/transfer-commands.ts";
 import type { AppDeps, AppWiring } from "./services.ts";
 
 /** `observe`: the request observers (requestObservers), shared with the cached-read door. */
@@ -63,6 +63,19 @@ export function mountRoutes(deps: AppDeps, wiring: AppWiring, observe: RequestHa
       limited: limited(),
       cache: wiring.restCache,
       cacheControl: wiring.cacheControl,
+      transfer: {
+        workspace: (id) => findWorkspace(db.prisma, id),
+        exportTo: (workspace, out) =>
+          exportToStream({ db, config, storage: deps.mediaStorage }, workspace, out),
+        importFrom: (workspace, file, { from, dryRun, webhooks, signal }) =>
+          importInto(
+            { db, config, storage: deps.mediaStorage, signal },
+            workspace,
+            { location: file, ...(from ? { from } : {}) },
+            { dryRun, webhooks },
+          ),
+        uploadMaxBytes: config.imports.uploadMaxBytes,
+      },
     }),
   );
   app.use(statusRoutes(db, deps.isShuttingDown ?? (() => false)));

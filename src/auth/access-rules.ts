@@ -18,6 +18,7 @@ const PUBLIC_KEY_REFUSALS: Record<Exclude<Scope, "content:read">, string> = {
   "webhooks:manage": "Webhook endpoints need a private API key; public keys are embedded in websites",
   "events:read": "The event log needs a private API key; this key is public",
   "keys:manage": "Managing API keys needs a private API key; this key is public",
+  transfer: "Exports and imports need a private API key; this key is public",
 };
 
 /** Why a caller may not use `scope` (answered 403 with this message and the scope), or null when it may. */

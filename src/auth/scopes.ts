@@ -13,6 +13,8 @@ export const SCOPES = {
   "webhooks:manage": "webhook endpoints, their deliveries and replays",
   "events:read": "read the event log (/v1/events), which holds drafts too: includes drafts:read",
   "keys:manage": "list, create, rotate and revoke API keys (never wider than its own)",
+  transfer:
+    "export the workspace and import into it through the API (GET /v1/export, POST /v1/import); an export holds drafts: includes drafts:read",
 } as const;
 
 export type Scope = keyof typeof SCOPES;
@@ -42,12 +44,12 @@ export function isEveryScope(scopes: ReadonlySet<Scope>): boolean {
 
 /**
  * Reading drafts includes reading what is published: a key that sees a draft sees its published
- * neighbours in the same list. The event log holds every post as it was saved, drafts included, so
- * reading it includes reading drafts. Every other scope stands alone.
+ * neighbours in the same list. The event log holds every post as it was saved, drafts included, and an
+ * export holds every post, so reading either includes reading drafts. Every other scope stands alone.
  */
 export function withImpliedScopes(scopes: Iterable<Scope>): Set<Scope> {
   const all = new Set(scopes);
-  if (all.has("events:read")) all.add("drafts:read");
+  if (all.has("events:read") || all.has("transfer")) all.add("drafts:read");
   if (all.has("drafts:read")) all.add("content:read");
   return all;
 }

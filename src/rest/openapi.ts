@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ALL_SCOPES, type Scope } from "../auth/scopes.ts";
 import type { Config } from "../config.ts";
 import { declaredTags, operationDescription } from "./openapi-descriptions.ts";
+import { TRANSFER_TAG, transferPaths } from "./openapi-transfer.ts";
 import { MAX_INTEGER, type QueryParam } from "./query-params.ts";
 import { type RestRoute, routeScopes } from "./route.ts";
 
@@ -189,10 +190,10 @@ export function buildOpenApiDocument(
       // package.json is private, with no licence: the API is not offered under an open one.
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
-    tags: declaredTags(routes),
+    tags: [...declaredTags(routes), TRANSFER_TAG],
     servers: [{ url: config.publicUrl ?? "/" }],
     security: [{ apiKey: [] }],
-    paths,
+    paths: { ...paths, ...transferPaths() },
     components: {
       securitySchemes: {
         apiKey: {

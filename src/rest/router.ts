@@ -31,6 +31,7 @@ import { parseQuery } from "./query-params.ts";
 import { RestInputError } from "./rest-input-error.ts";
 import { type RestRoute, type RouteInput, routeScopes } from "./route.ts";
 import { restRoutes } from "./routes/index.ts";
+import { mountTransferRoutes, type TransferDoor } from "./transfer-routes.ts";
 
 export interface RestRouterDeps {
   yoga: ContentYoga;
@@ -46,6 +47,8 @@ export interface RestRouterDeps {
   cache?: ResponseCache;
   /** The Cache-Control of GET answers, by audience (CACHE_S_MAXAGE, CACHE_STALE_WHILE_REVALIDATE). */
   cacheControl: CacheControlPolicy;
+  /** GET /v1/export and POST /v1/import (transfer-routes.ts); absent: not served. */
+  transfer?: TransferDoor;
 }
 
 export function createRestRouter(deps: RestRouterDeps): Router {
@@ -73,6 +76,11 @@ export function createRestRouter(deps: RestRouterDeps): Router {
     const bodyParsers = route.body ? json : [];
     router[route.method](path, ...deps.limited, requireKey(route), ...bodyParsers, handler);
     remember(methodsByPath, path, route.method);
+  }
+  if (deps.transfer) {
+    mountTransferRoutes(router, deps.limited, deps.transfer);
+    remember(methodsByPath, "/export", "get");
+    remember(methodsByPath, "/import", "post");
   }
   for (const { route, path, handler } of mounted) {
     if (!route.workspacePathForm) continue;

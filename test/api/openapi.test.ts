@@ -56,10 +56,15 @@ describe("GET /v1/openapi.json", () => {
 
   it("has exactly the operations of the route table, plus the workspace path form of the reads that offer it", () => {
     const routes = restRoutes(app.config);
-    const expected = routes.flatMap((route) => [
-      `${route.method.toUpperCase()} /v1${route.path} ${route.name}`,
-      ...(route.workspacePathForm ? [`GET /v1/{workspace_id}${route.path} ${route.name}ByWorkspace`] : []),
-    ]);
+    const expected = [
+      ...routes.flatMap((route) => [
+        `${route.method.toUpperCase()} /v1${route.path} ${route.name}`,
+        ...(route.workspacePathForm ? [`GET /v1/{workspace_id}${route.path} ${route.name}ByWorkspace`] : []),
+      ]),
+      // The two routes that carry bytes (src/rest/transfer-routes.ts), outside the route table.
+      "GET /v1/export exportWorkspace",
+      "POST /v1/import importIntoWorkspace",
+    ];
     const documented = Object.entries(
       served.paths as Record<string, Record<string, { operationId: string }>>,
     ).flatMap(([path, item]) =>
@@ -392,6 +397,24 @@ describe("every operation's real success response matches the document", () => {
       body: { reason: "tour over", withRotation: true },
       status: 200,
     });
+
+    // The workspace as bytes: the archive out, and back in (an import of its own export changes nothing).
+    const archive = await fetch(`${app.url}/v1/export`, { headers: { authorization: ws.privateKey } });
+    expect(archive.status).toBe(200);
+    const document = (await app.request("GET", "/v1/openapi.json")).body;
+    expect(Object.keys(document.paths["/v1/export"].get.responses["200"].content)).toEqual([
+      archive.headers.get("content-type"),
+    ]);
+    visited.add("GET /v1/export");
+    const imported = await fetch(`${app.url}/v1/import?dryRun=true`, {
+      method: "POST",
+      headers: { authorization: ws.privateKey, "content-type": "application/octet-stream" },
+      body: new Uint8Array(await archive.arrayBuffer()),
+    });
+    const summary = { status: imported.status, body: await imported.json(), headers: imported.headers };
+    expect(summary.status, JSON.stringify(summary.body)).toBe(200);
+    expectMatchesOpenApi(summary, "POST", "/v1/import");
+    visited.add("POST /v1/import");
 
     expect([...visited].sort()).toEqual(openApiChecker().operations().sort());
   });

@@ -80,6 +80,16 @@ export const FIELD_SCOPES = {
 
 export type ScopedField = keyof typeof FIELD_SCOPES;
 
+/**
+ * The two /v1 routes that carry a workspace as bytes rather than run a GraphQL operation (a streamed
+ * export archive out, an uploaded export in: src/rest/transfer-routes.ts). Their scope is declared here,
+ * beside every other, and the scope matrix test calls them like the rest.
+ */
+export const BYTE_ROUTE_SCOPES = {
+  "GET /export": "transfer",
+  "POST /import": "transfer",
+} as const satisfies Record<string, Scope>;
+
 const ROOT_TYPES = ["Query", "Mutation", "Subscription"] as const;
 
 /** Wraps each listed field so it refuses a caller without its scope before it resolves (once, at build). */
