@@ -19,7 +19,7 @@ import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { startReplicationCluster } from "../test/helpers/replication-cluster.ts";
 import { METRICS_TOKEN } from "./cache-metrics.ts";
-import { createBenchDatabase } from "./database.ts";
+import { type BenchDatabase, createBenchDatabase } from "./database.ts";
 import { type LoadResult, runInTurns, type TurnContender } from "./load.ts";
 import { log } from "./log.ts";
 import { patchOnce, publishedSlugs } from "./post-writes.ts";
@@ -71,9 +71,10 @@ const cluster = await startReplicationCluster({
 });
 const servers: ChildServer[] = [];
 let writer: Writer | undefined;
+let database: BenchDatabase | undefined;
 try {
   const pids = cluster.postmasterPids();
-  const database = await createBenchDatabase({ embedded: false, databaseUrl: cluster.primaryUrl });
+  database = await createBenchDatabase({ embedded: false, databaseUrl: cluster.primaryUrl });
   log(
     `PostgreSQL 15 primary (postmaster ${pids.primary}) and streaming replica (${pids.replica}); ${database.location}`,
   );
@@ -174,6 +175,8 @@ try {
 } finally {
   await writer?.stop();
   for (const server of servers) await server.stop();
+  // Its schema goes with the cluster; its temporary media folder does not.
+  await database?.drop();
   await cluster.close();
 }
 
