@@ -9,11 +9,20 @@ export interface CacheLookups {
   misses: number;
 }
 
+/** The service's /metrics page (Prometheus text); null when it does not answer. */
+export async function metricsText(baseUrl: string): Promise<string | null> {
+  const res = await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  if (!res.ok) {
+    await res.arrayBuffer();
+    return null;
+  }
+  return res.text();
+}
+
 /** The cache's lookups so far, summed over both doors; null when /metrics does not answer. */
 export async function cacheLookups(baseUrl: string): Promise<CacheLookups | null> {
-  const res = await fetch(`${baseUrl}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-  if (!res.ok) return null;
-  const text = await res.text();
+  const text = await metricsText(baseUrl);
+  if (text === null) return null;
   const sum = (result: string) =>
     text
       .split("\n")

@@ -70,6 +70,12 @@ export interface TurnContender {
    * running service's misses write over memory it holds already, which is what the miss costs.
    */
   fillBytes?: number;
+  /**
+   * Called before and after each of its measured turns (not the warm-up), outside the CPU readings: a
+   * bench reads the server's /metrics there to count per turn what only the server knows.
+   */
+  beforeTurn?: () => Promise<void>;
+  afterTurn?: () => Promise<void>;
 }
 
 /** Seconds of one turn: long enough that starting a run is noise, short enough that the machine cannot drift within it. */
@@ -106,10 +112,12 @@ export async function runInTurns(
   const forwards = sides.map((_, index) => index);
   for (let turn = 0; turn < turns; turn++) {
     const order = turn % 2 === 0 ? forwards : [...forwards].reverse();
-    for (const index of order)
-      slices[index]!.push(
-        await measuredSlice(sides[index]!, settings.connections, { amount: amounts[index]! }),
-      );
+    for (const index of order) {
+      const side = sides[index]!;
+      await side.beforeTurn?.();
+      slices[index]!.push(await measuredSlice(side, settings.connections, { amount: amounts[index]! }));
+      await side.afterTurn?.();
+    }
   }
   return contenders.map((contender, index) => toLoadResult(slices[index]!, contender.scenario));
 }

@@ -223,24 +223,50 @@ function statTimesMs(stat: string): { user: number; system: number; reapedChildr
 export function postgresCpuMs(): number | null {
   let total = 0;
   let found = false;
+  const walked = eachProcessStat((_pid, stat) => {
+    if (!stat.includes("(postgres)")) return;
+    total += statCpuMs(stat, true);
+    found = true;
+  });
+  return walked && found ? total : null;
+}
+
+/**
+ * CPU time of one PostgreSQL server, in ms: its postmaster and every child of it (backends, the WAL
+ * sender, background workers), each one's own and reaped children's time, as `postgresCpuMs` counts
+ * them. Tells apart servers on one machine (a primary and its replica). Null when the postmaster is gone.
+ */
+export function postmasterCpuMs(postmasterPid: number): number | null {
+  let total = 0;
+  let found = false;
+  const walked = eachProcessStat((pid, stat) => {
+    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (pid !== postmasterPid && parent !== postmasterPid) return;
+    total += statCpuMs(stat, true);
+    if (pid === postmasterPid) found = true;
+  });
+  return walked && found ? total : null;
+}
+
+/** Calls `visit` with every live process's /proc/<pid>/stat line; false where /proc cannot be read. */
+function eachProcessStat(visit: (pid: number, stat: string) => void): boolean {
   let entries: string[];
   try {
     entries = readdirSync("/proc");
   } catch {
-    return null;
+    return false;
   }
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (!stat.includes("(postgres)")) continue;
-      total += statCpuMs(stat, true);
-      found = true;
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
     } catch {
-      // the process ended while we looked
+      continue; // the process ended while we looked
     }
+    visit(Number(entry), stat);
   }
-  return found ? total : null;
+  return true;
 }
 
 /** CPU time of this process (the load generator runs here), in ms. */

@@ -34,6 +34,7 @@ import autocannon, { type AutocannonRequest } from "autocannon";
 import { cacheLookups, hitRatio, METRICS_TOKEN } from "./cache-metrics.ts";
 import type { BenchDatabase } from "./database.ts";
 import { log } from "./log.ts";
+import { patchOnce, patchTitle, publishedSlugs } from "./post-writes.ts";
 import { type ChildServer, ownCpuMs, postgresCpuMs, startServer } from "./processes.ts";
 import type { BenchFixtures } from "./seed.ts";
 import { benchServiceEnv, withSeededDatabase } from "./seeded-service.ts";
@@ -255,19 +256,6 @@ async function readEveryPath(baseUrl: string, slugs: readonly string[], publicKe
     }
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-}
-
-/** Every published post's slug, newest first. */
-async function publishedSlugs(baseUrl: string, publicKey: string): Promise<string[]> {
-  const slugs: string[] = [];
-  for (let page = 1; ; page++) {
-    const res = await fetch(`${baseUrl}/v1/posts?limit=100&page=${page}`, {
-      headers: { authorization: publicKey },
-    });
-    const body = (await res.json()) as { posts: { slug: string }[] };
-    slugs.push(...body.posts.map((post) => post.slug));
-    if (body.posts.length < 100) return slugs;
-  }
 }
 
 async function aDraftSlug(baseUrl: string, privateKey: string): Promise<string> {
@@ -504,22 +492,6 @@ function mark(title: string, text: string, at = performance.now()): void {
   if (!values.output) return;
   const monotonicUs = Number(process.hrtime.bigint() / 1000n) - Math.round((performance.now() - at) * 1_000);
   appendFileSync(values.output, `=== ${title}: ${text} at ${monotonicUs} µs\n`);
-}
-
-/** One write of the bench: a PATCH of a post's title, as an editor's save sends it. */
-function patchTitle(baseUrl: string, privateKey: string, slug: string, title: string): Promise<Response> {
-  return fetch(`${baseUrl}/v1/posts/${slug}`, {
-    method: "PATCH",
-    headers: { authorization: privateKey, "content-type": "application/json" },
-    body: JSON.stringify({ title }),
-  });
-}
-
-/** One write: the target's title PATCHed; whether it succeeded. */
-async function patchOnce(baseUrl: string, privateKey: string, target: () => string): Promise<boolean> {
-  const res = await patchTitle(baseUrl, privateKey, target(), `Edited at ${Date.now()}`).catch(() => null);
-  await res?.arrayBuffer().catch(() => undefined);
-  return res?.ok === true;
 }
 
 /** A process that burns CPU for the milliseconds it is sent, one burst at a time (the cpu scenario). */

@@ -22,7 +22,7 @@ export interface ReplicaConnection {
   statementTimeoutMs: number;
 }
 
-/** How the primary's clients are made (database.ts), so a replica's are made the same way. */
+/** How the primary's clients are made (server-database.ts), so a replica's are made the same way. */
 export interface ClientMaker {
   pool(connection: ReplicaConnection): pg.Pool;
   adapter(pool: pg.Pool, schema?: string): SqlDriverAdapterFactory;

@@ -4,7 +4,7 @@
 // programs run as the `postgres` user, in folders it owns. Everything is stopped and removed by
 // `close()`, and by a process exit hook if a test run dies before its afterAll.
 import { execFile, execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -28,6 +28,11 @@ export interface ReplicationCluster {
   waitForReplay(timeoutMs?: number): Promise<void>;
   /** Stops the replica as a crash would (`pg_ctl stop -m immediate`). */
   stopReplica(): Promise<void>;
+  /**
+   * Each server's postmaster process id (its data folder's postmaster.pid): the process whose children
+   * are that server's backends, so a bench can tell the primary's CPU from the replica's.
+   */
+  postmasterPids(): { primary: number; replica: number };
   close(): Promise<void>;
 }
 
@@ -57,8 +62,8 @@ function pgProgramSync(program: string, args: string[]): void {
   }
 }
 
-/** Settings for a throwaway test server: quick, not durable, loopback only. */
-function serverSettings(port: number, socketDir: string): string {
+/** Settings for a throwaway test server: quick, not durable, loopback only; `extra` lines override them. */
+function serverSettings(port: number, socketDir: string, extra: string[]): string {
   return [
     "listen_addresses = '127.0.0.1'",
     `port = ${port}`,
@@ -73,10 +78,19 @@ function serverSettings(port: number, socketDir: string): string {
     // A replica read is never cancelled because the primary vacuumed rows it still needs.
     "hot_standby_feedback = on",
     "logging_collector = off",
+    ...extra,
   ].join("\n");
 }
 
-export async function startReplicationCluster(): Promise<ReplicationCluster> {
+export interface ClusterOptions {
+  /**
+   * postgresql.conf lines for both servers after the defaults above, e.g. `shared_buffers = 128MB` for a
+   * bench whose data should fit in memory as on a real server.
+   */
+  settings?: string[];
+}
+
+export async function startReplicationCluster(options: ClusterOptions = {}): Promise<ReplicationCluster> {
   const root = mkdtempSync(join(tmpdir(), "pg-replication-"));
   if (asRoot) execFileSync("chown", ["postgres:postgres", root]);
   const primaryDir = join(root, "primary");
@@ -93,7 +107,11 @@ export async function startReplicationCluster(): Promise<ReplicationCluster> {
   // The data folders' postgresql.auto.conf exist (initdb, pg_basebackup -R made them, owned by
   // postgres); appended to, they keep their owner.
   const startServer = async (dir: string, port: number) => {
-    writeFileSync(join(dir, "postgresql.auto.conf"), `${serverSettings(port, root)}\n`, { flag: "a" });
+    writeFileSync(
+      join(dir, "postgresql.auto.conf"),
+      `${serverSettings(port, root, options.settings ?? [])}\n`,
+      { flag: "a" },
+    );
     await pgProgram("pg_ctl", ["start", "-w", "-t", "30", "-D", dir, "-l", join(root, `${port}.log`)]);
   };
 
@@ -149,10 +167,16 @@ export async function startReplicationCluster(): Promise<ReplicationCluster> {
       replicaStopped = true;
       await pgProgram("pg_ctl", ["stop", "-D", replicaDir, "-m", "immediate"]);
     },
+    postmasterPids: () => ({ primary: postmasterPid(primaryDir), replica: postmasterPid(replicaDir) }),
     async close() {
       process.off("exit", stopAllSync);
       stopAllSync();
     },
   };
   return cluster;
+}
+
+/** The first line of a running server's postmaster.pid is its postmaster's process id. */
+function postmasterPid(dataDir: string): number {
+  return Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
 }
