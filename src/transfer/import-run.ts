@@ -99,7 +99,6 @@ export async function runImport(
     dryRun,
     links: new ImportLinks(),
     webhookPolicy: options.webhookPolicy,
-    mediaUrl: (key) => options.storage.urlFor(key),
     mediaReference: (key) => options.mediaReference(key),
   };
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;

@@ -558,7 +558,9 @@ function done(
     action,
     id,
     workspaceId: target.workspaceId,
-    ...(record.kind === "media" ? { mediaUrl: (key: string) => target.mediaUrl(key) } : {}),
+    // The event names the file as the records naming it do (relative without PUBLIC_URL): made absolute
+    // by the process that sends or reads the event, not on the importing CLI's port.
+    ...(record.kind === "media" ? { mediaUrl: (key: string) => target.mediaReference(key) } : {}),
   });
   return { outcome: action, targetId: id };
 }
