@@ -8,20 +8,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
-import { createMediaStorage } from "../../src/media/create-storage.ts";
-import { importInto } from "../../src/transfer/transfer-commands.ts";
 import { freePort } from "../helpers/free-port.ts";
 import { type SseSubscription, subscribe } from "../helpers/sse-subscription.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 import { makeImage } from "../media/helpers/make-files.ts";
-import { ghost29WithImagesAt } from "./helpers/real-corpus.ts";
+import { importGhostAsCli, referenceBases, STORED_FILE } from "./helpers/cli-port-import.ts";
 import { type TestHost, testHost } from "./helpers/remote-hosts.ts";
-
-/** Every reference to a stored file in serialized JSON, as the base it is written with ("" if relative). */
-const STORED_FILE = /([^"\\\s=,(]*)\/media\/[A-Za-z0-9_-]{1,64}\/[0-9a-f]{32}\.[a-z0-9]{1,5}/g;
-const basesIn = (json: string) => [...json.matchAll(STORED_FILE)].map((match) => match[1]);
 
 describe("the events of an import without PUBLIC_URL, sent and read by a server on another port", () => {
   const folder = mkdtempSync(path.join(tmpdir(), "media-urls-events-"));
@@ -52,13 +45,11 @@ describe("the events of an import without PUBLIC_URL, sent and read by a server 
     });
     expect(hook.status).toBe(201);
     live = await subscribe(app.url, ws.privateKey, "subscription { contentChanged { type data } }");
-    // The CLI's configuration: the same data folder (and so the same files), its own default port.
-    const cli = { ...app.config, port: 3000, publicUrl: undefined };
-    const summary = await importInto(
-      { db: app.db, config: cli, storage: createMediaStorage(cli, silentLogger) },
-      { ...ws, name: "events" },
-      { from: "ghost", location: ghost29WithImagesAt(host.url(""), folder) },
-      { dryRun: false, webhooks: true },
+    const summary = await importGhostAsCli(
+      app,
+      ws,
+      { imageBase: host.url(""), scratch: folder },
+      { webhooks: true },
     );
     expect(summary.failures).toEqual([]);
     expect(summary.byKind.media?.created).toBeGreaterThan(0);
@@ -73,7 +64,7 @@ describe("the events of an import without PUBLIC_URL, sent and read by a server 
 
   /** The bases of every file reference in `json`, which must name some. */
   const referencesOf = (json: string) => {
-    const bases = basesIn(json);
+    const bases = referenceBases(json);
     expect(bases.length).toBeGreaterThan(0);
     return bases;
   };

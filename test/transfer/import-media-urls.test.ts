@@ -9,21 +9,15 @@ import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { extract } from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
-import { createMediaStorage } from "../../src/media/create-storage.ts";
-import { exportToFile, importInto } from "../../src/transfer/transfer-commands.ts";
+import { exportToFile } from "../../src/transfer/transfer-commands.ts";
 import { freePort } from "../helpers/free-port.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 import { makeImage } from "../media/helpers/make-files.ts";
 import { uploadMedia } from "../media/helpers/upload-media.ts";
-import { ghost29WithImagesAt } from "./helpers/real-corpus.ts";
+import { importGhostAsCli, referenceBases } from "./helpers/cli-port-import.ts";
 import { type TestHost, testHost } from "./helpers/remote-hosts.ts";
 
 const IMG_SRC = /<img[^>]*\ssrc="([^"]+)"/g;
-/** Every reference to a stored file in serialized JSON, as the base it is written with ("" if relative). */
-const STORED_FILE = /([^"\\\s=,(]*)\/media\/[A-Za-z0-9_-]{1,64}\/[0-9a-f]{32}\.[a-z0-9]{1,5}/g;
-const basesIn = (json: string) => [...json.matchAll(STORED_FILE)].map((match) => match[1]);
-
 /** The post lines of a portable archive, read with tar-stream rather than the service's own reader. */
 async function archivedPosts(file: string): Promise<{ slug: string; revisions: { snapshot: unknown }[] }[]> {
   const tar = extract();
@@ -69,15 +63,8 @@ describe("media imported by a CLI without PUBLIC_URL, served by a server on anot
 
   it("gives covers, body images and author images URLs that answer on the server", async () => {
     expect(port).not.toBe(3000);
-    // The CLI's configuration: the same data folder (and so the same files), its own default port.
-    const cli = { ...app.config, port: 3000, publicUrl: undefined };
     const ws = await app.workspace("media urls");
-    const summary = await importInto(
-      { db: app.db, config: cli, storage: createMediaStorage(cli, silentLogger) },
-      { ...ws, name: "media urls" },
-      { from: "ghost", location: ghost29WithImagesAt(host.url(""), folder) },
-      { dryRun: false, webhooks: false },
-    );
+    const summary = await importGhostAsCli(app, ws, { imageBase: host.url(""), scratch: folder });
     expect(summary.failures).toEqual([]);
     expect(summary.byKind.media?.created).toBeGreaterThan(0);
 
@@ -147,14 +134,8 @@ describe("media imported by a CLI without PUBLIC_URL, served by a server on anot
   // A post of the import edited through the API keeps its revisions as the writes left it: its body
   // and cover as stored, relative. An export and the revisions' reads give them absolute, as the post's.
   it("exports revisions, and reads them, with absolute references", async () => {
-    const cli = { ...app.config, port: 3000, publicUrl: undefined };
     const ws = await app.workspace("revisions");
-    const summary = await importInto(
-      { db: app.db, config: cli, storage: createMediaStorage(cli, silentLogger) },
-      { ...ws, name: "revisions" },
-      { from: "ghost", location: ghost29WithImagesAt(host.url(""), mkdtempSync(path.join(folder, "rev-"))) },
-      { dryRun: false, webhooks: false },
-    );
+    const summary = await importGhostAsCli(app, ws, { imageBase: host.url(""), scratch: folder });
     expect(summary.failures).toEqual([]);
     const stored = await app.db.prisma.post.findMany({
       where: {
@@ -184,13 +165,13 @@ describe("media imported by a CLI without PUBLIC_URL, served by a server on anot
       .filter((post) => slugs.has(post.slug))
       .flatMap((post) => post.revisions.map((revision) => JSON.stringify(revision.snapshot)));
     expect(revisions.length).toBeGreaterThanOrEqual(stored.length);
-    const exported = revisions.flatMap(basesIn);
+    const exported = revisions.flatMap(referenceBases);
     expect(exported.length).toBeGreaterThan(0);
     expect(new Set(exported)).toEqual(new Set([base]));
 
     const read = await app.request("GET", `/v1/posts/${stored[0]?.id}/revisions`, { key: ws.privateKey });
     expect(read.status).toBe(200);
-    const served = basesIn(JSON.stringify(read.body.revisions));
+    const served = referenceBases(JSON.stringify(read.body.revisions));
     expect(served.length).toBeGreaterThan(0);
     expect(new Set(served)).toEqual(new Set([base]));
   });
