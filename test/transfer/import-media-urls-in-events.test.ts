@@ -85,8 +85,6 @@ describe("the events of an import without PUBLIC_URL, sent and read by a server 
     expect(media.map((r) => String(r.json.data.url).startsWith(`${base}/media/`))).toEqual(
       media.map(() => true),
     );
-    // Each body is still the JSON it was signed as (an escaped quote stayed escaped).
-    for (const r of received) expect(JSON.parse(r.body)).toEqual(r.json);
   });
 
   it("serves /v1/events, /v1/changes (HTML and markdown) and the subscription with absolute URLs", async () => {
