@@ -88,6 +88,8 @@ export async function startBackgroundWork(
   config: Config,
   db: Database,
   logger: Logger,
+  /** Where the webhooks' media URLs point: the instance's own storage, as its API's reads. */
+  media: Pick<MediaStorage, "urlFor">,
 ): Promise<BackgroundWork> {
   const stopAnalysing = keepPlannerStatistics(db, config.analyzeIntervalMs, logger);
   const pruning = scheduleEventPruning(db.prisma, config.events.retentionDays, logger);
@@ -113,7 +115,7 @@ export async function startBackgroundWork(
       },
     };
   const dispatcher = new WebhookDispatcher({
-    store: createDeliveryStore(db.sql, db.prisma),
+    store: createDeliveryStore(db.sql, db.prisma, (key) => media.urlFor(key)),
     send: sendWebhook,
     policy: { allowPrivate: config.webhooks.allowPrivateTargets },
     timeoutMs: config.webhooks.timeoutMs,

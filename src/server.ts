@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   );
 
   // Change log pruning and webhook dispatch.
-  const background = await startBackgroundWork(config, runtime.db, logger);
+  const background = await startBackgroundWork(config, runtime.db, logger, runtime.mediaStorage);
 
   let shuttingDown = false;
   // The embedded database is this process's alone: the CLI runs its commands here, over a local socket.

@@ -7,6 +7,7 @@ import { retentionCutoff } from "../content/changes/event-retention.ts";
 import type { FieldProblem } from "../domain/errors.ts";
 import { EVENT_TYPES, isEventType } from "../domain/event-types.ts";
 import type { Event } from "../generated/prisma/client.ts";
+import { absoluteMediaReferencesIn } from "../media/media-references.ts";
 import type { GraphQLContext } from "./context.ts";
 import { LATEST_CURSOR } from "./cursors/cursor-codec.ts";
 import {
@@ -54,14 +55,16 @@ export async function eventConnection(ctx: GraphQLContext, args: EventLogArgs): 
   };
   const rows = await ctx.prisma.event.findMany({ where, orderBy: { position: "asc" }, take: limit + 1 });
   const page = rows.slice(0, limit);
-  // A page always fits in an answer, however large its events' records (feed-answer-size.ts).
+  // Imported records are stored naming their files relative (media-references.ts): made absolute, as
+  // the reads make them, before the page is fitted into an answer (feed-answer-size.ts).
+  const urlFor = (key: string) => ctx.services.mediaStorage.urlFor(key);
   const data = fitFeedData(
-    page.map((node) => node.data as Record<string, unknown> | null),
+    page.map((node) => absoluteMediaReferencesIn(node.data, urlFor) as Record<string, unknown> | null),
     ctx.services.config.graphql.maxResponseBytes,
   );
   const edges = page.map((node, index) => ({
     cursor: encodeEventCursor(scope, node),
-    node: data[index] === node.data ? node : { ...node, data: data[index] as Event["data"] },
+    node: { ...node, data: data[index] as Event["data"] },
   }));
   return {
     edges,

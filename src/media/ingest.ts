@@ -53,21 +53,50 @@ export interface IngestedMedia {
 /** Something that can report a failed cleanup; the service's Logger fits. */
 export type CleanupLogger = RemovalLogger;
 
+/** What checking and probing a file learned: everything but where it is stored. */
+export interface InspectedMedia {
+  size: number;
+  probe: ProbeResult;
+  contentHash: string;
+}
+
+/**
+ * Checks and probes bytes as ingestMedia does, storing nothing: what an import's dry run does to count
+ * what its real run would store. Throws as ingestMedia does.
+ */
+export async function inspectMedia(bytes: Uint8Array, maxBytes?: number): Promise<InspectedMedia> {
+  if (maxBytes !== undefined && bytes.byteLength > maxBytes) throw new UploadTooLargeError(maxBytes);
+  const detection = await detectMediaType(bytes);
+  if (!detection.allowed) throw new UnsupportedMediaTypeError(detection.detectedMime, detection.reason);
+  const probe = await probeAllowedMedia(bytes, detection.allowed);
+  if (!probe) throw new UnsupportedMediaTypeError(detection.allowed.mime, UNDECODABLE);
+  return { size: bytes.byteLength, probe, contentHash: contentHashOf(bytes) };
+}
+
+/** inspectMedia for bytes in a file on the local disk, read from it (never one buffer in memory). */
+export async function inspectMediaFile(
+  file: string,
+  maxBytes?: number,
+  knownHash?: string,
+): Promise<InspectedMedia> {
+  const { size } = await stat(file);
+  if (maxBytes !== undefined && size > maxBytes) throw new UploadTooLargeError(maxBytes);
+  const detection = await detectMediaTypeOfFile(file);
+  if (!detection.allowed) throw new UnsupportedMediaTypeError(detection.detectedMime, detection.reason);
+  const probe = await probeAllowedMedia(file, detection.allowed);
+  if (!probe) throw new UnsupportedMediaTypeError(detection.allowed.mime, UNDECODABLE);
+  return { size, probe, contentHash: knownHash ?? (await contentHashOfFile(file)) };
+}
+
 /**
  * Checks, probes and stores an upload. Throws UnsupportedMediaTypeError for a type outside the
  * allow-list or an image that does not decode, UploadTooLargeError above `maxBytes`, and the storage's own error when storing fails
  * (nothing is left stored then).
  */
 export async function ingestMedia(options: IngestMediaOptions): Promise<IngestedMedia> {
-  const { bytes, maxBytes } = options;
-  if (maxBytes !== undefined && bytes.byteLength > maxBytes) throw new UploadTooLargeError(maxBytes);
-  const detection = await detectMediaType(bytes);
-  if (!detection.allowed) throw new UnsupportedMediaTypeError(detection.detectedMime, detection.reason);
-  const probe = await probeAllowedMedia(bytes, detection.allowed);
-  const contentHash = contentHashOf(bytes);
-  return store(options, bytes.byteLength, probe, detection.allowed.mime, contentHash, (key, mimeType) =>
-    options.storage.put(key, bytes, mimeType),
-  );
+  const { bytes } = options;
+  const inspected = await inspectMedia(bytes, options.maxBytes);
+  return store(options, inspected, (key, mimeType) => options.storage.put(key, bytes, mimeType));
 }
 
 export interface IngestMediaFileOptions extends Omit<IngestMediaOptions, "bytes"> {
@@ -82,28 +111,19 @@ export interface IngestMediaFileOptions extends Omit<IngestMediaOptions, "bytes"
  * decoded by sharp from the file) and stored with putStream, so the file is never one buffer in memory.
  */
 export async function ingestMediaFile(options: IngestMediaFileOptions): Promise<IngestedMedia> {
-  const { file, maxBytes } = options;
-  const { size } = await stat(file);
-  if (maxBytes !== undefined && size > maxBytes) throw new UploadTooLargeError(maxBytes);
-  const detection = await detectMediaTypeOfFile(file);
-  if (!detection.allowed) throw new UnsupportedMediaTypeError(detection.detectedMime, detection.reason);
-  const probe = await probeAllowedMedia(file, detection.allowed);
-  const contentHash = options.contentHash ?? (await contentHashOfFile(file));
-  return store(options, size, probe, detection.allowed.mime, contentHash, (key, mimeType) =>
-    options.storage.putStream(key, createReadStream(file), size, mimeType),
+  const { file } = options;
+  const inspected = await inspectMediaFile(file, options.maxBytes, options.contentHash);
+  return store(options, inspected, (key, mimeType) =>
+    options.storage.putStream(key, createReadStream(file), inspected.size, mimeType),
   );
 }
 
 /** Stores a probed file under a new key (nothing is left stored when that fails): the media columns. */
 async function store(
   options: Omit<IngestMediaOptions, "bytes">,
-  size: number,
-  probe: ProbeResult | null,
-  allowedMime: string,
-  contentHash: string,
+  { size, probe, contentHash }: InspectedMedia,
   put: (key: string, mimeType: string) => Promise<void>,
 ): Promise<IngestedMedia> {
-  if (!probe) throw new UnsupportedMediaTypeError(allowedMime, UNDECODABLE);
   const storageKey = newMediaKey(options.workspaceId, probe.extension);
   try {
     await put(storageKey, probe.mimeType);

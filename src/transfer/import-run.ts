@@ -33,7 +33,13 @@ import {
 import type { Database } from "../db/database.ts";
 import { analyzeStaleTables } from "../db/planner-statistics.ts";
 import { contentHashOf, contentHashOfFile } from "../media/content-hash.ts";
-import { discardStoredMedia, ingestMedia, ingestMediaFile } from "../media/ingest.ts";
+import {
+  discardStoredMedia,
+  ingestMedia,
+  ingestMediaFile,
+  inspectMedia,
+  inspectMediaFile,
+} from "../media/ingest.ts";
 import type { MediaStorage } from "../media/storage.ts";
 import { UploadTooLargeError } from "../media/upload-errors.ts";
 import type { TargetPolicy } from "../webhooks/target-safety.ts";
@@ -93,7 +99,6 @@ export async function runImport(
     dryRun,
     links: new ImportLinks(),
     webhookPolicy: options.webhookPolicy,
-    mediaUrl: (key) => options.storage.urlFor(key),
     mediaReference: (key) => options.mediaReference(key),
   };
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
@@ -201,7 +206,8 @@ function withoutBytes({ open: _stream, ...record }: ImportedMedia): ImportedMedi
 }
 
 /**
- * Stores a media record's file unless the ledger has the record unchanged (or this is a dry run).
+ * Stores a media record's file unless the ledger has the record unchanged (a dry run reads and checks
+ * it, storing nothing).
  * A file that cannot be read is a failed record, reported, and the import goes on.
  */
 async function prepareMedia(
@@ -221,10 +227,9 @@ async function prepareMedia(
     { sourceId: record.sourceId, fingerprint: prepared.fingerprint },
   ]);
   if (unchanged.size > 0) return "not needed";
-  if (target.dryRun) {
-    tally.addMediaBytes(record.size ?? 0);
-    return "not needed";
-  }
+  // A dry run reads, checks and hashes each file as the real run does and only leaves out storing it:
+  // a file the workspace has already (or one the run met before) is then counted as skipped, and one
+  // that cannot be read as failed, as the real run counts them (the issue: equal counts).
   const limit = { maxBytes: options.maxMediaBytes };
   try {
     if (record.open) {
@@ -235,33 +240,39 @@ async function prepareMedia(
       try {
         prepared.contentHash = await contentHashOfFile(file);
         if (await knownContent(target, contents, prepared.contentHash)) return "not needed";
-        prepared.media = await ingestMediaFile({
-          storage: options.storage,
-          workspaceId: target.workspaceId,
-          file,
-          contentHash: prepared.contentHash,
-          filename: record.name,
-          ...limit,
-        });
+        if (target.dryRun) {
+          tally.addMediaBytes((await inspectMediaFile(file, limit.maxBytes, prepared.contentHash)).size);
+        } else {
+          prepared.media = await ingestMediaFile({
+            storage: options.storage,
+            workspaceId: target.workspaceId,
+            file,
+            contentHash: prepared.contentHash,
+            filename: record.name,
+            ...limit,
+          });
+          tally.addMediaBytes(prepared.media.size);
+        }
+        contents.add(prepared.contentHash);
+        return "stored";
       } finally {
         await rm(file, { force: true });
       }
-      contents.add(prepared.contentHash);
-      tally.addMediaBytes(prepared.media.size);
-      return "stored";
     }
     const bytes = record.load
       ? await record.load()
       : await fetchBody(options.remote, { url: record.url, maxBytes: options.maxMediaBytes });
     prepared.contentHash = contentHashOf(bytes);
     if (await knownContent(target, contents, prepared.contentHash)) return "not needed";
-    prepared.media = await ingestMedia({
-      storage: options.storage,
-      workspaceId: target.workspaceId,
-      bytes,
-      filename: record.name,
-      ...limit,
-    });
+    if (target.dryRun) await inspectMedia(bytes, limit.maxBytes);
+    else
+      prepared.media = await ingestMedia({
+        storage: options.storage,
+        workspaceId: target.workspaceId,
+        bytes,
+        filename: record.name,
+        ...limit,
+      });
     contents.add(prepared.contentHash);
     tally.addMediaBytes(bytes.byteLength);
     return "stored";

@@ -224,7 +224,12 @@ describe("scheduled publishing", () => {
       expect(await types()).toHaveLength(0);
       expect((await stopped.request("GET", "/v1/posts/while-down", { key: ws.publicKey })).status).toBe(200);
 
-      const background = await startBackgroundWork(stopped.config, stopped.db, silentLogger);
+      const background = await startBackgroundWork(
+        stopped.config,
+        stopped.db,
+        silentLogger,
+        stopped.mediaStorage,
+      );
       try {
         const deadline = Date.now() + 5_000;
         while ((await types()).length === 0 && Date.now() < deadline) await sleep(50);

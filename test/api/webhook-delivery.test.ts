@@ -567,7 +567,7 @@ describe("graceful shutdown", () => {
       });
 
       // An attempt answered within the deadline is recorded as sent.
-      let background = await startBackgroundWork(quiet.config, quiet.db, silentLogger);
+      let background = await startBackgroundWork(quiet.config, quiet.db, silentLogger, quiet.mediaStorage);
       await restFixtures(quiet, ws.privateKey).tag("finishes");
       await hook.waitFor((r) => r.length === 1);
       await background.stop(2_000);
@@ -579,7 +579,7 @@ describe("graceful shutdown", () => {
 
       // One the receiver holds past the deadline is cut short and released at once (no 30 s lease to wait for).
       answerAfterMs = 60_000;
-      background = await startBackgroundWork(quiet.config, quiet.db, silentLogger);
+      background = await startBackgroundWork(quiet.config, quiet.db, silentLogger, quiet.mediaStorage);
       await restFixtures(quiet, ws.privateKey).tag("cut-short");
       await hook.waitFor((r) => r.length === 2);
       await background.stop(300);

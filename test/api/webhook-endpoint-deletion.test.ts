@@ -29,7 +29,7 @@ beforeAll(async () => {
   app = await startTestApp({
     env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", WEBHOOK_TIMEOUT_MS: "2000", WEBHOOK_RETRY_SCHEDULE: "5s" },
   });
-  background = await startBackgroundWork(app.config, app.db, recordingLogger);
+  background = await startBackgroundWork(app.config, app.db, recordingLogger, app.mediaStorage);
 });
 beforeEach(() => {
   logged.length = 0;

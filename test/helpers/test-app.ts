@@ -147,7 +147,7 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const background = options.background
-    ? await startBackgroundWork(mediaConfig, db, silentLogger)
+    ? await startBackgroundWork(mediaConfig, db, silentLogger, mediaStorage)
     : undefined;
   const yoga = createContentYoga(db.prisma, {
     config: mediaConfig,

@@ -48,14 +48,14 @@ describe("import of the same images at other URLs", () => {
     rmSync(folder, { recursive: true, force: true });
   });
 
-  const importAt = async (ws: TestWorkspace, host: TestHost, name: string) => {
+  const importAt = async (ws: TestWorkspace, host: TestHost, name: string, dryRun = false) => {
     const dir = path.join(folder, name);
-    mkdirSync(dir);
+    mkdirSync(dir, { recursive: true });
     return importInto(
       { db: app.db, config: app.config, storage: app.mediaStorage },
       { ...ws, name: "dedup" },
       { from: "ghost", location: ghost29WithImagesAt(host.url(""), dir) },
-      { dryRun: false, webhooks: false },
+      { dryRun, webhooks: false },
     );
   };
   const counts = async (ws: TestWorkspace) => {
@@ -106,5 +106,33 @@ describe("import of the same images at other URLs", () => {
     const summary = await importAt(ws, hosts[0] as TestHost, "after-upload");
     expect(summary.failures).toEqual([]);
     expect(await counts(ws)).toEqual({ records: distinct, files: distinct });
+  });
+
+  // The issue: "its counts match the real import's". A dry run that stores nothing must still tell the
+  // records whose bytes the workspace (or an earlier record of the run) has from new ones.
+  it("counts in a dry run what the real import then does, duplicate contents included", async () => {
+    const counted = (summary: Awaited<ReturnType<typeof importAt>>) => ({
+      totals: summary.totals,
+      byKind: summary.byKind,
+      conflicts: summary.conflicts,
+      failures: summary.failures,
+      leftOut: summary.leftOut,
+      mediaBytes: summary.mediaBytes,
+    });
+    const fresh = await app.workspace("dry run, fresh");
+    const uploaded = await app.workspace("dry run, uploaded first");
+    await uploadMedia(app.url, uploaded.privateKey, jpg, "uploaded.jpg");
+    for (const [name, ws] of [
+      ["dry-fresh", fresh],
+      ["dry-uploaded", uploaded],
+    ] as const) {
+      const dry = await importAt(ws, hosts[0] as TestHost, name, true);
+      expect(
+        await app.db.prisma.media.count({ where: { workspaceId: ws.id, name: { not: "uploaded.jpg" } } }),
+      ).toBe(0);
+      const real = await importAt(ws, hosts[0] as TestHost, name);
+      expect(counted(dry)).toEqual(counted(real));
+      expect(real.byKind.media?.skipped).toBeGreaterThan(0);
+    }
   });
 });

@@ -6,18 +6,35 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { gunzipSync } from "node:zlib";
+import { extract } from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
-import { createMediaStorage } from "../../src/media/create-storage.ts";
-import { importInto } from "../../src/transfer/transfer-commands.ts";
+import { exportToFile } from "../../src/transfer/transfer-commands.ts";
 import { freePort } from "../helpers/free-port.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 import { makeImage } from "../media/helpers/make-files.ts";
 import { uploadMedia } from "../media/helpers/upload-media.ts";
-import { ghost29WithImagesAt } from "./helpers/real-corpus.ts";
+import { importGhostAsCli, referenceBases } from "./helpers/cli-port-import.ts";
 import { type TestHost, testHost } from "./helpers/remote-hosts.ts";
 
 const IMG_SRC = /<img[^>]*\ssrc="([^"]+)"/g;
+/** The post lines of a portable archive, read with tar-stream rather than the service's own reader. */
+async function archivedPosts(file: string): Promise<{ slug: string; revisions: { snapshot: unknown }[] }[]> {
+  const tar = extract();
+  const reading = (async () => {
+    const posts: { slug: string; revisions: { snapshot: unknown }[] }[] = [];
+    for await (const entry of tar) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of entry) chunks.push(chunk as Buffer);
+      if (!entry.header.name.startsWith("post/")) continue;
+      for (const line of Buffer.concat(chunks).toString("utf8").split("\n"))
+        if (line.trim()) posts.push(JSON.parse(line));
+    }
+    return posts;
+  })();
+  tar.end(gunzipSync(readFileSync(file)));
+  return reading;
+}
 const MIGRATION = path.resolve(
   import.meta.dirname,
   "../../prisma/migrations/20261128014000_media_references_relative/migration.sql",
@@ -46,15 +63,8 @@ describe("media imported by a CLI without PUBLIC_URL, served by a server on anot
 
   it("gives covers, body images and author images URLs that answer on the server", async () => {
     expect(port).not.toBe(3000);
-    // The CLI's configuration: the same data folder (and so the same files), its own default port.
-    const cli = { ...app.config, port: 3000, publicUrl: undefined };
     const ws = await app.workspace("media urls");
-    const summary = await importInto(
-      { db: app.db, config: cli, storage: createMediaStorage(cli, silentLogger) },
-      { ...ws, name: "media urls" },
-      { from: "ghost", location: ghost29WithImagesAt(host.url(""), folder) },
-      { dryRun: false, webhooks: false },
-    );
+    const summary = await importGhostAsCli(app, ws, { imageBase: host.url(""), scratch: folder });
     expect(summary.failures).toEqual([]);
     expect(summary.byKind.media?.created).toBeGreaterThan(0);
 
@@ -119,5 +129,50 @@ describe("media imported by a CLI without PUBLIC_URL, served by a server on anot
     expect(urls).toEqual([cover, inBody, portrait].map((relative) => `http://localhost:${port}${relative}`));
     const answers = await Promise.all(urls.map(async (url) => (await fetch(url)).status));
     expect(answers).toEqual([200, 200, 200]);
+  });
+
+  // A post of the import edited through the API keeps its revisions as the writes left it: its body
+  // and cover as stored, relative. An export and the revisions' reads give them absolute, as the post's.
+  it("exports revisions, and reads them, with absolute references", async () => {
+    const ws = await app.workspace("revisions");
+    const summary = await importGhostAsCli(app, ws, { imageBase: host.url(""), scratch: folder });
+    expect(summary.failures).toEqual([]);
+    const stored = await app.db.prisma.post.findMany({
+      where: {
+        workspaceId: ws.id,
+        OR: [{ coverImage: { startsWith: "/media/" } }, { content: { contains: `"/media/` } }],
+      },
+      select: { id: true, slug: true },
+    });
+    expect(stored.length).toBeGreaterThan(0);
+    for (const { id } of stored) {
+      const edited = await app.request("PATCH", `/v1/posts/${id}`, {
+        key: ws.privateKey,
+        body: { title: `Edited ${id}` },
+      });
+      expect(edited.status).toBe(200);
+    }
+
+    const base = `http://localhost:${port}`;
+    const archive = path.join(folder, "revisions.tar.gz");
+    await exportToFile(
+      { db: app.db, config: app.config, storage: app.mediaStorage },
+      { ...ws, name: "revisions" },
+      archive,
+    );
+    const slugs = new Set(stored.map((post) => post.slug));
+    const revisions = (await archivedPosts(archive))
+      .filter((post) => slugs.has(post.slug))
+      .flatMap((post) => post.revisions.map((revision) => JSON.stringify(revision.snapshot)));
+    expect(revisions.length).toBeGreaterThanOrEqual(stored.length);
+    const exported = revisions.flatMap(referenceBases);
+    expect(exported.length).toBeGreaterThan(0);
+    expect(new Set(exported)).toEqual(new Set([base]));
+
+    const read = await app.request("GET", `/v1/posts/${stored[0]?.id}/revisions`, { key: ws.privateKey });
+    expect(read.status).toBe(200);
+    const served = referenceBases(JSON.stringify(read.body.revisions));
+    expect(served.length).toBeGreaterThan(0);
+    expect(new Set(served)).toEqual(new Set([base]));
   });
 });

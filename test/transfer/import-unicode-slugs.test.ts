@@ -4,12 +4,8 @@
 // transliterated (café → cafe, Επίπεδο → epipedo, Привет → privet), and text of which nothing is left
 // gets the slug of its code points. A WXR 1.2 file shaped as WordPress writes one (the Greek slug is the
 // theme unit test data's), imported and read back through the API on this test's store.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importInto } from "../../src/transfer/transfer-commands.ts";
-import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+import { describe, expect, it } from "vitest";
+import { scratchImport } from "./helpers/scratch-import.ts";
 
 const item = (id: number, title: string, postName: string, tag = "") => `
   <item>
@@ -45,26 +41,12 @@ const WXR = `<?xml version="1.0" encoding="UTF-8" ?>
 </rss>`;
 
 describe("import --from wxr of posts and terms with non-ASCII slugs", () => {
-  const folder = mkdtempSync(path.join(tmpdir(), "unicode-slugs-"));
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await startTestApp();
-  }, 60_000);
-  afterAll(async () => {
-    await app?.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  const scratch = scratchImport("unicode-slugs");
 
   it("transliterates them, and gives text without letters a slug of its own", async () => {
-    const file = path.join(folder, "unicode.xml");
-    writeFileSync(file, WXR);
+    const { app } = scratch;
     const ws = await app.workspace("unicode");
-    const summary = await importInto(
-      { db: app.db, config: app.config, storage: app.mediaStorage },
-      { ...ws, name: "unicode" },
-      { from: "wxr", location: file },
-      { dryRun: false, webhooks: false },
-    );
+    const summary = await scratch.run(ws, { from: "wxr", location: scratch.write("unicode.xml", WXR) });
     expect(summary.failures).toEqual([]);
     expect(summary.conflicts).toEqual([]);
     const posts = (

@@ -8,16 +8,15 @@
 // wherever the import runs.
 process.env.TZ = "Asia/Tokyo";
 
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { marked } from "marked";
 import { parse as parseToml } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { importInto } from "../../src/transfer/transfer-commands.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 import { type ApiPost, bodyShape, type ImportedCorpus, importReal, REAL } from "./helpers/real-corpus.ts";
+import { scratchImport } from "./helpers/scratch-import.ts";
 
 const FOLDERS = ["jekyll", "hugo", "astro"];
 const MARKDOWN = /\.(md|markdown|mdx)$/;
@@ -147,26 +146,14 @@ describe.each(FOLDERS)("import --from markdown of the real folder %s", (folder) 
 });
 
 describe("import --from markdown of a post with no date", () => {
-  const folder = mkdtempSync(path.join(tmpdir(), "undated-"));
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await startTestApp();
-  }, 60_000);
-  afterAll(async () => {
-    await app?.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  const scratch = scratchImport("undated");
 
   it("refuses it as needing a date, rather than publishing it on 1970-01-01", async () => {
+    const { app, folder } = scratch;
     // A real Jekyll post without its file name's date: nothing says when it was written.
     copyFileSync(path.join(REAL, "jekyll/2021-08-24-no-author.md"), path.join(folder, "no-author.md"));
     const ws = await app.workspace("undated");
-    const summary = await importInto(
-      { db: app.db, config: app.config, storage: app.mediaStorage },
-      { ...ws, name: "undated" },
-      { from: "markdown", location: folder },
-      { dryRun: false, webhooks: false, remoteMedia: false },
-    );
+    const summary = await scratch.run(ws, { from: "markdown", location: folder }, { remoteMedia: false });
     expect(summary.failures).toEqual([
       {
         kind: "post",

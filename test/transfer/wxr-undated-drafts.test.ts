@@ -4,12 +4,8 @@
 // show the site's offset (post_date − post_date_gmt). A draft without any date is dated when the file
 // was exported (the channel's pubDate). A WXR 1.2 file shaped as WordPress writes one, for a site at
 // UTC+2, imported and read back through the API on this test's store.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importInto } from "../../src/transfer/transfer-commands.ts";
-import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+import { describe, expect, it } from "vitest";
+import { scratchImport } from "./helpers/scratch-import.ts";
 
 const item = (id: number, title: string, status: string, date: string | null, gmt: string) => `
   <item>
@@ -44,27 +40,13 @@ const WXR = `<?xml version="1.0" encoding="UTF-8" ?>
 </rss>`;
 
 describe("import --from wxr of drafts without a GMT date", () => {
-  const folder = mkdtempSync(path.join(tmpdir(), "wxr-dates-"));
-  let app: TestApp;
-  beforeAll(async () => {
-    app = await startTestApp();
-  }, 60_000);
-  afterAll(async () => {
-    await app?.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  const scratch = scratchImport("wxr-dates");
 
   it("reads post_date at the site's offset, and dates a draft without one at the export", async () => {
-    const file = path.join(folder, "paris.xml");
-    writeFileSync(file, WXR);
+    const { app } = scratch;
+    const file = scratch.write("paris.xml", WXR);
     const ws = await app.workspace("paris");
-    const run = () =>
-      importInto(
-        { db: app.db, config: app.config, storage: app.mediaStorage },
-        { ...ws, name: "paris" },
-        { from: "wxr", location: file },
-        { dryRun: false, webhooks: false },
-      );
+    const run = () => scratch.run(ws, { from: "wxr", location: file });
     const summary = await run();
     expect(summary.failures).toEqual([]);
     const dateOf = async (slug: string) =>

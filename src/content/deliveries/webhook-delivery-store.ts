@@ -10,6 +10,7 @@
 import type { SqlExecutor } from "../../db/sql-executor.ts";
 import { TEST_EVENT_TYPE } from "../../domain/webhook-deliveries.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
+import { absoluteMediaReferencesInJsonText } from "../../media/media-references.ts";
 import type { ClaimedDelivery, DeliveryStore } from "../../webhooks/dispatcher.ts";
 import { outgoing, type WebhookEvent } from "../../webhooks/payload.ts";
 import { newId } from "../ids.ts";
@@ -264,7 +265,11 @@ FROM jsonb_to_recordset($1::jsonb) AS r(id text, "leaseUntil" timestamp(3))
 WHERE d.id = r.id AND d."leaseUntil" = r."leaseUntil"`;
 
 /** The dispatcher's store: single statements on the raw SQL executor; disabling through the writer. */
-export function createDeliveryStore(sql: SqlExecutor, prisma: PrismaClient): DeliveryStore {
+export function createDeliveryStore(
+  sql: SqlExecutor,
+  prisma: PrismaClient,
+  mediaUrl: (storageKey: string) => string,
+): DeliveryStore {
   return {
     async claim(limit, leaseMs, caps) {
       const rows = await writeStatement<ClaimedRow>(
@@ -280,7 +285,7 @@ export function createDeliveryStore(sql: SqlExecutor, prisma: PrismaClient): Del
       return {
         deliveries: rows
           .filter((row): row is ClaimedRow & { id: string } => row.id !== null)
-          .map(claimedDelivery),
+          .map((row) => claimedDelivery(row, mediaUrl)),
         nextDueAt: last?.id === null ? last.nextDue : null,
         waitingForSlots: last?.id === null && last.waitingForSlots === true,
       };
@@ -337,10 +342,19 @@ function failingFor(cutoff: Date): string {
   return `${seconds} seconds`;
 }
 
-function claimedDelivery(row: ClaimedRow & { id: string }): ClaimedDelivery {
+function claimedDelivery(
+  row: ClaimedRow & { id: string },
+  mediaUrl: (storageKey: string) => string,
+): ClaimedDelivery {
+  // The event's data as stored: imported records name their files relative (media-references.ts), and
+  // a receiver gets them absolute, as the API's reads give them.
   const logged =
     row.eventType !== null && row.eventBody !== null
-      ? { id: row.eventId, type: row.eventType, body: row.eventBody }
+      ? {
+          id: row.eventId,
+          type: row.eventType,
+          body: absoluteMediaReferencesInJsonText(row.eventBody, mediaUrl),
+        }
       : null;
   return {
     id: row.id,

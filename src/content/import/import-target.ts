@@ -18,8 +18,6 @@ export interface ImportTarget extends LedgerScope {
   links: ImportLinks;
   /** Where imported webhook endpoints may point (WEBHOOK_ALLOW_PRIVATE_TARGETS), as for the API's. */
   webhookPolicy: TargetPolicy;
-  /** The public URL of a stored media object in this service. */
-  mediaUrl(storageKey: string): string;
   /** What the records naming that object store (relative without PUBLIC_URL: media-references.ts). */
   mediaReference(storageKey: string): string;
 }

@@ -74,7 +74,7 @@ export async function writeImportedRecord(
     case "field":
       return writeField(uow, target, record, existing);
     case "media":
-      return writeMedia(uow, target, record, existing, prepared);
+      return writeMedia(client, uow, target, record, existing, prepared);
     case "post":
       return writePost(client, uow, target, record, existing);
     case "webhook":
@@ -248,32 +248,31 @@ async function writeField(
   return done(uow, target, record, id, existing);
 }
 
+/** Why a media record whose bytes the workspace has is skipped. */
+const SAME_FILE = "the same file as another media item";
+
 async function writeMedia(
+  client: ReadClient,
   uow: UnitOfWork | null,
   target: ImportTarget,
   record: ImportedMedia,
   existing: string | null,
   { media: stored, contentHash }: Pick<PreparedRecord, "media" | "contentHash">,
 ): Promise<Written> {
-  if (!uow) return { outcome: existing ? "updated" : "created" };
+  if (!uow) return planMedia(client, target, existing, contentHash);
   const now = new Date();
   const data = { name: record.name, alt: record.alt, updatedAt: dateOr(record.updatedAt, now) };
   let id = existing;
   if (id) {
     await uow.tx.media.update({ where: { id }, data, select: { id: true } });
   } else {
-    const same = contentHash ? await sameContent(uow, target, contentHash) : null;
+    const same = contentHash ? await sameContent(uow.tx, target, contentHash) : null;
     if (same) {
       // The workspace has these bytes (an earlier import, or a record before this one): this record
       // names that media item, and the ledger remembers so (import-batch.ts).
       target.links.rememberId(record.sourceId, same.id);
       target.links.rememberUrl(record.url, target.mediaReference(same.storageKey));
-      return {
-        outcome: "skipped",
-        targetId: same.id,
-        reason: "the same file as another media item",
-        shared: true,
-      };
+      return { outcome: "skipped", targetId: same.id, reason: SAME_FILE, shared: true };
     }
     if (!stored) return { outcome: "failed", reason: "its file could not be read" };
     const row = await uow.tx.media.create({
@@ -293,9 +292,28 @@ async function writeMedia(
   return written;
 }
 
+/**
+ * A dry run's decision for a media record, as writeMedia decides it for real: the dry run has read and
+ * hashed the file (import-run.ts) but stored nothing, so the bytes an earlier record of the run would
+ * have stored are remembered as planned (`content:<hash>`) rather than found in the workspace.
+ */
+async function planMedia(
+  client: ReadClient,
+  target: ImportTarget,
+  existing: string | null,
+  contentHash: string | undefined,
+): Promise<Written> {
+  if (existing) return { outcome: "updated" };
+  if (!contentHash) return { outcome: "failed", reason: "its file could not be read" };
+  if (target.links.isPlanned("content", contentHash) || (await sameContent(client, target, contentHash)))
+    return { outcome: "skipped", reason: SAME_FILE };
+  target.links.plan("content", contentHash);
+  return { outcome: "created" };
+}
+
 /** The workspace's media item with these bytes, if any (its first, should there be several). */
-function sameContent(uow: UnitOfWork, target: ImportTarget, contentHash: string) {
-  return uow.tx.media.findFirst({
+function sameContent(client: ReadClient, target: ImportTarget, contentHash: string) {
+  return client.media.findFirst({
     where: { workspaceId: target.workspaceId, contentHash },
     orderBy: { createdAt: "asc" },
     select: { id: true, storageKey: true },
@@ -540,7 +558,9 @@ function done(
     action,
     id,
     workspaceId: target.workspaceId,
-    ...(record.kind === "media" ? { mediaUrl: (key: string) => target.mediaUrl(key) } : {}),
+    // The event names the file as the records naming it do (relative without PUBLIC_URL): made absolute
+    // by the process that sends or reads the event, not on the importing CLI's port.
+    ...(record.kind === "media" ? { mediaUrl: (key: string) => target.mediaReference(key) } : {}),
   });
   return { outcome: action, targetId: id };
 }

@@ -5,6 +5,7 @@ import { FEED_RESOURCES, feedHead, readChanges } from "../../content/changes/cha
 import { retentionCutoff } from "../../content/changes/event-retention.ts";
 import type { FeedResource } from "../../content/changes/event-snapshots.ts";
 import { htmlToMarkdown } from "../../content/posts/markdown.ts";
+import { absoluteMediaReferencesIn } from "../../media/media-references.ts";
 import { builder } from "../builder.ts";
 import { changeFeedScope, decodeFeedCursor, encodeFeedCursor } from "../cursors/change-feed-cursors.ts";
 import { LATEST_CURSOR } from "../cursors/cursor-codec.ts";
@@ -120,19 +121,22 @@ builder.queryField("changes", (t) =>
         limit,
       });
       const markdown = args.format === "markdown";
-      const changes = page.entries.map((entry) =>
-        entry.op === "upsert"
-          ? {
-              ...entry,
-              slug: null,
-              removedAt: null,
-              data:
-                markdown && entry.type === "post" && typeof entry.data.content === "string"
-                  ? { ...entry.data, content: htmlToMarkdown(entry.data.content) }
-                  : entry.data,
-            }
-          : { ...entry, data: null },
-      );
+      // Records as stored name imported files relative (media-references.ts): absolute, as reads have
+      // them, before a body becomes markdown.
+      const urlFor = (key: string) => ctx.services.mediaStorage.urlFor(key);
+      const changes = page.entries.map((entry) => {
+        if (entry.op !== "upsert") return { ...entry, data: null };
+        const data = absoluteMediaReferencesIn(entry.data, urlFor) as Record<string, unknown>;
+        return {
+          ...entry,
+          slug: null,
+          removedAt: null,
+          data:
+            markdown && entry.type === "post" && typeof data.content === "string"
+              ? { ...data, content: htmlToMarkdown(data.content) }
+              : data,
+        };
+      });
       // A page always fits in an answer, however large its records (feed-answer-size.ts).
       const data = fitFeedData(
         changes.map((change) => change.data),

@@ -10,6 +10,7 @@ import {
   restoreRevision,
   revisedPostId,
 } from "../../content/posts/post-revisions.ts";
+import { absoluteMediaReferencesIn } from "../../media/media-references.ts";
 import { builder } from "../builder.ts";
 import { writeOrigin } from "../context.ts";
 import { pageArgs, pageListComplexity, pageType, pageWindow, paginate } from "../pagination.ts";
@@ -29,7 +30,9 @@ export const PostRevision = builder.objectRef<PostRevisionRecord>("PostRevision"
     snapshot: t.field({
       type: "JSON",
       description: "The post's read form after the write (title, content, category, tags, authors, fields …)",
-      resolve: (revision) => revision.snapshot,
+      // As stored: imported files named relative (media-references.ts), absolute here as in the post's reads.
+      resolve: (revision, _args, ctx) =>
+        absoluteMediaReferencesIn(revision.snapshot, (key) => ctx.services.mediaStorage.urlFor(key)),
     }),
   }),
 });

@@ -12,6 +12,7 @@
 import { isLive } from "../../content/post-visibility.ts";
 import { EVENT_TYPES, isEventType, isPrivateEventType } from "../../domain/event-types.ts";
 import type { Event as EventRow } from "../../generated/prisma/client.ts";
+import { absoluteMediaReferencesIn } from "../../media/media-references.ts";
 import { builder } from "../builder.ts";
 import type { GraphQLContext } from "../context.ts";
 import { rateLimitedError, subscriptionEndedError, userInputError } from "../errors.ts";
@@ -70,7 +71,9 @@ builder.subscriptionField("contentChanged", (t) =>
     resolve: (item: StreamItem, _args, ctx) => {
       if (isStreamEnd(item))
         throw subscriptionEndedError(item.endedBecause, ctx.services.config.subscriptions.maxQueued);
-      return item;
+      // Imported records name their files relative as stored (media-references.ts): absolute here too.
+      const data = absoluteMediaReferencesIn(item.data, (key) => ctx.services.mediaStorage.urlFor(key));
+      return { ...item, data: data as EventRow["data"] };
     },
   }),
 );

@@ -4,7 +4,7 @@
 // where ids are new.
 import type { ImportKind } from "../../content/import/import-records.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
-import { absoluteMediaReferences } from "../../media/media-references.ts";
+import { absoluteMediaReferences, absoluteMediaReferencesIn } from "../../media/media-references.ts";
 import type { MediaStorage } from "../../media/storage.ts";
 import type { PortableLine } from "../archive/portable-lines.ts";
 import { mediaFileEntryName } from "../format.ts";
@@ -205,7 +205,11 @@ export async function* postLines(
         number: revision.number,
         createdAt: iso(revision.createdAt),
         actorName: revision.actorName,
-        snapshot: revision.snapshot as Record<string, unknown>,
+        // A revision is the post's read form as stored: relative references made absolute as above.
+        snapshot: absoluteMediaReferencesIn(revision.snapshot, (key) => storage.urlFor(key)) as Record<
+          string,
+          unknown
+        >,
       })),
     };
   }
