@@ -106,8 +106,11 @@ export async function setPrivateKeyMaxLifetime(
   days: number | null,
 ): Promise<{ privateKeyMaxLifetimeDays: number | null }> {
   const privateKeyMaxLifetimeDays = checkedLifetimeDays(days);
-  await prisma.workspace.update({ where: { id: workspaceId }, data: { privateKeyMaxLifetimeDays } });
-  return { privateKeyMaxLifetimeDays };
+  return write(prisma, async (uow) => {
+    await uow.tx.workspace.update({ where: { id: workspaceId }, data: { privateKeyMaxLifetimeDays } });
+    uow.changed({ resource: "workspace", action: "updated", id: workspaceId, workspaceId });
+    return { privateKeyMaxLifetimeDays };
+  });
 }
 
 async function maxLifetimeOf(uow: UnitOfWork, workspaceId: string): Promise<number | null> {

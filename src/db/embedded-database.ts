@@ -5,7 +5,7 @@ import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import type { Database, DatabaseConfig, OpenDatabaseOptions } from "./database.ts";
+import type { Database, DatabaseConfig, OpenDatabaseOptions } from "./database-types.ts";
 import { acquireEmbeddedLock } from "./embedded-lock.ts";
 import { type EmbeddedWorker, startEmbeddedWorker } from "./embedded-thread-supervisor.ts";
 import { applyPendingMigrations } from "./migrations.ts";

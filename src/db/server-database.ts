@@ -3,7 +3,7 @@
 // for other processes' commits, and the read replicas' router when DATABASE_REPLICA_URLS names some.
 import pg from "pg";
 import type { Logger } from "../logger.ts";
-import type { Database, DatabaseConfig, OpenDatabaseOptions } from "./database.ts";
+import type { Database, DatabaseConfig, OpenDatabaseOptions } from "./database-types.ts";
 import { applyPendingMigrations } from "./migrations.ts";
 import { listenOnPostgres } from "./notifications.ts";
 import { createPrisma, pgAdapter, watchIdleConnections } from "./prisma-client.ts";

@@ -14,8 +14,13 @@ import { scopeRefusal } from "../auth/access-rules.ts";
 import { ImportSourceError, PayloadTooLargeError } from "../domain/errors.ts";
 import { BYTE_ROUTE_SCOPES } from "../graphql/execution/scope-rules.ts";
 import { sendError, sendKeyRefusal } from "../http/json-errors.ts";
-import type { ImportSummary } from "../transfer/import-summary.ts";
-import type { WorkspaceRef } from "../transfer/transfer-commands.ts";
+
+/** A workspace as the transfer work names it (src/transfer/transfer-commands.ts WorkspaceRef). */
+interface WorkspaceRef {
+  id: string;
+  name: string;
+  slug: string;
+}
 
 /** What an uploaded file may be: the three sources that are one file (markdown is a folder, marble a URL). */
 export const UPLOAD_SOURCES = ["archive", "ghost", "wxr"] as const;
@@ -29,7 +34,7 @@ export interface TransferDoor {
     workspace: WorkspaceRef,
     file: string,
     options: { from?: UploadSource; dryRun: boolean; webhooks: boolean; signal: AbortSignal },
-  ): Promise<ImportSummary & { origin: string }>;
+  ): Promise<object>;
   uploadMaxBytes: number;
 }
 

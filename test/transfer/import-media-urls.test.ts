@@ -142,7 +142,7 @@ describe("media imported by a CLI without PUBLIC_URL, served by a server on anot
         workspaceId: ws.id,
         OR: [{ coverImage: { startsWith: "/media/" } }, { content: { contains: `"/media/` } }],
       },
-      select: { id: true, slug: true },
+      select: { id: true, slug: true, coverImage: true },
     });
     expect(stored.length).toBeGreaterThan(0);
     for (const { id } of stored) {
@@ -174,5 +174,27 @@ describe("media imported by a CLI without PUBLIC_URL, served by a server on anot
     const served = referenceBases(JSON.stringify(read.body.revisions));
     expect(served.length).toBeGreaterThan(0);
     expect(new Set(served)).toEqual(new Set([base]));
+
+    // A comparison of two revisions shows a changed cover's old value: absolute, as its snapshot reads.
+    const withCover = stored.find((row) => row.coverImage?.startsWith("/media/"))?.id as string;
+    const again = await app.request("PATCH", `/v1/posts/${withCover}`, {
+      key: ws.privateKey,
+      body: { coverImage: null },
+    });
+    expect(again.status).toBe(200);
+    const numbers = (
+      await app.request("GET", `/v1/posts/${stored[0]?.id}/revisions`, { key: ws.privateKey })
+    ).body.revisions
+      .map((revision: { number: number }) => revision.number)
+      .sort((a: number, b: number) => b - a);
+    const compared = await app.request(
+      "GET",
+      `/v1/posts/${withCover}/revisions/${numbers[0]}?compare=${numbers[1]}`,
+      { key: ws.privateKey },
+    );
+    expect(compared.status).toBe(200);
+    const inComparison = referenceBases(JSON.stringify(compared.body));
+    expect(inComparison.length).toBeGreaterThan(0);
+    expect(new Set(inComparison)).toEqual(new Set([base]));
   });
 });

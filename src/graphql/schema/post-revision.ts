@@ -109,7 +109,14 @@ builder.queryFields((t) => ({
         getRevision(ctx.prisma, postId, args.compareTo),
         getRevision(ctx.prisma, postId, args.number),
       ]);
-      return compareRevisions(from, to);
+      // Compared as read: imported files' relative references absolute on both sides, as in the snapshots.
+      const asRead = (revision: PostRevisionRecord): PostRevisionRecord => ({
+        ...revision,
+        snapshot: absoluteMediaReferencesIn(revision.snapshot, (key) =>
+          ctx.services.mediaStorage.urlFor(key),
+        ) as PostRevisionRecord["snapshot"],
+      });
+      return compareRevisions(asRead(from), asRead(to));
     },
   }),
 }));
