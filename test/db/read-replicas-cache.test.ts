@@ -150,13 +150,20 @@ describe.skipIf(storageMode !== "postgres" || !existsSync(POSTGRES_15))(
               }
             return seen;
           };
+          // Each read as "where: title (X-Cache)", so a failure shows whether a stale title was a hit or
+          // a miss; the expected side keeps each read's X-Cache (asserted on its own below).
+          const label = (where: string, seen: Seen, title = seen.title) =>
+            `${where}: ${title} (${seen.cache})`;
           const titles = (seen: { where: string; first: Seen; second: Seen }[]) =>
             seen.flatMap(({ where, first, second }) => [
-              `${where}: ${first.title}`,
-              `${where} again: ${second.title}`,
+              label(where, first),
+              label(`${where} again`, second),
             ]);
-          const everyTitle = (seen: { where: string }[], title: string) =>
-            seen.flatMap(({ where }) => [`${where}: ${title}`, `${where} again: ${title}`]);
+          const everyTitle = (seen: { where: string; first: Seen; second: Seen }[], title: string) =>
+            seen.flatMap(({ where, first, second }) => [
+              label(where, first, title),
+              label(`${where} again`, second, title),
+            ]);
 
           // Warm: answers stored under the head before the writes below, on both instances, every door.
           await caughtUp();
@@ -206,8 +213,9 @@ describe.skipIf(storageMode !== "postgres" || !existsSync(POSTGRES_15))(
           expect.soft(freshOnReplica).toEqual({ title: "v2", cache: "MISS", onReplica: true });
           expect.soft(freshAgain).toEqual({ title: "v2", cache: "HIT", onReplica: false });
 
-          // And after the replay catches up on nothing new, the hits stay those answers: nothing computed
-          // while paused or on the replica was stored under a head newer than what it shows.
+          // Paused again, a write on A: none of the replica's answers (stored under the v2 head) may be
+          // served. Caught up, the answers computed while paused are the hits, and show v3: an answer the
+          // replica computed before replaying v3 but stored under v3's head would be a stale hit here.
           await cluster.pauseReplay();
           try {
             await rename(a, "v3");
