@@ -3,7 +3,9 @@
 // /graphql) of both, while the replica's replay is paused and resumed at random. A tag has one writer,
 // so its versions commit in order. No read may return an older version than a write
 // acknowledged to anyone before the read began, nor a newer one than an instance without replicas (the
-// truth) shows once the read has returned.
+// truth) shows once the read has returned. Run with the response caches off, and on (CACHE=redis: each
+// instance's memory, then the store both share; CACHE=memory without Redis): an answer computed on the
+// replica is cached under the head it reflects, so no hit is older than the rule allows either.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import fc from "fast-check";
@@ -16,9 +18,14 @@ import { storageMode } from "../helpers/test-database.ts";
 const POSTGRES_15 = "/usr/lib/postgresql/15/bin/initdb";
 const METRICS_TOKEN = "metrics-token-for-replica-tests";
 const CLIENTS = 4;
-const slugOf = (client: number) => `watched-${client}`;
 
 type Door = "rest" | "graphql";
+type Cache = "off" | "memory" | "redis";
+// Shared by both instances through Redis when the run has it (the suite's PostgreSQL mode does).
+const variants: { cache: Cache; runs: number }[] = [
+  { cache: "off", runs: 40 },
+  { cache: process.env.REDIS_URL ? "redis" : "memory", runs: 20 },
+];
 type Action =
   | { kind: "write"; instance: 0 | 1; door: Door }
   | { kind: "read"; instance: 0 | 1; door: Door; of: number }
@@ -61,13 +68,16 @@ describe.skipIf(storageMode !== "postgres" || !existsSync(POSTGRES_15))(
   { timeout: 120_000 },
   () => {
     let cluster: ReplicationCluster;
-    let instances: [TestApp, TestApp];
     let truth: TestApp;
     let ws: TestWorkspace;
     const schema = `test_${randomBytes(6).toString("hex")}`;
-    const open = (replicas: boolean) =>
+    const open = (replicas: boolean, cache: Cache = "off") =>
       startTestApp({
-        env: { CACHE: "off", METRICS_TOKEN },
+        env: {
+          CACHE: cache,
+          METRICS_TOKEN,
+          ...(cache === "redis" ? { REDIS_URL: process.env.REDIS_URL as string } : {}),
+        },
         database: () =>
           openDatabase(
             { kind: "postgres", url: cluster.primaryUrl, schema, poolSize: 4, statementTimeoutMs: 5_000 },
@@ -98,14 +108,17 @@ describe.skipIf(storageMode !== "postgres" || !existsSync(POSTGRES_15))(
       expect(res.status).toBe(200);
       await res.arrayBuffer();
     };
-    const read = async (app: TestApp, door: Door, slug: string): Promise<number> => {
+    /** The tag's version through one door, and whether a cache answered it (X-Cache: HIT). */
+    const read = async (app: TestApp, door: Door, slug: string): Promise<{ seen: number; hit: boolean }> => {
       if (door === "rest") {
         const res = await fetch(`${app.url}/v1/tags/${slug}`, { headers: { authorization: ws.publicKey } });
         expect(res.status).toBe(200);
-        return version(((await res.json()) as { tag: { name: string } }).tag.name);
+        const name = ((await res.json()) as { tag: { name: string } }).tag.name;
+        return { seen: version(name), hit: res.headers.get("x-cache") === "HIT" };
       }
       const res = await graphql(app, ws.publicKey, `{ tag(identifier: "${slug}") { name } }`);
-      return version(((await res.json()) as { data: { tag: { name: string } } }).data.tag.name);
+      const name = ((await res.json()) as { data: { tag: { name: string } } }).data.tag.name;
+      return { seen: version(name), hit: res.headers.get("x-cache") === "HIT" };
     };
     const graphql = (app: TestApp, key: string, query: string) =>
       fetch(`${app.url}/graphql`, {
@@ -116,66 +129,82 @@ describe.skipIf(storageMode !== "postgres" || !existsSync(POSTGRES_15))(
 
     beforeAll(async () => {
       cluster = await startReplicationCluster();
-      instances = [await open(true), await open(true)];
       truth = await open(false);
       ws = await truth.workspace("Property");
-      for (let client = 0; client < CLIENTS; client++) {
-        const res = await fetch(`${truth.url}/v1/tags`, {
-          method: "POST",
-          headers: { authorization: ws.privateKey, "content-type": "application/json" },
-          body: JSON.stringify({ name: "v0", slug: slugOf(client) }),
-        });
-        expect(res.status).toBe(201);
-      }
-      await cluster.waitForReplay();
-      await Promise.all(instances.map((app) => app.db.replicas?.pollNow()));
     });
     afterAll(async () => {
-      await Promise.all([instances?.[0]?.close(), instances?.[1]?.close(), truth?.close()]);
+      await truth?.close();
       await cluster?.close();
     });
 
-    it("no read is older than a write acknowledged before it began", async () => {
-      // Per tag: the last version written, and the last one acknowledged (kept across runs).
-      const written = Array.from({ length: CLIENTS }, () => 0);
-      const acknowledged = Array.from({ length: CLIENTS }, () => 0);
-      const replicaBefore = (await replicaReads(instances[0])) + (await replicaReads(instances[1]));
-      await fc.assert(
-        fc.asyncProperty(
-          fc.array(fc.array(action, { minLength: 1, maxLength: 8 }), { minLength: 2, maxLength: CLIENTS }),
-          async (clients) => {
-            try {
-              await Promise.all(
-                clients.map(async (steps, client) => {
-                  for (const step of steps) {
-                    if (step.kind === "pause") await cluster.pauseReplay();
-                    else if (step.kind === "resume") await cluster.resumeReplay();
-                    else if (step.kind === "write") {
-                      const next = (written[client] as number) + 1;
-                      written[client] = next;
-                      await write(instances[step.instance], step.door, slugOf(client), next);
-                      acknowledged[client] = next;
-                    } else {
-                      const of = step.of % clients.length;
-                      const floor = acknowledged[of] as number;
-                      const seen = await read(instances[step.instance], step.door, slugOf(of));
-                      const ceiling = await read(truth, "rest", slugOf(of));
-                      expect(seen).toBeGreaterThanOrEqual(floor);
-                      expect(seen).toBeLessThanOrEqual(ceiling);
-                    }
-                  }
-                }),
-              );
-            } finally {
-              await cluster.resumeReplay();
-            }
-          },
-        ),
-        { numRuns: 40 },
-      );
-      // Not vacuous: the replica answered some of the reads.
-      const replicaAfter = (await replicaReads(instances[0])) + (await replicaReads(instances[1]));
-      expect(replicaAfter).toBeGreaterThan(replicaBefore);
-    });
+    // Fewer runs with the caches on: the rule is the same, what is added is the cached path.
+    it.each(variants.map(({ cache, runs }) => [cache, runs] as const))(
+      "no read is older than a write acknowledged before it began, CACHE=%s",
+      async (cache, runs) => {
+        const slugOf = (client: number) => `watched-${cache}-${client}`;
+        const instances: [TestApp, TestApp] = [await open(true, cache), await open(true, cache)];
+        try {
+          for (let client = 0; client < CLIENTS; client++) {
+            const res = await fetch(`${truth.url}/v1/tags`, {
+              method: "POST",
+              headers: { authorization: ws.privateKey, "content-type": "application/json" },
+              body: JSON.stringify({ name: "v0", slug: slugOf(client) }),
+            });
+            expect(res.status).toBe(201);
+          }
+          await cluster.waitForReplay();
+          await Promise.all(instances.map((app) => app.db.replicas?.pollNow()));
+          // Per tag: the last version written, and the last one acknowledged (kept across runs).
+          const written = Array.from({ length: CLIENTS }, () => 0);
+          const acknowledged = Array.from({ length: CLIENTS }, () => 0);
+          let hits = 0;
+          const replicaBefore = (await replicaReads(instances[0])) + (await replicaReads(instances[1]));
+          await fc.assert(
+            fc.asyncProperty(
+              fc.array(fc.array(action, { minLength: 1, maxLength: 8 }), {
+                minLength: 2,
+                maxLength: CLIENTS,
+              }),
+              async (clients) => {
+                try {
+                  await Promise.all(
+                    clients.map(async (steps, client) => {
+                      for (const step of steps) {
+                        if (step.kind === "pause") await cluster.pauseReplay();
+                        else if (step.kind === "resume") await cluster.resumeReplay();
+                        else if (step.kind === "write") {
+                          const next = (written[client] as number) + 1;
+                          written[client] = next;
+                          await write(instances[step.instance], step.door, slugOf(client), next);
+                          acknowledged[client] = next;
+                        } else {
+                          const of = step.of % clients.length;
+                          const floor = acknowledged[of] as number;
+                          const { seen, hit } = await read(instances[step.instance], step.door, slugOf(of));
+                          if (hit) hits++;
+                          const ceiling = (await read(truth, "rest", slugOf(of))).seen;
+                          expect(seen).toBeGreaterThanOrEqual(floor);
+                          expect(seen).toBeLessThanOrEqual(ceiling);
+                        }
+                      }
+                    }),
+                  );
+                } finally {
+                  await cluster.resumeReplay();
+                }
+              },
+            ),
+            { numRuns: runs },
+          );
+          // Not vacuous: the replica answered some of the reads, and with the caches on, caches some.
+          const replicaAfter = (await replicaReads(instances[0])) + (await replicaReads(instances[1]));
+          expect(replicaAfter).toBeGreaterThan(replicaBefore);
+          if (cache === "off") expect(hits).toBe(0);
+          else expect(hits).toBeGreaterThan(0);
+        } finally {
+          await Promise.all(instances.map((app) => app.close()));
+        }
+      },
+    );
   },
 );
