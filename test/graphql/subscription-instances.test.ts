@@ -1,6 +1,7 @@
 // Subscriptions across real instances on one PostgreSQL: a subscriber connected to instance B hears of a
 // write made through instance A within a second (the append's NOTIFY wakes B's change stream), and a
-// key revoked through A ends that key's streams on both instances within a second (the keys' NOTIFY).
+// key revoked through A ends that key's streams on both instances within a second (the keys' NOTIFY), and
+// a key made on A with an expiry ends its stream on B when the expiry passes.
 import { afterAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, adminWorkspace, instanceGroup } from "../helpers/server-instances.ts";
 import { subscribe } from "../helpers/sse-subscription.ts";
@@ -34,6 +35,41 @@ describe.skipIf(storageMode !== "postgres")("subscriptions across instances", ()
       expect(Math.max(...delays)).toBeLessThan(1_000);
     } finally {
       live.close();
+    }
+  });
+
+  it("a key made through A that expires while its stream is open on B ends that stream, with the reason", async () => {
+    const a = await group.start();
+    const b = await group.start();
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
+    const ws = await adminWorkspace(a, "Expiring live");
+    const expiresAt = new Date(Date.now() + 2_000);
+    const made = await fetch(`${a.url}/admin/workspaces/${ws.workspace.id}/keys`, {
+      method: "POST",
+      headers: admin,
+      body: JSON.stringify({ kind: "private", scopes: ["drafts:read"], expiresAt: expiresAt.toISOString() }),
+    });
+    expect(made.status).toBe(201);
+    const { key } = await made.json();
+    const onB = await subscribe(
+      b.url,
+      key,
+      'subscription { contentChanged(types: ["tag.created"]) { type slug } }',
+    );
+    try {
+      await onB.waitFor((r) => r.length === 1, 4_000);
+      const endedLateBy = Date.now() - expiresAt.getTime();
+      expect(onB.received[0]?.errors?.[0]).toMatchObject({
+        extensions: { code: "UNAUTHENTICATED", reason: "API_KEY_EXPIRED" },
+      });
+      console.log(`expired key's stream on B ended ${endedLateBy} ms after the expiry`);
+      expect(endedLateBy).toBeGreaterThanOrEqual(0);
+      expect(endedLateBy).toBeLessThan(1_000);
+      const again = await fetch(`${b.url}/v1/posts`, { headers: { authorization: key } });
+      expect(again.status).toBe(401);
+      expect((await again.json()).message).toContain(expiresAt.toISOString());
+    } finally {
+      onB.close();
     }
   });
 
