@@ -7,9 +7,9 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/db/database.ts";
+import { startReplicaInstance } from "../helpers/replica-instances.ts";
 import { type ReplicationCluster, startReplicationCluster } from "../helpers/replication-cluster.ts";
-import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
+import type { TestApp, TestWorkspace } from "../helpers/test-app.ts";
 import { storageMode } from "../helpers/test-database.ts";
 
 const POSTGRES_15 = "/usr/lib/postgresql/15/bin/initdb";
@@ -46,19 +46,7 @@ describe.skipIf(storageMode !== "postgres" || !existsSync(POSTGRES_15))(
     let cluster: ReplicationCluster;
     const schema = `test_${randomBytes(6).toString("hex")}`;
     const instance = (cache: "memory" | "redis") =>
-      startTestApp({
-        env: {
-          CACHE: cache,
-          METRICS_TOKEN,
-          ...(cache === "redis" ? { REDIS_URL: process.env.REDIS_URL as string } : {}),
-        },
-        database: () =>
-          openDatabase(
-            { kind: "postgres", url: cluster.primaryUrl, schema, poolSize: 4, statementTimeoutMs: 5_000 },
-            // A lag limit far above the test's pauses: a paused replica is "behind", not left out.
-            { migrate: true, replicas: { urls: [cluster.replicaUrl], maxLagMs: 120_000, pollMs: 100 } },
-          ),
-      });
+      startReplicaInstance(cluster, { schema, metricsToken: METRICS_TOKEN, cache });
 
     beforeAll(async () => {
       cluster = await startReplicationCluster();

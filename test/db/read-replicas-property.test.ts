@@ -10,9 +10,9 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/db/database.ts";
+import { startReplicaInstance } from "../helpers/replica-instances.ts";
 import { type ReplicationCluster, startReplicationCluster } from "../helpers/replication-cluster.ts";
-import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
+import type { TestApp, TestWorkspace } from "../helpers/test-app.ts";
 import { storageMode } from "../helpers/test-database.ts";
 
 const POSTGRES_15 = "/usr/lib/postgresql/15/bin/initdb";
@@ -72,23 +72,7 @@ describe.skipIf(storageMode !== "postgres" || !existsSync(POSTGRES_15))(
     let ws: TestWorkspace;
     const schema = `test_${randomBytes(6).toString("hex")}`;
     const open = (replicas: boolean, cache: Cache = "off") =>
-      startTestApp({
-        env: {
-          CACHE: cache,
-          METRICS_TOKEN,
-          ...(cache === "redis" ? { REDIS_URL: process.env.REDIS_URL as string } : {}),
-        },
-        database: () =>
-          openDatabase(
-            { kind: "postgres", url: cluster.primaryUrl, schema, poolSize: 4, statementTimeoutMs: 5_000 },
-            {
-              migrate: true,
-              ...(replicas
-                ? { replicas: { urls: [cluster.replicaUrl], maxLagMs: 120_000, pollMs: 100 } }
-                : {}),
-            },
-          ),
-      });
+      startReplicaInstance(cluster, { schema, metricsToken: METRICS_TOKEN, cache, replicas });
 
     const version = (name: string) => Number(/^v(\d+)$/.exec(name)?.[1] ?? Number.NaN);
     const write = async (app: TestApp, door: Door, slug: string, next: number) => {

@@ -4,10 +4,10 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/db/database.ts";
 import { parseLsn } from "../../src/db/wal-position.ts";
+import { startReplicaInstance } from "../helpers/replica-instances.ts";
 import { type ReplicationCluster, startReplicationCluster } from "../helpers/replication-cluster.ts";
-import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
+import type { TestApp, TestWorkspace } from "../helpers/test-app.ts";
 import { storageMode } from "../helpers/test-database.ts";
 
 const POSTGRES_15 = "/usr/lib/postgresql/15/bin/initdb";
@@ -40,15 +40,11 @@ describe.skipIf(storageMode !== "postgres" || !existsSync(POSTGRES_15))(
     let b: TestApp;
     let ws: TestWorkspace;
     const schema = `test_${randomBytes(6).toString("hex")}`;
-    const instance = (maxLagMs = 120_000) =>
-      startTestApp({
-        env: { CACHE: "off", METRICS_TOKEN },
-        database: () =>
-          openDatabase(
-            { kind: "postgres", url: cluster.primaryUrl, schema, poolSize: 4, statementTimeoutMs: 5_000 },
-            // A lag limit far above the tests' pauses: a paused replica is "behind", not left out.
-            { migrate: true, replicas: { urls: [cluster.replicaUrl], maxLagMs, pollMs: 100 } },
-          ),
+    const instance = (maxLagMs?: number) =>
+      startReplicaInstance(cluster, {
+        schema,
+        metricsToken: METRICS_TOKEN,
+        ...(maxLagMs ? { maxLagMs } : {}),
       });
 
     /** Until the replica has replayed all the primary has, and both instances' routers have seen it. */
