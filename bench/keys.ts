@@ -14,7 +14,7 @@
 //      ratios: a difference inside that spread is the machine's, not the build's
 import { type ChildProcess, execFileSync, fork } from "node:child_process";
 import { once } from "node:events";
-import { appendFileSync, mkdirSync } from "node:fs";
+import { appendFileSync, mkdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { cacheLookups, hitRatio, METRICS_TOKEN } from "./cache-metrics.ts";
@@ -27,6 +27,7 @@ import { preflightScenario } from "./preflight.ts";
 import { type ChildServer, ownCpuMs, PROJECT_ROOT, postgresCpuMs, startServer } from "./processes.ts";
 import { GRAPHQL_LIST_QUERY, type Scenario, type ServerKind, type Step } from "./scenarios.ts";
 import { percentile } from "./seeded-service.ts";
+import { type CallFrame, selfTimeWithin } from "./summarize-profile.ts";
 
 type Keys = Record<Step["key"], string>;
 interface Build {
@@ -58,6 +59,7 @@ export async function runKeysStage(options: BenchOptions): Promise<number> {
   say(
     `before: ${before.commit.slice(0, 7)} (${before.dir}); after: ${after.commit.slice(0, 7)} (this checkout)`,
   );
+  const profileRoot = path.join(os.tmpdir(), `content-bench-keys-profiles-${process.pid}`);
   const databases = await createDatabaseCopies({
     embedded: options.embedded,
     databaseUrl: options.databaseUrl,
@@ -135,18 +137,25 @@ export async function runKeysStage(options: BenchOptions): Promise<number> {
       { cache: "memory", routes: [restList("cached"), graphqlList("cached")] },
       { cache: "off", routes: [restList("service"), graphqlList("service")] },
     ];
+    if (options.profile)
+      say(
+        "With --profile: every server runs under --cpu-prof, which costs CPU; take throughput from runs without.",
+      );
     for (const group of groups) {
+      const profileDirs = builds.map((build) => path.join(profileRoot, `${group.cache}-${build.name}`));
       const started = await Promise.all(
-        builds.map((build) =>
+        builds.map((build, index) =>
           startServer({
             name: `${build.name} (CACHE=${group.cache})`,
             script: "src/server.ts",
             cwd: build.dir,
             env: serviceEnv(build.env, group.cache, options.serviceAnalyze),
+            nodeArgs: options.profile ? ["--cpu-prof", "--cpu-prof-dir", profileDirs[index]!] : [],
           }),
         ),
       );
       servers.push(...started);
+      const cpuPerRequest: (number | null)[][] = [[], []];
       try {
         for (const route of group.routes) {
           const result = await measurePair(route, builds, started, settings, options.embedded);
@@ -154,6 +163,8 @@ export async function runKeysStage(options: BenchOptions): Promise<number> {
             exitCode = 1;
             continue;
           }
+          for (const [index, load] of result.loads.entries())
+            cpuPerRequest[index]!.push(load.cpuMsPerRequest);
           say("");
           say(`${route.title} (CACHE=${group.cache})`);
           say(pairTable(builds, result));
@@ -162,6 +173,7 @@ export async function runKeysStage(options: BenchOptions): Promise<number> {
         for (const server of started) await server.stop();
         servers.length = 0;
       }
+      if (options.profile) say(keyCodeShares(builds, started, profileDirs, cpuPerRequest));
     }
     say("");
     say(
@@ -180,6 +192,7 @@ export async function runKeysStage(options: BenchOptions): Promise<number> {
       .drop()
       .catch((error: unknown) => log(`  ! could not drop the databases: ${(error as Error).message}`));
     before.remove();
+    rmSync(profileRoot, { recursive: true, force: true });
   }
   const file =
     options.out ??
@@ -343,6 +356,44 @@ function pairTable(builds: Build[], { loads, hitRatios }: PairResult): string {
     `a build's req/s from one turn to its next, median change: before ${(median(drift(first)) * 100).toFixed(1)}%, after ${(median(drift(second)) * 100).toFixed(1)}%`,
   );
   return rows.join("\n");
+}
+
+/** The key check's code in either build: resolving, constraints, scopes, the key-bound CORS answer. */
+function isKeyCode(frame: CallFrame): boolean {
+  return (
+    frame.url.includes("/src/auth/") ||
+    frame.url.endsWith("/src/http/request-caller.ts") ||
+    frame.url.endsWith("/src/graphql/execution/scope-rules.ts") ||
+    frame.functionName === "bindCorsToKeyOrigins"
+  );
+}
+
+/** Each build's share of busy main-thread samples inside the key check, and what it comes to per request. */
+function keyCodeShares(
+  builds: Build[],
+  servers: ChildServer[],
+  profileDirs: string[],
+  cpuPerRequest: (number | null)[][],
+): string {
+  const rows = builds.map((build, index) => {
+    try {
+      const { busyMs, withinMs } = selfTimeWithin(profileDirs[index]!, isKeyCode, {
+        skipMs: servers[index]!.startupMs + 1_000,
+      });
+      const share = busyMs > 0 ? withinMs / busyMs : 0;
+      const perRoute = cpuPerRequest[index]!.map((cpu) =>
+        cpu === null ? "–" : `${(share * cpu * 1000).toFixed(1)} µs`,
+      );
+      return `  ${build.name}: ${(share * 100).toFixed(2)}% of ${(busyMs / 1000).toFixed(1)} s busy (≈ ${perRoute.join(", ")} per request of the routes above)`;
+    } catch (error) {
+      return `  ${build.name}: no profile (${(error as Error).message})`;
+    }
+  });
+  return [
+    "",
+    "Key check in the CPU profiles (src/auth/, request-caller.ts, scope-rules.ts, bindCorsToKeyOrigins: their self time and the Node built-ins they call):",
+    ...rows,
+  ].join("\n");
 }
 
 interface ResolveRound {

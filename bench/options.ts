@@ -67,7 +67,8 @@ const HELP = `Usage: npm run bench -- [flags]
   --no-service-analyze  the services never analyse either (DATABASE_ANALYZE_INTERVAL_MS=0)
   --keys                only the keys stage (issue 57): the service at --before and this checkout side
                         by side, cached and uncached reads in turns, the key resolver in-process
-                        (bench/keys.ts; uses --duration, --turns-warmup, --connections, --posts, --embedded)
+                        (bench/keys.ts; uses --duration, --turns-warmup, --connections, --posts, --embedded;
+                        --profile: the key check's share of each server's CPU profile)
   --before REV          the commit --keys compares with (default 8dde9c6, before issue 57's keys)
   --no-peers            skip the last stage, PostGraphile 5 against the uncached read path (bench/peers.ts;
                         PostgreSQL only, run unless --only is given; needs a Node 22+ for PostGraphile)
