@@ -54,7 +54,7 @@ export async function runKeysStage(options: BenchOptions): Promise<number> {
   const before = checkOutCommit(options.before);
   const after = { dir: PROJECT_ROOT, commit: gitHead() };
   say(
-    `npm run bench -- --keys (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, Node ${process.versions.node}, ${os.cpus().length} CPUs, load average ${load.join(" ")} at the start)`,
+    `npm run bench -- ${process.argv.slice(2).join(" ")} (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, Node ${process.versions.node}, ${os.cpus().length} CPUs, load average ${load.join(" ")} at the start)`,
   );
   say(
     `before: ${before.commit.slice(0, 7)} (${before.dir}); after: ${after.commit.slice(0, 7)} (this checkout)`,
