@@ -33,6 +33,11 @@ export interface LoadResult {
   statusCodes: Record<string, number>;
   /** Measured in turns with another route (runInTurns): how many slices this route's figures add up. */
   turns?: number;
+  /**
+   * Measured in turns: each turn's own req/s and server CPU per response, in order, so a comparison
+   * can set its difference against the turn-to-turn spread of the same run.
+   */
+  turnFigures?: { rps: number; cpuMsPerRequest: number | null }[];
 }
 
 let sequence = 0;
@@ -70,6 +75,8 @@ export interface TurnContender {
    * running service's misses write over memory it holds already, which is what the miss costs.
    */
   fillBytes?: number;
+  /** This side's keys, where the sides do not share them (two builds, each with keys of its own format). */
+  keys?: Record<Step["key"], string>;
   /**
    * Called before and after each of its measured turns (not the warm-up), outside the CPU readings: a
    * bench reads the server's /metrics there to count per turn what only the server knows.
@@ -95,7 +102,7 @@ export async function runInTurns(
   keys: Record<Step["key"], string>,
   settings: LoadSettings,
 ): Promise<LoadResult[]> {
-  const sides = contenders.map((c) => ({ ...c, requests: autocannonRequests(c.scenario, keys) }));
+  const sides = contenders.map((c) => ({ ...c, requests: autocannonRequests(c.scenario, c.keys ?? keys) }));
   const amounts: number[] = [];
   for (const side of sides) {
     const warmup = await loadRun(side, settings.connections, { duration: Math.max(settings.warmup, 1) });
@@ -217,7 +224,18 @@ function toLoadResult(slices: MeasuredSlice[], scenario: Scenario): LoadResult {
     errors: sum((r) => r.errors),
     timeouts: sum((r) => r.timeouts),
     statusCodes,
-    ...(single ? {} : { turns: slices.length }),
+    ...(single
+      ? {}
+      : {
+          turns: slices.length,
+          turnFigures: slices.map(({ result, cpuMs }) => ({
+            rps: result.duration > 0 ? result.requests.total / result.duration : 0,
+            cpuMsPerRequest:
+              cpuMs.server !== null && result.requests.total > 0
+                ? cpuMs.server / result.requests.total
+                : null,
+          })),
+        }),
   };
 }
 

@@ -39,6 +39,13 @@ export interface BenchOptions {
   serviceAnalyze: boolean;
   /** Run bench/peers.ts (PostGraphile 5 against the uncached read path) after the routes; PostgreSQL only. */
   peers: boolean;
+  /**
+   * Only the keys stage (issue 57): the service at `before` and this checkout side by side, cached and
+   * uncached reads in turns and the key resolver in-process (bench/keys.ts).
+   */
+  keys: boolean;
+  /** The commit the keys stage compares this checkout with. */
+  before: string;
 }
 
 const HELP = `Usage: npm run bench -- [flags]
@@ -58,6 +65,11 @@ const HELP = `Usage: npm run bench -- [flags]
   --list                print the route ids and exit
   --no-analyze          no VACUUM ANALYZE after seeding, autovacuum off for the bench tables (statistics missing)
   --no-service-analyze  the services never analyse either (DATABASE_ANALYZE_INTERVAL_MS=0)
+  --keys                only the keys stage (issue 57): the service at --before and this checkout side
+                        by side, cached and uncached reads in turns, the key resolver in-process
+                        (bench/keys.ts; uses --duration, --turns-warmup, --connections, --posts, --embedded;
+                        --profile: the key check's share of each server's CPU profile)
+  --before REV          the commit --keys compares with (default 8dde9c6, before issue 57's keys)
   --no-peers            skip the last stage, PostGraphile 5 against the uncached read path (bench/peers.ts;
                         PostgreSQL only, run unless --only is given; needs a Node 22+ for PostGraphile)
 `;
@@ -91,6 +103,8 @@ function toOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
       "no-analyze": { type: "boolean", default: false },
       "no-service-analyze": { type: "boolean", default: false },
       "no-peers": { type: "boolean", default: false },
+      keys: { type: "boolean", default: false },
+      before: { type: "string", default: "8dde9c6" },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -121,6 +135,8 @@ function toOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
     analyze: !values["no-analyze"],
     serviceAnalyze: !values["no-service-analyze"],
     peers: !values["no-peers"] && !values.embedded && !values.only,
+    keys: values.keys,
+    before: values.before,
   };
 }
 

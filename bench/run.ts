@@ -9,6 +9,9 @@
 //      routes that change content (the writes) last, after every read
 //   6. table + JSON; the schema / data directory is dropped
 //   7. on PostgreSQL, PostGraphile 5 against the uncached read path (bench/peers.ts; `--no-peers` skips it)
+//
+// `--keys` runs only the keys stage instead (issue 57, bench/keys.ts): the service before scoped keys and
+// this checkout side by side, cached and uncached reads in turns, the key resolver in-process.
 
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -18,6 +21,7 @@ import path from "node:path";
 import { cacheLookups, hitRatio, METRICS_TOKEN } from "./cache-metrics.ts";
 import { firstDifference } from "./compare-bodies.ts";
 import { createBenchDatabase } from "./database.ts";
+import { runKeysStage } from "./keys.ts";
 import { type CpuMeters, type LoadResult, runInTurns, runLoad } from "./load.ts";
 import { log } from "./log.ts";
 import { parseBenchOptions } from "./options.ts";
@@ -41,6 +45,8 @@ if (options.list) {
     log(`${scenario.id.padEnd(12)} ${scenario.title}`);
   process.exit(0);
 }
+
+if (options.keys) process.exit(await runKeysStage(options));
 
 const machine = machineInfo();
 const settings = {

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-interface CallFrame {
+export interface CallFrame {
   functionName: string;
   url: string;
   lineNumber: number;
@@ -139,6 +139,40 @@ export function summarizeProfile(file: string, options: SummaryOptions = {}): Pr
     selfByArea: toEntries([...area].map(([name, us]) => ({ name, where: "", us }))),
     projectInclusive: toEntries(inclusive.values()),
   };
+}
+
+/**
+ * The busy time of a profile and the part of it spent in the frames `within` picks: their self time
+ * and that of the Node built-ins they call (a sample counts when the innermost frame that is neither a
+ * built-in nor native is picked). Callees in other JavaScript are not counted: a middleware's `next()`
+ * or a resolver's wrapped resolver runs the rest of the request inside it. `within` sees the frame's
+ * file URL, so it can name another checkout's files.
+ */
+export function selfTimeWithin(
+  file: string,
+  within: (frame: CallFrame) => boolean,
+  options: { skipMs?: number } = {},
+): { busyMs: number; withinMs: number } {
+  const profile = JSON.parse(readFileSync(resolveProfileFile(file), "utf8")) as CpuProfile;
+  dropStartup(profile, (options.skipMs ?? 0) * 1000);
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const builtIn = (frame: CallFrame) => frame.url === "" || frame.url.startsWith("node:");
+  let busyUs = 0;
+  let withinUs = 0;
+  profile.samples.forEach((leaf, i) => {
+    const us = profile.timeDeltas[i] ?? 0;
+    if (byId.get(leaf)?.callFrame.functionName === "(idle)") return;
+    busyUs += us;
+    for (let id: number | undefined = leaf; id !== undefined; id = parent.get(id)) {
+      const frame = byId.get(id)?.callFrame;
+      if (!frame || builtIn(frame)) continue;
+      if (within(frame)) withinUs += us;
+      return;
+    }
+  });
+  return { busyMs: busyUs / 1000, withinMs: withinUs / 1000 };
 }
 
 /** Zeroes the samples taken within `skipUs` of the profile's start (their time no longer counts). */

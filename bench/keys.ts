@@ -1,0 +1,464 @@
+// `npm run bench -- --keys` (issue 57, "Tests and figures"): the service before scoped keys (`--before`,
+// default 8dde9c6, the last commit before issue 57's work) and this checkout, side by side in one run.
+//
+//   1. the before commit's tree in a temporary folder with its own Prisma client (commit-checkout.ts)
+//   2. one database seeded by the before build's own code (its bench/seed.ts: workspace, keys of its
+//      format, 10,000 posts), then copied whole; this build's migrations are applied to the copy and it
+//      issues its own keys (new format) there: the same rows, each build on its own schema
+//   3. the key resolver of each build in-process (build-side.ts, one process per build), in alternating
+//      rounds: a remembered key (what each request pays) and a key looked up (once per key per 4 s)
+//   4. both builds' servers (`src/server.ts` of each checkout, NODE_ENV=production) loaded in turns
+//      (runInTurns): cached reads with CACHE=memory (a REST list and a GraphQL list with a private key:
+//      hits through the cached-read door), then uncached reads with CACHE=off (the same two)
+//   5. per route: req/s, p50 / p99, CPU per request, after ÷ before, and the spread of the turns' own
+//      ratios: a difference inside that spread is the machine's, not the build's
+import { type ChildProcess, execFileSync, fork } from "node:child_process";
+import { once } from "node:events";
+import { appendFileSync, mkdirSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { cacheLookups, hitRatio, METRICS_TOKEN } from "./cache-metrics.ts";
+import { checkOutCommit } from "./commit-checkout.ts";
+import { createDatabaseCopies } from "./database-copies.ts";
+import { type LoadResult, runInTurns } from "./load.ts";
+import { log } from "./log.ts";
+import type { BenchOptions } from "./options.ts";
+import { preflightScenario } from "./preflight.ts";
+import { type ChildServer, ownCpuMs, PROJECT_ROOT, postgresCpuMs, startServer } from "./processes.ts";
+import { GRAPHQL_LIST_QUERY, type Scenario, type ServerKind, type Step } from "./scenarios.ts";
+import { percentile } from "./seeded-service.ts";
+import { type CallFrame, selfTimeWithin } from "./summarize-profile.ts";
+
+type Keys = Record<Step["key"], string>;
+interface Build {
+  name: "before" | "after";
+  dir: string;
+  env: Record<string, string>;
+  keys: Keys;
+}
+
+/** Rounds of the in-process resolver measure, and calls per round. */
+const RESOLVE_ROUNDS = 10;
+const REMEMBERED_CALLS = 500_000;
+const LOOKUP_CALLS = 300;
+const CACHE_MAX_BYTES = 64 * 1024 * 1024;
+
+export async function runKeysStage(options: BenchOptions): Promise<number> {
+  const startedAt = Date.now();
+  const lines: string[] = [];
+  const say = (text: string) => {
+    log(text);
+    lines.push(text);
+  };
+  const load = os.loadavg().map((n) => n.toFixed(2));
+  const before = checkOutCommit(options.before);
+  const after = { dir: PROJECT_ROOT, commit: gitHead() };
+  say(
+    `npm run bench -- ${process.argv.slice(2).join(" ")} (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, Node ${process.versions.node}, ${os.cpus().length} CPUs, load average ${load.join(" ")} at the start)`,
+  );
+  say(
+    `before: ${before.commit.slice(0, 7)} (${before.dir}); after: ${after.commit.slice(0, 7)} (this checkout)`,
+  );
+  const profileRoot = path.join(os.tmpdir(), `content-bench-keys-profiles-${process.pid}`);
+  const databases = await createDatabaseCopies({
+    embedded: options.embedded,
+    databaseUrl: options.databaseUrl,
+  });
+  const sides: BuildProcess[] = [];
+  const servers: ChildServer[] = [];
+  let exitCode = 0;
+  try {
+    const beforeSide = forkBuild("before", before.dir);
+    sides.push(beforeSide);
+    const seeded = (await beforeSide.ask({
+      command: "seed",
+      env: databases.first,
+      posts: options.posts,
+    })) as {
+      fixtures: { workspaceId: string; publicKey: string; privateKey: string };
+      seedMs: number;
+    };
+    say(
+      `Database: ${databases.location}; ${options.posts} posts seeded by the before build in ${(seeded.seedMs / 1000).toFixed(1)} s (+ VACUUM ANALYZE), copied for the after build, which migrated its copy and issued its own keys`,
+    );
+    const afterEnv = await databases.copy();
+    const afterSide = forkBuild("after", after.dir);
+    sides.push(afterSide);
+    const afterKeys = (await afterSide.ask({
+      command: "issue-keys",
+      env: afterEnv,
+      workspaceId: seeded.fixtures.workspaceId,
+    })) as Keys;
+    const builds: Build[] = [
+      {
+        name: "before",
+        dir: before.dir,
+        env: databases.first,
+        keys: { public: seeded.fixtures.publicKey, private: seeded.fixtures.privateKey },
+      },
+      { name: "after", dir: after.dir, env: afterEnv, keys: afterKeys },
+    ];
+    say(
+      `Keys: before ${builds[0]!.keys.private.length} characters (${builds[0]!.keys.private.slice(0, 3)}…), after ${afterKeys.private.length} (${afterKeys.private.slice(0, 3)}…, checksummed)`,
+    );
+
+    say("");
+    say(
+      `The key resolver in-process (each build's createSharedCallers, as its server makes it), ${RESOLVE_ROUNDS} alternating rounds; median of rounds:`,
+    );
+    await Promise.all(sides.map((side, index) => side.ask({ command: "open", env: builds[index]!.env })));
+    const rounds: ResolveRound[][] = [[], []];
+    for (let round = 0; round < RESOLVE_ROUNDS; round++) {
+      const order = round % 2 === 0 ? [0, 1] : [1, 0];
+      for (const index of order)
+        rounds[index]!.push(
+          (await sides[index]!.ask({
+            command: "resolve",
+            key: builds[index]!.keys.private,
+            remembered: REMEMBERED_CALLS,
+            lookups: LOOKUP_CALLS,
+          })) as ResolveRound,
+        );
+    }
+    for (const side of sides) await side.ask({ command: "close" });
+    for (const side of sides.splice(0)) await side.stop();
+    say(resolveTable(builds, rounds));
+
+    const settings = {
+      duration: options.duration,
+      warmup: options.turnsWarmup,
+      connections: options.connections,
+    };
+    say("");
+    say(
+      `Load: ${settings.connections} connections, ${settings.warmup} s warm-up per server and route, then ${settings.duration} s each in turns of 2 s (before, after, after, before, …); private keys`,
+    );
+    const groups: { cache: "memory" | "off"; routes: Scenario[] }[] = [
+      { cache: "memory", routes: [restList("cached"), graphqlList("cached")] },
+      { cache: "off", routes: [restList("service"), graphqlList("service")] },
+    ];
+    if (options.profile)
+      say(
+        "With --profile: every server runs under --cpu-prof, which costs CPU; take throughput from runs without.",
+      );
+    for (const group of groups) {
+      const profileDirs = builds.map((build) => path.join(profileRoot, `${group.cache}-${build.name}`));
+      const started = await Promise.all(
+        builds.map((build, index) =>
+          startServer({
+            name: `${build.name} (CACHE=${group.cache})`,
+            script: "src/server.ts",
+            cwd: build.dir,
+            env: serviceEnv(build.env, group.cache, options.serviceAnalyze),
+            nodeArgs: options.profile ? ["--cpu-prof", "--cpu-prof-dir", profileDirs[index]!] : [],
+          }),
+        ),
+      );
+      servers.push(...started);
+      const cpuPerRequest: (number | null)[][] = [[], []];
+      try {
+        for (const route of group.routes) {
+          const result = await measurePair(route, builds, started, settings, options.embedded);
+          if (!result) {
+            exitCode = 1;
+            continue;
+          }
+          for (const [index, load] of result.loads.entries())
+            cpuPerRequest[index]!.push(load.cpuMsPerRequest);
+          say("");
+          say(`${route.title} (CACHE=${group.cache})`);
+          say(pairTable(builds, result));
+        }
+      } finally {
+        for (const server of started) await server.stop();
+        servers.length = 0;
+      }
+      if (options.profile) say(keyCodeShares(builds, started, profileDirs, cpuPerRequest));
+    }
+    say("");
+    say(
+      `Load average at the end ${os
+        .loadavg()
+        .map((n) => n.toFixed(2))
+        .join(" ")}; ${Math.round((Date.now() - startedAt) / 1000)} s in all.`,
+    );
+  } catch (error) {
+    process.stderr.write(`bench --keys failed: ${(error as Error).stack ?? String(error)}\n`);
+    exitCode = 1;
+  } finally {
+    for (const server of servers) await server.stop();
+    for (const side of sides) await side.stop();
+    await databases
+      .drop()
+      .catch((error: unknown) => log(`  ! could not drop the databases: ${(error as Error).message}`));
+    before.remove();
+    rmSync(profileRoot, { recursive: true, force: true });
+  }
+  const file =
+    options.out ??
+    path.join(PROJECT_ROOT, "bench", "results", `${new Date().toISOString().slice(0, 10)}-keys.txt`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  appendFileSync(file, `${lines.join("\n")}\n\n`);
+  log(`\nAppended to ${path.relative(process.cwd(), file)}`);
+  return exitCode;
+}
+
+function serviceEnv(database: Record<string, string>, cache: "memory" | "off", analyze: boolean) {
+  return {
+    ...database,
+    NODE_ENV: "production",
+    LOG_LEVEL: "warn",
+    RATE_LIMIT_AUTHENTICATED: "1000000000",
+    RATE_LIMIT_UNAUTHENTICATED: "1000000000",
+    METRICS_TOKEN,
+    CACHE: cache,
+    ...(cache === "memory" ? { CACHE_MAX_BYTES: String(CACHE_MAX_BYTES) } : {}),
+    ...(analyze ? {} : { DATABASE_ANALYZE_INTERVAL_MS: "0" }),
+  };
+}
+
+function restList(server: ServerKind): Scenario {
+  const title = "GET /v1/posts?limit=10";
+  return {
+    id: `keys-${server}-list10`,
+    title,
+    server,
+    steps: [{ label: title, method: "GET", key: "private", path: "/v1/posts?limit=10", expectStatus: 200 }],
+  };
+}
+
+function graphqlList(server: ServerKind): Scenario {
+  const title = "POST /graphql posts(limit: 10)";
+  return {
+    id: `keys-${server}-graphql`,
+    title,
+    server,
+    steps: [
+      {
+        label: title,
+        method: "POST",
+        key: "private",
+        path: "/graphql",
+        body: { query: GRAPHQL_LIST_QUERY, variables: { limit: 10 } },
+        expectStatus: 200,
+      },
+    ],
+  };
+}
+
+interface PairResult {
+  loads: LoadResult[];
+  hitRatios: (number | null)[];
+}
+
+/** One route on both builds' servers, in turns; null (and said why) when either cannot answer it. */
+async function measurePair(
+  route: Scenario,
+  builds: Build[],
+  servers: ChildServer[],
+  settings: { duration: number; warmup: number; connections: number },
+  embedded: boolean,
+): Promise<PairResult | null> {
+  for (const [index, server] of servers.entries()) {
+    const answer = await preflightScenario(server, route, builds[index]!.keys);
+    const problem =
+      answer.problem ??
+      ((answer.body as { errors?: unknown } | null)?.errors
+        ? `GraphQL errors: ${answer.text.slice(0, 300)}`
+        : null);
+    if (problem) {
+      log(`  ! ${builds[index]!.name}: ${route.title}: ${problem}`);
+      return null;
+    }
+  }
+  const lookupsBefore = await Promise.all(servers.map((server) => cacheLookups(server.url)));
+  const loads = await runInTurns(
+    servers.map((server, index) => ({
+      baseUrl: server.url,
+      scenario: route,
+      keys: builds[index]!.keys,
+      meters: {
+        server: server.cpuMs,
+        // Embedded: the database runs inside the server process, already counted there.
+        database: embedded ? () => null : postgresCpuMs,
+        loadGenerator: ownCpuMs,
+      },
+    })),
+    builds[0]!.keys,
+    settings,
+  );
+  const hitRatios = await Promise.all(
+    servers.map(async (server, index) => {
+      const before = lookupsBefore[index];
+      return before ? hitRatio(before, await cacheLookups(server.url)) : null;
+    }),
+  );
+  return { loads, hitRatios };
+}
+
+const fixed = (n: number | null | undefined, digits: number) =>
+  n === null || n === undefined ? "–" : n.toFixed(digits);
+/** The middle value, or the mean of the two middle ones (a run of few turns has an even count). */
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? sorted[middle]!
+    : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
+};
+
+function pairTable(builds: Build[], { loads, hitRatios }: PairResult): string {
+  const rows = [
+    "build    req/s  p50 ms  p99 ms  CPU ms/req  DB CPU ms/req  hits   failed  turns",
+    ...loads.map((load, index) => {
+      const failed = load.unexpected + load.errors + load.timeouts;
+      const hits = hitRatios[index];
+      return [
+        builds[index]!.name.padEnd(6),
+        fixed(load.rps, 0).padStart(7),
+        fixed(load.latencyMs.p50, 2).padStart(7),
+        fixed(load.latencyMs.p99, 2).padStart(7),
+        fixed(load.cpuMsPerRequest, 3).padStart(11),
+        fixed(load.databaseCpuMsPerRequest, 3).padStart(14),
+        (hits === null || hits === undefined ? "–" : `${(hits * 100).toFixed(1)}%`).padStart(6),
+        String(failed).padStart(8),
+        String(load.turns ?? 1).padStart(6),
+      ].join(" ");
+    }),
+  ];
+  const [first, second] = loads as [LoadResult, LoadResult];
+  const turnsOf = (load: LoadResult) => load.turnFigures ?? [];
+  const pairs = turnsOf(first).map((turn, index) => ({ before: turn, after: turnsOf(second)[index] }));
+  const rpsRatios = pairs.flatMap(({ before, after }) =>
+    after && before.rps > 0 ? [after.rps / before.rps] : [],
+  );
+  const cpuRatios = pairs.flatMap(({ before, after }) =>
+    after?.cpuMsPerRequest && before.cpuMsPerRequest ? [after.cpuMsPerRequest / before.cpuMsPerRequest] : [],
+  );
+  // The same build from one turn to its next: how much the machine moves a figure within this run.
+  const drift = (load: LoadResult) =>
+    turnsOf(load)
+      .slice(1)
+      .map((turn, index) => Math.abs(turn.rps / turnsOf(load)[index]!.rps - 1));
+  const spread = (ratios: number[]) => {
+    const sorted = [...ratios].sort((a, b) => a - b);
+    return `median of turns ${fixed(median(ratios), 3)}, middle half ${fixed(percentile(sorted, 25), 3)}–${fixed(percentile(sorted, 75), 3)}, all ${fixed(sorted[0], 3)}–${fixed(sorted.at(-1), 3)}`;
+  };
+  const cpu =
+    first.cpuMsPerRequest && second.cpuMsPerRequest
+      ? `${fixed(second.cpuMsPerRequest / first.cpuMsPerRequest, 3)} (${second.cpuMsPerRequest - first.cpuMsPerRequest >= 0 ? "+" : ""}${(
+          (second.cpuMsPerRequest - first.cpuMsPerRequest) * 1000
+        ).toFixed(0)} µs per request)`
+      : "–";
+  rows.push(
+    `after ÷ before, req/s: ${fixed(second.rps / first.rps, 3)} (${spread(rpsRatios)})`,
+    `after ÷ before, server CPU per request: ${cpu} (${spread(cpuRatios)})`,
+    `a build's req/s from one turn to its next, median change: before ${(median(drift(first)) * 100).toFixed(1)}%, after ${(median(drift(second)) * 100).toFixed(1)}%`,
+  );
+  return rows.join("\n");
+}
+
+/** The key check's code in either build: resolving, constraints, scopes, the key-bound CORS answer. */
+function isKeyCode(frame: CallFrame): boolean {
+  return (
+    frame.url.includes("/src/auth/") ||
+    frame.url.endsWith("/src/http/request-caller.ts") ||
+    frame.url.endsWith("/src/graphql/execution/scope-rules.ts") ||
+    frame.functionName === "bindCorsToKeyOrigins"
+  );
+}
+
+/** Each build's share of busy main-thread samples inside the key check, and what it comes to per request. */
+function keyCodeShares(
+  builds: Build[],
+  servers: ChildServer[],
+  profileDirs: string[],
+  cpuPerRequest: (number | null)[][],
+): string {
+  const rows = builds.map((build, index) => {
+    try {
+      const { busyMs, withinMs } = selfTimeWithin(profileDirs[index]!, isKeyCode, {
+        skipMs: servers[index]!.startupMs + 1_000,
+      });
+      const share = busyMs > 0 ? withinMs / busyMs : 0;
+      const perRoute = cpuPerRequest[index]!.map((cpu) =>
+        cpu === null ? "–" : `${(share * cpu * 1000).toFixed(1)} µs`,
+      );
+      return `  ${build.name}: ${(share * 100).toFixed(2)}% of ${(busyMs / 1000).toFixed(1)} s busy (≈ ${perRoute.join(", ")} per request of the routes above)`;
+    } catch (error) {
+      return `  ${build.name}: no profile (${(error as Error).message})`;
+    }
+  });
+  return [
+    "",
+    "Key check in the CPU profiles (src/auth/, request-caller.ts, scope-rules.ts, bindCorsToKeyOrigins: their self time and the Node built-ins they call):",
+    ...rows,
+  ].join("\n");
+}
+
+interface ResolveRound {
+  rememberedNs: number;
+  rememberedCpuNs: number;
+  lookupNs: number;
+  lookupCpuNs: number;
+}
+
+function resolveTable(builds: Build[], rounds: ResolveRound[][]): string {
+  const pick = (index: number, field: keyof ResolveRound) =>
+    median(rounds[index]!.map((round) => round[field]));
+  return [
+    "build    remembered key: ns/call (CPU ns)   looked up: µs/call (CPU µs)   rounds (remembered ns)",
+    ...builds.map((build, index) =>
+      [
+        build.name.padEnd(6),
+        `${fixed(pick(index, "rememberedNs"), 0).padStart(21)} (${fixed(pick(index, "rememberedCpuNs"), 0)})`.padEnd(
+          36,
+        ),
+        `${fixed(pick(index, "lookupNs") / 1000, 1).padStart(20)} (${fixed(pick(index, "lookupCpuNs") / 1000, 1)})`.padEnd(
+          30,
+        ),
+        rounds[index]!.map((round) => round.rememberedNs.toFixed(0)).join(" "),
+      ].join(" "),
+    ),
+    `Remembered: ${REMEMBERED_CALLS.toLocaleString("en-US")} calls of resolve(key, { address }) on an entry read before the loop; looked up: ${LOOKUP_CALLS} calls, the entry forgotten before each (a SELECT of the key's row by hash).`,
+  ].join("\n");
+}
+
+interface BuildProcess {
+  ask(message: Record<string, unknown>): Promise<unknown>;
+  stop(): Promise<void>;
+}
+
+/** A process running bench/build-side.ts on a build's checkout. */
+function forkBuild(name: string, dir: string): BuildProcess {
+  const child: ChildProcess = fork(path.join(PROJECT_ROOT, "bench", "build-side.ts"), [dir], {
+    cwd: PROJECT_ROOT,
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const exited = once(child, "exit");
+  return {
+    ask(message) {
+      return new Promise((resolve, reject) => {
+        const onExit = (code: number | null) =>
+          reject(new Error(`${name}: build-side.ts exited with ${code}`));
+        child.once("exit", onExit);
+        child.once("message", (answer: { ok: boolean; value?: unknown; error?: string }) => {
+          child.off("exit", onExit);
+          if (answer.ok) resolve(answer.value);
+          else reject(new Error(`${name}: ${answer.error}`));
+        });
+        child.send(message);
+      });
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+function gitHead(): string {
+  return execFileSync("git", ["rev-parse", "HEAD"], { cwd: PROJECT_ROOT, encoding: "utf8" }).trim();
+}
