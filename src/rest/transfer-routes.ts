@@ -144,6 +144,7 @@ function byteLimit(maxBytes: number): Transform {
 function uploadWording(message: string, file: string): string {
   return message
     .replaceAll(file, "the uploaded file")
+    .replaceAll("(archive, ghost, wxr, markdown or marble)", `(${UPLOAD_SOURCES.join(", ")})`)
     .replaceAll(/--from (\w+)/g, "?from=$1")
     .replaceAll("--from", "?from=");
 }

@@ -116,6 +116,8 @@ describe("GET /v1/export and POST /v1/import", () => {
     expect(garbage.status).toBe(400);
     expect(garbage.body.message).toContain("the uploaded file");
     expect(garbage.body.message).not.toMatch(/content-import-|\/tmp\//);
+    // Only what an upload can be is offered: a markdown folder or a /v1 source is the CLI's.
+    expect(garbage.body.message).toContain("?from= (archive, ghost, wxr)");
 
     const badFrom = await importInto(target.privateKey, new Uint8Array([1]), "?from=wordpress&dryRun=maybe");
     expect(badFrom.status).toBe(400);
