@@ -7,11 +7,14 @@
 //      issues its own keys (new format) there: the same rows, each build on its own schema
 //   3. the key resolver of each build in-process (build-side.ts, one process per build), in alternating
 //      rounds: a remembered key (what each request pays) and a key looked up (once per key per 4 s)
-//   4. both builds' servers (`src/server.ts` of each checkout, NODE_ENV=production) loaded in turns
+//   4. rounds (--process-rounds) of new server processes (`src/server.ts` of each checkout,
+//      NODE_ENV=production): before, after and after again (after′, the A/A control), loaded in turns
 //      (runInTurns): cached reads with CACHE=memory (a REST list and a GraphQL list with a private key:
-//      hits through the cached-read door), then uncached reads with CACHE=off (the same two)
-//   5. per route: req/s, p50 / p99, CPU per request, after ÷ before, and the spread of the turns' own
-//      ratios: a difference inside that spread is the machine's, not the build's
+//      hits through the cached-read door), then uncached reads with CACHE=off (the same two). New
+//      processes each round, since two processes of identical code differed by up to 19% on a cached hit
+//      while turns within one process moved 3–13%
+//   5. per route and round: req/s and CPU per request of each process, after ÷ before and after′ ÷ after;
+//      medians of rounds. A difference no larger than the control's distance from 1 is the machine's
 import { type ChildProcess, execFileSync, fork } from "node:child_process";
 import { once } from "node:events";
 import { appendFileSync, mkdirSync, rmSync } from "node:fs";
@@ -26,7 +29,6 @@ import type { BenchOptions } from "./options.ts";
 import { preflightScenario } from "./preflight.ts";
 import { type ChildServer, ownCpuMs, PROJECT_ROOT, postgresCpuMs, startServer } from "./processes.ts";
 import { GRAPHQL_LIST_QUERY, type Scenario, type ServerKind, type Step } from "./scenarios.ts";
-import { percentile } from "./seeded-service.ts";
 import { type CallFrame, selfTimeWithin } from "./summarize-profile.ts";
 
 type Keys = Record<Step["key"], string>;
@@ -131,7 +133,7 @@ export async function runKeysStage(options: BenchOptions): Promise<number> {
     };
     say("");
     say(
-      `Load: ${settings.connections} connections, ${settings.warmup} s warm-up per server and route, then ${settings.duration} s each in turns of 2 s (before, after, after, before, …); private keys`,
+      `Load: ${options.processRounds} rounds per group, each with new server processes: before, after, and after again (after′, the control: what two processes of identical code differ by); ${settings.connections} connections, ${settings.warmup} s warm-up per server and route, then ${settings.duration} s each in turns of 2 s; private keys`,
     );
     const groups: { cache: "memory" | "off"; routes: Scenario[] }[] = [
       { cache: "memory", routes: [restList("cached"), graphqlList("cached")] },
@@ -139,41 +141,71 @@ export async function runKeysStage(options: BenchOptions): Promise<number> {
     ];
     if (options.profile)
       say(
-        "With --profile: every server runs under --cpu-prof, which costs CPU; take throughput from runs without.",
+        "With --profile: the first round's before and after servers run under --cpu-prof, which costs CPU; take throughput from runs without.",
       );
+    // The control runs the after build: after′ ÷ after is the run's own process-to-process noise.
+    const contenders: Contender[] = [
+      { label: "before", build: builds[0]! },
+      { label: "after", build: builds[1]! },
+      { label: "after′", build: builds[1]! },
+    ];
     for (const group of groups) {
-      const profileDirs = builds.map((build) => path.join(profileRoot, `${group.cache}-${build.name}`));
-      const started = await Promise.all(
-        builds.map((build, index) =>
-          startServer({
-            name: `${build.name} (CACHE=${group.cache})`,
-            script: "src/server.ts",
-            cwd: build.dir,
-            env: serviceEnv(build.env, group.cache, options.serviceAnalyze),
-            nodeArgs: options.profile ? ["--cpu-prof", "--cpu-prof-dir", profileDirs[index]!] : [],
-          }),
-        ),
-      );
-      servers.push(...started);
-      const cpuPerRequest: (number | null)[][] = [[], []];
-      try {
-        for (const route of group.routes) {
-          const result = await measurePair(route, builds, started, settings, options.embedded);
-          if (!result) {
-            exitCode = 1;
-            continue;
+      const rounds = new Map<string, RoundFigures[]>(group.routes.map((route) => [route.id, []]));
+      for (let round = 0; round < options.processRounds; round++) {
+        const profiled = options.profile && round === 0;
+        const profileDirs = contenders.map((c) => path.join(profileRoot, `${group.cache}-${c.build.name}`));
+        // Start and turn order mirrored every other round, so neither build always goes first.
+        const order = round % 2 === 0 ? [0, 1, 2] : [2, 1, 0];
+        const started = await Promise.all(
+          order.map((index) =>
+            startServer({
+              name: `${contenders[index]!.label} (CACHE=${group.cache}, round ${round + 1})`,
+              script: "src/server.ts",
+              cwd: contenders[index]!.build.dir,
+              env: serviceEnv(contenders[index]!.build.env, group.cache, options.serviceAnalyze),
+              nodeArgs: profiled && index < 2 ? ["--cpu-prof", "--cpu-prof-dir", profileDirs[index]!] : [],
+            }),
+          ),
+        );
+        servers.push(...started);
+        const cpuPerRequest: (number | null)[][] = [[], []];
+        try {
+          for (const route of group.routes) {
+            const result = await measureContenders(
+              route,
+              order.map((index) => contenders[index]!),
+              started,
+              settings,
+              options.embedded,
+            );
+            if (!result) {
+              exitCode = 1;
+              continue;
+            }
+            // Back in contender order: before, after, after′.
+            const byContender = [0, 1, 2].map((contender) => result[order.indexOf(contender)]!);
+            rounds.get(route.id)!.push(byContender);
+            for (const index of [0, 1]) cpuPerRequest[index]!.push(byContender[index]!.load.cpuMsPerRequest);
           }
-          for (const [index, load] of result.loads.entries())
-            cpuPerRequest[index]!.push(load.cpuMsPerRequest);
-          say("");
-          say(`${route.title} (CACHE=${group.cache})`);
-          say(pairTable(builds, result));
+        } finally {
+          for (const server of started) await server.stop();
+          servers.length = 0;
         }
-      } finally {
-        for (const server of started) await server.stop();
-        servers.length = 0;
+        if (profiled)
+          say(
+            keyCodeShares(
+              builds,
+              [0, 1].map((index) => started[order.indexOf(index)]!),
+              profileDirs,
+              cpuPerRequest,
+            ),
+          );
       }
-      if (options.profile) say(keyCodeShares(builds, started, profileDirs, cpuPerRequest));
+      for (const route of group.routes) {
+        say("");
+        say(`${route.title} (CACHE=${group.cache})`);
+        say(roundsTable(contenders, rounds.get(route.id)!));
+      }
     }
     say("");
     say(
@@ -246,28 +278,36 @@ function graphqlList(server: ServerKind): Scenario {
   };
 }
 
-interface PairResult {
-  loads: LoadResult[];
-  hitRatios: (number | null)[];
+interface Contender {
+  label: "before" | "after" | "after′";
+  build: Build;
 }
 
-/** One route on both builds' servers, in turns; null (and said why) when either cannot answer it. */
-async function measurePair(
+/** One contender's figures in one round of one route. */
+interface ContenderFigures {
+  load: LoadResult;
+  hitRatio: number | null;
+}
+/** A round's figures of one route: before, after, after′. */
+type RoundFigures = ContenderFigures[];
+
+/** One route on every contender's server, in turns; null (and said why) when any cannot answer it. */
+async function measureContenders(
   route: Scenario,
-  builds: Build[],
+  contenders: Contender[],
   servers: ChildServer[],
   settings: { duration: number; warmup: number; connections: number },
   embedded: boolean,
-): Promise<PairResult | null> {
+): Promise<ContenderFigures[] | null> {
   for (const [index, server] of servers.entries()) {
-    const answer = await preflightScenario(server, route, builds[index]!.keys);
+    const answer = await preflightScenario(server, route, contenders[index]!.build.keys);
     const problem =
       answer.problem ??
       ((answer.body as { errors?: unknown } | null)?.errors
         ? `GraphQL errors: ${answer.text.slice(0, 300)}`
         : null);
     if (problem) {
-      log(`  ! ${builds[index]!.name}: ${route.title}: ${problem}`);
+      log(`  ! ${contenders[index]!.label}: ${route.title}: ${problem}`);
       return null;
     }
   }
@@ -276,7 +316,7 @@ async function measurePair(
     servers.map((server, index) => ({
       baseUrl: server.url,
       scenario: route,
-      keys: builds[index]!.keys,
+      keys: contenders[index]!.build.keys,
       meters: {
         server: server.cpuMs,
         // Embedded: the database runs inside the server process, already counted there.
@@ -284,21 +324,23 @@ async function measurePair(
         loadGenerator: ownCpuMs,
       },
     })),
-    builds[0]!.keys,
+    contenders[0]!.build.keys,
     settings,
   );
-  const hitRatios = await Promise.all(
+  return Promise.all(
     servers.map(async (server, index) => {
       const before = lookupsBefore[index];
-      return before ? hitRatio(before, await cacheLookups(server.url)) : null;
+      return {
+        load: loads[index]!,
+        hitRatio: before ? hitRatio(before, await cacheLookups(server.url)) : null,
+      };
     }),
   );
-  return { loads, hitRatios };
 }
 
 const fixed = (n: number | null | undefined, digits: number) =>
-  n === null || n === undefined ? "–" : n.toFixed(digits);
-/** The middle value, or the mean of the two middle ones (a run of few turns has an even count). */
+  n === null || n === undefined || Number.isNaN(n) ? "–" : n.toFixed(digits);
+/** The middle value, or the mean of the two middle ones (a run of few rounds has an even count). */
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -306,54 +348,46 @@ const median = (values: number[]) => {
     ? sorted[middle]!
     : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
 };
+const range = (values: number[]) =>
+  values.length ? `${fixed(Math.min(...values), 3)}–${fixed(Math.max(...values), 3)}` : "–";
 
-function pairTable(builds: Build[], { loads, hitRatios }: PairResult): string {
+/**
+ * Per round: each process's req/s and server CPU per request, after ÷ before and the control's after′ ÷
+ * after; then the medians of rounds. A difference between builds counts only where it is larger than the
+ * control's distance from 1 in the same run.
+ */
+function roundsTable(contenders: Contender[], rounds: RoundFigures[]): string {
+  const rps = (round: RoundFigures, index: number) => round[index]!.load.rps;
+  const cpu = (round: RoundFigures, index: number) => round[index]!.load.cpuMsPerRequest ?? Number.NaN;
   const rows = [
-    "build    req/s  p50 ms  p99 ms  CPU ms/req  DB CPU ms/req  hits   failed  turns",
-    ...loads.map((load, index) => {
-      const failed = load.unexpected + load.errors + load.timeouts;
-      const hits = hitRatios[index];
+    `round  ${contenders.map((c) => `${c.label} req/s`.padStart(14)).join(" ")}  after÷before  after′÷after  CPU µs/req ${contenders.map((c) => c.label).join(" / ")}  hits  failed`,
+    ...rounds.map((round, index) => {
+      const failed = round.reduce(
+        (sum, figures) => sum + figures.load.unexpected + figures.load.errors + figures.load.timeouts,
+        0,
+      );
+      const hits = round.map((figures) =>
+        figures.hitRatio === null ? "–" : `${(figures.hitRatio * 100).toFixed(0)}%`,
+      );
       return [
-        builds[index]!.name.padEnd(6),
-        fixed(load.rps, 0).padStart(7),
-        fixed(load.latencyMs.p50, 2).padStart(7),
-        fixed(load.latencyMs.p99, 2).padStart(7),
-        fixed(load.cpuMsPerRequest, 3).padStart(11),
-        fixed(load.databaseCpuMsPerRequest, 3).padStart(14),
-        (hits === null || hits === undefined ? "–" : `${(hits * 100).toFixed(1)}%`).padStart(6),
-        String(failed).padStart(8),
-        String(load.turns ?? 1).padStart(6),
+        String(index + 1).padEnd(5),
+        ...round.map((_, i) => fixed(rps(round, i), 0).padStart(14)),
+        fixed(rps(round, 1) / rps(round, 0), 3).padStart(13),
+        fixed(rps(round, 2) / rps(round, 1), 3).padStart(13),
+        `  ${round.map((_, i) => fixed(cpu(round, i) * 1000, 0)).join(" / ")}`.padEnd(34),
+        hits.join("/").padStart(5),
+        String(failed).padStart(7),
       ].join(" ");
     }),
   ];
-  const [first, second] = loads as [LoadResult, LoadResult];
-  const turnsOf = (load: LoadResult) => load.turnFigures ?? [];
-  const pairs = turnsOf(first).map((turn, index) => ({ before: turn, after: turnsOf(second)[index] }));
-  const rpsRatios = pairs.flatMap(({ before, after }) =>
-    after && before.rps > 0 ? [after.rps / before.rps] : [],
-  );
-  const cpuRatios = pairs.flatMap(({ before, after }) =>
-    after?.cpuMsPerRequest && before.cpuMsPerRequest ? [after.cpuMsPerRequest / before.cpuMsPerRequest] : [],
-  );
-  // The same build from one turn to its next: how much the machine moves a figure within this run.
-  const drift = (load: LoadResult) =>
-    turnsOf(load)
-      .slice(1)
-      .map((turn, index) => Math.abs(turn.rps / turnsOf(load)[index]!.rps - 1));
-  const spread = (ratios: number[]) => {
-    const sorted = [...ratios].sort((a, b) => a - b);
-    return `median of turns ${fixed(median(ratios), 3)}, middle half ${fixed(percentile(sorted, 25), 3)}–${fixed(percentile(sorted, 75), 3)}, all ${fixed(sorted[0], 3)}–${fixed(sorted.at(-1), 3)}`;
-  };
-  const cpu =
-    first.cpuMsPerRequest && second.cpuMsPerRequest
-      ? `${fixed(second.cpuMsPerRequest / first.cpuMsPerRequest, 3)} (${second.cpuMsPerRequest - first.cpuMsPerRequest >= 0 ? "+" : ""}${(
-          (second.cpuMsPerRequest - first.cpuMsPerRequest) * 1000
-        ).toFixed(0)} µs per request)`
-      : "–";
+  const ratios = (f: (round: RoundFigures) => number) => rounds.map(f).filter((n) => Number.isFinite(n));
+  const afterRps = ratios((round) => rps(round, 1) / rps(round, 0));
+  const controlRps = ratios((round) => rps(round, 2) / rps(round, 1));
+  const afterCpu = ratios((round) => cpu(round, 1) / cpu(round, 0));
+  const controlCpu = ratios((round) => cpu(round, 2) / cpu(round, 1));
   rows.push(
-    `after ÷ before, req/s: ${fixed(second.rps / first.rps, 3)} (${spread(rpsRatios)})`,
-    `after ÷ before, server CPU per request: ${cpu} (${spread(cpuRatios)})`,
-    `a build's req/s from one turn to its next, median change: before ${(median(drift(first)) * 100).toFixed(1)}%, after ${(median(drift(second)) * 100).toFixed(1)}%`,
+    `median of rounds, req/s: after ÷ before ${fixed(median(afterRps), 3)} (rounds ${range(afterRps)}); control after′ ÷ after ${fixed(median(controlRps), 3)} (rounds ${range(controlRps)})`,
+    `median of rounds, server CPU per request: after ÷ before ${fixed(median(afterCpu), 3)} (rounds ${range(afterCpu)}); control ${fixed(median(controlCpu), 3)} (rounds ${range(controlCpu)})`,
   );
   return rows.join("\n");
 }

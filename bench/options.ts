@@ -46,6 +46,11 @@ export interface BenchOptions {
   keys: boolean;
   /** The commit the keys stage compares this checkout with. */
   before: string;
+  /**
+   * Rounds of the keys stage's load: each starts new server processes (before, after, and after again as
+   * the control), since two processes of one build differ more than a 3% question (bench/README.md).
+   */
+  processRounds: number;
 }
 
 const HELP = `Usage: npm run bench -- [flags]
@@ -70,6 +75,7 @@ const HELP = `Usage: npm run bench -- [flags]
                         (bench/keys.ts; uses --duration, --turns-warmup, --connections, --posts, --embedded;
                         --profile: the key check's share of each server's CPU profile)
   --before REV          the commit --keys compares with (default 8dde9c6, before issue 57's keys)
+  --process-rounds N    --keys: rounds of new server processes per group, each with an A/A control (default 4)
   --no-peers            skip the last stage, PostGraphile 5 against the uncached read path (bench/peers.ts;
                         PostgreSQL only, run unless --only is given; needs a Node 22+ for PostGraphile)
 `;
@@ -105,6 +111,7 @@ function toOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
       "no-peers": { type: "boolean", default: false },
       keys: { type: "boolean", default: false },
       before: { type: "string", default: "8dde9c6" },
+      "process-rounds": { type: "string", default: "4" },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -137,6 +144,7 @@ function toOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
     peers: !values["no-peers"] && !values.embedded && !values.only,
     keys: values.keys,
     before: values.before,
+    processRounds: positive("process-rounds", values["process-rounds"]),
   };
 }
 
