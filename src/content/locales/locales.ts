@@ -133,7 +133,10 @@ export async function deleteLocale(prisma: PrismaClient, workspaceId: string, co
         `Locale "${localeCode}" is the workspace's default; make another locale the default first`,
         "isDefault",
       );
-    const dependents = stored.filter((other) => other.fallback.includes(localeCode)).map((o) => o.code);
+    const dependents = stored
+      .filter((other) => other.fallback.includes(localeCode))
+      .map((other) => other.code)
+      .sort();
     if (dependents.length > 0)
       throw new ConflictError(
         `Locale "${localeCode}" is in the fallback chain of ${dependents.join(", ")}; remove it from there first`,

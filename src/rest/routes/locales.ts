@@ -23,7 +23,7 @@ const UpdateBody = z.object({
     .optional()
     .describe("true: becomes the default and the current default no longer is"),
 });
-const CreateBody = UpdateBody.extend({ code: LocaleCode });
+const CreateBody = z.object({ code: LocaleCode, ...UpdateBody.shape });
 
 /** The `{code}` path parameter, canonical; a malformed one is a 400 naming `code`. */
 function pathCode(params: Record<string, string>): string {
