@@ -22,6 +22,7 @@ export const PROCESS_CONTRACT_FILES = [
   "fields",
   "fuzz-rest",
   "http-errors",
+  "locales",
   "log-start-points",
   "markdown-escaping",
   "metrics",

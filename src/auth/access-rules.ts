@@ -15,6 +15,7 @@ const PUBLIC_KEY_REFUSALS: Record<Exclude<Scope, "content:read">, string> = {
   "taxonomy:write": "Writes need a private API key; this key is public and can only read",
   "media:write": "Writes need a private API key; this key is public and can only read",
   "fields:write": "Writes need a private API key; this key is public and can only read",
+  "locales:write": "Writes need a private API key; this key is public and can only read",
   "webhooks:manage": "Webhook endpoints need a private API key; public keys are embedded in websites",
   "events:read": "The event log needs a private API key; this key is public",
   "keys:manage": "Managing API keys needs a private API key; this key is public",

@@ -4,12 +4,13 @@
 
 export const SCOPES = {
   "content:read":
-    "read published content (posts, categories, tags, authors, media, fields, the public change feed)",
+    "read published content (posts, categories, tags, authors, media, fields, locales, the public change feed)",
   "drafts:read": "read drafts, scheduled posts, revisions and previews (also reads the private change feed)",
   "posts:write": "create, edit, delete and restore posts",
   "taxonomy:write": "create, edit and delete categories, tags and authors",
   "media:write": "upload, edit and delete media",
   "fields:write": "define, edit and delete custom fields",
+  "locales:write": "add, edit and remove the workspace's locales (fallback chains, the default)",
   "webhooks:manage": "webhook endpoints, their deliveries and replays",
   "events:read": "read the event log (/v1/events), which holds drafts too: includes drafts:read",
   "keys:manage": "list, create, rotate and revoke API keys (never wider than its own)",

@@ -1,6 +1,7 @@
 // Workspace and API-key administration, shared by the CLI, the admin HTTP API and first start. Writes
 // go through the one writer (src/content/writer.ts) like every other change.
 
+import { checkFirstLocaleCode, createFirstLocale, FIRST_LOCALE_CODE } from "../content/locales/locales.ts";
 import { slugify } from "../content/slugs.ts";
 import { type WriteClient, write } from "../content/writer.ts";
 import { echoInput } from "../domain/echo-input.ts";
@@ -18,15 +19,31 @@ export class WorkspaceNotFoundError extends Error {
   override name = "WorkspaceNotFoundError";
 }
 
-/** Creates a workspace with one public and one private key, in one transaction. */
+export interface NewWorkspaceOptions {
+  /** The workspace's one locale, its default (BCP 47, canonicalised; default `en`). */
+  locale?: string;
+}
+
+/**
+ * Creates a workspace with one public and one private key and one locale, in one transaction. A
+ * malformed `locale` is an InvalidInputError naming `locale`, before anything is written.
+ */
 export async function createWorkspace(
   prisma: PrismaClient,
   name: string,
-): Promise<{ workspace: WorkspaceSummary; publicKey: string; privateKey: string }> {
+  options: NewWorkspaceOptions = {},
+): Promise<{
+  workspace: WorkspaceSummary;
+  publicKey: string;
+  privateKey: string;
+  locale: { code: string; name: string };
+}> {
+  const localeCode = checkFirstLocaleCode(options.locale ?? FIRST_LOCALE_CODE);
   return write(prisma, async (uow) => {
     const slug = await freeWorkspaceSlug(uow.tx, slugify(name));
     const workspace = await uow.tx.workspace.create({ data: { name, slug }, select: summarySelect });
     uow.changed({ resource: "workspace", action: "created", id: workspace.id, workspaceId: workspace.id });
+    const locale = await createFirstLocale(uow.tx, workspace.id, localeCode);
     const first = { name: "", expiresAt: null, audited: false };
     const publicKey = await insertKey(uow, workspace.id, {
       kind: "public",
@@ -38,7 +55,28 @@ export async function createWorkspace(
       scopes: [EVERY_SCOPE],
       ...first,
     });
-    return { workspace, publicKey: publicKey.key, privateKey: privateKey.key };
+    return { workspace, publicKey: publicKey.key, privateKey: privateKey.key, locale };
+  });
+}
+
+/**
+ * Whether slugs must be unique across all of the workspace's locales (true) or only within each (false).
+ * Stored and read only, for now: translations, which have slugs per locale, will enforce it (issue 56).
+ * A workspace setting: it records no event, as the workspace's other settings do not.
+ */
+export async function setSlugsUniqueAcrossLocales(
+  prisma: PrismaClient,
+  workspaceId: string,
+  value: boolean,
+): Promise<{ slugsUniqueAcrossLocales: boolean }> {
+  return write(prisma, async (uow) => {
+    const updated = await uow.tx.workspace.update({
+      where: { id: workspaceId },
+      data: { slugsUniqueAcrossLocales: value },
+      select: { slugsUniqueAcrossLocales: true },
+    });
+    uow.changed({ resource: "workspace", action: "updated", id: workspaceId, workspaceId });
+    return updated;
   });
 }
 

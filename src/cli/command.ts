@@ -4,7 +4,12 @@
 import { z } from "zod";
 
 export const cliCommandSchema = z.discriminatedUnion("command", [
-  z.object({ command: z.literal("workspace create"), name: z.string().trim().min(1) }),
+  z.object({
+    command: z.literal("workspace create"),
+    name: z.string().trim().min(1),
+    /** The workspace's one locale (default `en`). */
+    locale: z.string().optional(),
+  }),
   z.object({ command: z.literal("workspace list") }),
   z.object({
     command: z.literal("workspace key-lifetime"),
@@ -36,6 +41,25 @@ export const cliCommandSchema = z.discriminatedUnion("command", [
     reason: z.string().optional(),
     withRotation: z.boolean().optional(),
   }),
+  z.object({ command: z.literal("locale list"), workspace: z.string().min(1) }),
+  z.object({
+    command: z.literal("locale add"),
+    workspace: z.string().min(1),
+    code: z.string().min(1),
+    name: z.string().optional(),
+    fallback: z.array(z.string()).optional(),
+    isDefault: z.boolean().optional(),
+  }),
+  z.object({
+    command: z.literal("locale set"),
+    workspace: z.string().min(1),
+    code: z.string().min(1),
+    name: z.string().optional(),
+    /** [] clears the chain (`--fallback none`). */
+    fallback: z.array(z.string()).optional(),
+    isDefault: z.boolean().optional(),
+  }),
+  z.object({ command: z.literal("locale remove"), workspace: z.string().min(1), code: z.string().min(1) }),
   z.object({ command: z.literal("seed"), workspace: z.string().min(1) }),
   z.object({ command: z.literal("migrate") }),
   z.object({ command: z.literal("export"), workspace: z.string().min(1), out: z.string().min(1) }),
@@ -93,6 +117,8 @@ export const EXPECTED_ERRORS = new Set([
   "EmbeddedDatabaseLockedError",
   "WorkspaceNotFoundError",
   "ApiKeyNotFoundError",
+  "NotFoundError",
+  "ConflictError",
   "ArchiveFormatError",
   "ImportSourceError",
   "MediaFileMissingError",

@@ -7,13 +7,16 @@ import path from "node:path";
 import { issueKey, listKeys, revokeKey, rotateKey, setPrivateKeyMaxLifetime } from "../auth/api-keys.ts";
 import { createWorkspace, findWorkspace, listWorkspaces } from "../auth/workspaces.ts";
 import { loadConfig } from "../config.ts";
+import { createLocale, deleteLocale, localesOf, updateLocale } from "../content/locales/locales.ts";
 import type { Database } from "../db/database.ts";
+import { InvalidInputError } from "../domain/errors.ts";
+import type { PrismaClient } from "../generated/prisma/client.ts";
 import { silentLogger } from "../logger.ts";
 import { createMediaStorage } from "../media/create-storage.ts";
 import { seedWorkspace } from "../seed/seed-workspace.ts";
 import type { ProgressReporter } from "../transfer/progress.ts";
 import { exportToFile, importInto, type TransferContext } from "../transfer/transfer-commands.ts";
-import type { CliCommand } from "./command.ts";
+import { type CliCommand, UsageError } from "./command.ts";
 
 /** The media storage the configuration names, for the commands that move media. */
 function transferContext(
@@ -47,7 +50,7 @@ export async function runCommand(
   const { prisma } = db;
   switch (command.command) {
     case "workspace create":
-      return createWorkspace(prisma, command.name);
+      return createWorkspace(prisma, command.name, command.locale ? { locale: command.locale } : {});
     case "workspace list":
       return { workspaces: await listWorkspaces(prisma) };
     case "workspace key-lifetime": {
@@ -80,6 +83,14 @@ export async function runCommand(
           ...(command.withRotation ? { withRotation: true } : {}),
         }),
       };
+    case "locale list": {
+      const workspace = await findWorkspace(prisma, command.workspace);
+      return { workspace, ...(await localesOf(prisma, workspace.id)) };
+    }
+    case "locale add":
+    case "locale set":
+    case "locale remove":
+      return usageOnBadInput(() => runLocaleWrite(prisma, command));
     case "seed": {
       const workspace = await findWorkspace(prisma, command.workspace);
       return { workspace, seeded: await seedWorkspace(prisma, workspace.id) };
@@ -118,5 +129,40 @@ export async function runCommand(
       );
       return { workspace, ...summary };
     }
+  }
+}
+
+type LocaleWriteCommand = Extract<CliCommand, { command: "locale add" | "locale set" | "locale remove" }>;
+
+/** A locale write, answered with the workspace's locales as they are after it. */
+async function runLocaleWrite(prisma: PrismaClient, command: LocaleWriteCommand): Promise<unknown> {
+  const workspace = await findWorkspace(prisma, command.workspace);
+  if (command.command === "locale remove") await deleteLocale(prisma, workspace.id, command.code);
+  else {
+    const input = {
+      ...(command.name !== undefined ? { name: command.name } : {}),
+      ...(command.fallback ? { fallback: command.fallback } : {}),
+      ...(command.isDefault ? { isDefault: true } : {}),
+    };
+    if (command.command === "locale add")
+      await createLocale(prisma, workspace.id, { code: command.code, ...input });
+    else await updateLocale(prisma, workspace.id, command.code, input);
+  }
+  return { workspace, ...(await localesOf(prisma, workspace.id)) };
+}
+
+/**
+ * Input the rules refuse is the user's to fix, as a usage error (exit 2) whose message names every
+ * field at fault: an error crosses the control socket by name and message only.
+ */
+async function usageOnBadInput<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof InvalidInputError) {
+      const details = error.details.map((problem) => `${problem.field}: ${problem.message}`).join("; ");
+      throw new UsageError(details ? `${error.message} (${details})` : error.message);
+    }
+    throw error;
   }
 }

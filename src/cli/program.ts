@@ -3,12 +3,14 @@
 import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { ALL_SCOPES } from "../auth/scopes.ts";
+import { canonicalLocaleCode, localeCodeProblem } from "../domain/locale-codes.ts";
 import type { CliCommand } from "./command.ts";
 import { parseDuration, parseExpiry, parseLifetimeDays } from "./durations.ts";
 
 const EXAMPLES = `
 Examples:
-  $ content-gateway workspace create "My blog"
+  $ content-gateway workspace create "My blog" --locale de
+  $ content-gateway locale add fr --workspace my-blog --fallback de
   $ content-gateway key create --workspace my-blog --kind private --name "build server" --scope content:read drafts:read --expires 90d
   $ content-gateway key rotate <key-id> --grace 24h
   $ content-gateway key list --workspace my-blog
@@ -38,6 +40,13 @@ function readKeyFile(file: string): string {
   return key;
 }
 
+/** A BCP 47 tag as given on the command line, canonical (`en-us` → `en-US`); malformed: bad usage. */
+function parseLocaleCode(value: string): string {
+  const canonical = canonicalLocaleCode(value);
+  if (canonical === null) throw new InvalidArgumentError(localeCodeProblem(value));
+  return canonical;
+}
+
 /** The program; `run` receives the parsed command (commander calls it from the matching action). */
 export function buildProgram(run: (command: CliCommand) => Promise<void>): Command {
   const program = new Command("content-gateway")
@@ -58,7 +67,10 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
     .command("create")
     .description("create a workspace and its two API keys (shown only in this output)")
     .argument("<name>", "the workspace's name")
-    .action((name: string) => run({ command: "workspace create", name }));
+    .option("-l, --locale <code>", "its one locale, the default (BCP 47; default en)", parseLocaleCode)
+    .action((name: string, options: { locale?: string }) =>
+      run({ command: "workspace create", name, ...(options.locale ? { locale: options.locale } : {}) }),
+    );
   workspace
     .command("key-lifetime")
     .description("set the longest a workspace's new private keys may live (90d), or lift it (none)")
@@ -151,6 +163,59 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
         ...(options.reason ? { reason: options.reason } : {}),
         ...(options.withRotation ? { withRotation: true } : {}),
       }),
+    );
+
+  const locale = program
+    .command("locale")
+    .description("a workspace's locales: their names, fallback chains and which is the default");
+  locale
+    .command("list")
+    .description("list a workspace's locales, the default first")
+    .addOption(workspaceOption())
+    .action((options: { workspace: string }) =>
+      run({ command: "locale list", workspace: options.workspace }),
+    );
+  const localeWriteOptions = (command: Command) =>
+    command
+      .addOption(workspaceOption())
+      .option("-n, --name <name>", "what the locale is called (default: the language's English name)")
+      .option(
+        "--fallback <code...>",
+        "the locales to fall back to, in order (`none` for no fallback)",
+        (code: string, previous: string[] | undefined) =>
+          code === "none" ? [] : [...(previous ?? []), parseLocaleCode(code)],
+      )
+      .option("--default", "make it the workspace's default locale");
+  type LocaleWriteOptions = { workspace: string; name?: string; fallback?: string[]; default?: boolean };
+  const localeInput = (options: LocaleWriteOptions) => ({
+    workspace: options.workspace,
+    ...(options.name !== undefined ? { name: options.name } : {}),
+    ...(options.fallback ? { fallback: options.fallback } : {}),
+    ...(options.default ? { isDefault: true } : {}),
+  });
+  localeWriteOptions(
+    locale
+      .command("add")
+      .description("add a locale to a workspace")
+      .argument("<code>", "a BCP 47 language tag (de, en-US, pt-BR)", parseLocaleCode),
+  ).action((code: string, options: LocaleWriteOptions) =>
+    run({ command: "locale add", code, ...localeInput(options) }),
+  );
+  localeWriteOptions(
+    locale
+      .command("set")
+      .description("rename a locale, replace its fallback chain or make it the default")
+      .argument("<code>", "the locale's code", parseLocaleCode),
+  ).action((code: string, options: LocaleWriteOptions) =>
+    run({ command: "locale set", code, ...localeInput(options) }),
+  );
+  locale
+    .command("remove")
+    .description("remove a locale (never the default, nor one another locale falls back to)")
+    .argument("<code>", "the locale's code", parseLocaleCode)
+    .addOption(workspaceOption())
+    .action((code: string, options: { workspace: string }) =>
+      run({ command: "locale remove", workspace: options.workspace, code }),
     );
 
   program

@@ -11,6 +11,7 @@ export type ChangedResource =
   | "author"
   | "media"
   | "field"
+  | "locale"
   | "webhook";
 
 /** Who made a write, as a revision records it: the API key's id and how it is shown, never the secret. */
@@ -45,7 +46,7 @@ export interface Change {
    * not show the post survive it (src/cache/answer-dependencies.ts). Absent: it may have.
    */
   keepsListings?: boolean;
-  /** Deletes: the last known slug (a field's key); the row is gone when the change log records it. */
+  /** Deletes: the last known slug (a field's key, a locale's code); the row is gone when the change log records it. */
   slug?: string;
   /**
    * Posts created or updated: store a revision of the post's content as this write leaves it

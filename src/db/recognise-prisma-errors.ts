@@ -44,3 +44,8 @@ export function rawQueryEquivalent(error: KnownPrismaError): string | null {
   if (kind === "ForeignKeyConstraintViolation") return "P2003";
   return null;
 }
+
+/** A unique index refused the statement: another row already holds the value (a concurrent write's, too). */
+export function isUniqueViolation(error: unknown): boolean {
+  return isKnownPrismaError(error) && (rawQueryEquivalent(error) ?? error.code) === "P2002";
+}

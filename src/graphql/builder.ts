@@ -6,6 +6,7 @@ import RelayPlugin from "@pothos/plugin-relay";
 import { GraphQLError, Kind } from "graphql";
 import type { Config } from "../config.ts";
 import { DATE_RANGE_PROBLEM, isCalendarDay, isStorableDate } from "../domain/dates.ts";
+import { canonicalLocaleCode, localeCodeProblem } from "../domain/locale-codes.ts";
 import type PrismaTypes from "../generated/pothos-prisma-types.ts";
 import { getDatamodel } from "../generated/pothos-prisma-types.ts";
 import type { GraphQLContext } from "./context.ts";
@@ -47,6 +48,7 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
     JSON: { Input: JsonValue; Output: unknown };
+    LocaleCode: { Input: string; Output: string };
     Upload: { Input: File; Output: never };
   };
   Connection: { totalCount: number | (() => number | Promise<number>) };
@@ -109,6 +111,26 @@ builder.scalarType("Upload", {
     throw new GraphQLError("Expected a file upload");
   },
 });
+
+builder.scalarType("LocaleCode", {
+  description:
+    "A BCP 47 language tag (en, en-US, pt-BR). Input is canonicalised (en-us becomes en-US); a malformed tag is refused",
+  serialize: (value) => String(value),
+  parseValue: (value) => parseLocaleCode(value),
+  parseLiteral: (ast) => parseLocaleCode(ast.kind === Kind.STRING ? ast.value : undefined),
+});
+
+function parseLocaleCode(value: unknown): string {
+  const canonical = typeof value === "string" ? canonicalLocaleCode(value) : null;
+  if (canonical === null)
+    throw new GraphQLError(
+      typeof value === "string" ? localeCodeProblem(value) : "Expected a locale code string",
+      {
+        extensions: { code: "BAD_USER_INPUT", http: { status: 400 } },
+      },
+    );
+  return canonical;
+}
 
 function parseDateTime(value: unknown): Date {
   const refuse = (message: string) =>

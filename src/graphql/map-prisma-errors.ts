@@ -16,6 +16,8 @@ export function mapPrismaError(error: unknown): GraphQLError | null {
       if (columns.includes("key"))
         return conflictError("A field with this key already exists in the workspace", "key");
       if (columns.includes("value")) return userInputError("Option values must be unique within a field");
+      if (columns.includes("code"))
+        return conflictError("A locale with this code already exists in the workspace", "code");
       return conflictError("This slug is already used by another record of this kind in the workspace");
     }
     case "P2003":

@@ -16,8 +16,10 @@ import {
   createWorkspace,
   findWorkspace,
   listWorkspaces,
+  setSlugsUniqueAcrossLocales,
   WorkspaceNotFoundError,
 } from "../auth/workspaces.ts";
+import { canonicalLocaleCode, LOCALE_CODE_RULE, localeCodeProblem } from "../domain/locale-codes.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { adminAuthFailuresKey } from "../limits/rate-budgets.ts";
 import { admitOrAnswer429 } from "../limits/rate-limit-middleware.ts";
@@ -67,7 +69,13 @@ export function adminRoutes(options: {
       });
       return;
     }
-    res.status(201).json(await createWorkspace(prisma, name));
+    const locale: unknown = req.body?.locale;
+    if (locale !== undefined && (typeof locale !== "string" || canonicalLocaleCode(locale) === null)) {
+      const message = typeof locale === "string" ? localeCodeProblem(locale) : LOCALE_CODE_RULE;
+      sendError(res, 400, "Invalid request body", message, { details: [{ field: "locale", message }] });
+      return;
+    }
+    res.status(201).json(await createWorkspace(prisma, name, locale === undefined ? {} : { locale }));
   });
   router.get("/workspaces/:workspace/keys", async (req, res) => {
     const workspace = await findWorkspace(prisma, req.params.workspace);
@@ -77,9 +85,13 @@ export function adminRoutes(options: {
     const body = parsedBody(WorkspaceSettingsBody, req.body, res);
     if (!body) return;
     const workspace = await findWorkspace(prisma, req.params.workspace);
+    const { privateKeyMaxLifetimeDays: days, slugsUniqueAcrossLocales: acrossLocales } = body;
     res.json({
       workspace,
-      ...(await setPrivateKeyMaxLifetime(prisma, workspace.id, body.privateKeyMaxLifetimeDays)),
+      ...(days !== undefined ? await setPrivateKeyMaxLifetime(prisma, workspace.id, days) : {}),
+      ...(acrossLocales !== undefined
+        ? await setSlugsUniqueAcrossLocales(prisma, workspace.id, acrossLocales)
+        : {}),
     });
   });
   router.post("/workspaces/:workspace/keys", async (req, res) => {
@@ -148,9 +160,15 @@ const RevokeKeyBody = z.object({
   reason: z.string().max(100).optional(),
   withRotation: z.boolean().optional(),
 });
-const WorkspaceSettingsBody = z.object({
-  privateKeyMaxLifetimeDays: z.number().int().min(1).max(3650).nullable(),
-});
+const WorkspaceSettingsBody = z
+  .object({
+    privateKeyMaxLifetimeDays: z.number().int().min(1).max(3650).nullable().optional(),
+    /** Slugs unique across the workspace's locales, or per locale (stored only until translations). */
+    slugsUniqueAcrossLocales: z.boolean().optional(),
+  })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    message: "Give privateKeyMaxLifetimeDays or slugsUniqueAcrossLocales",
+  });
 
 /** The body as `schema` reads it, or null once a 400 naming each wrong field has been sent. */
 function parsedBody<T>(schema: z.ZodType<T>, body: unknown, res: express.Response): T | null {

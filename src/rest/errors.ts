@@ -12,6 +12,18 @@ export interface RestError {
 
 type AnyGraphQLError = GraphQLError | GraphQLFormattedError;
 
+/**
+ * A 409's `error`, by the field the conflict is about: a value already taken (a slug, a field's key, a
+ * locale's code), or a state that forbids the write (the default locale, a locale another falls back to).
+ */
+const CONFLICT_TITLES: Record<string, string> = {
+  slug: "Slug already in use",
+  key: "Key already in use",
+  code: "Locale already exists",
+  isDefault: "Default locale",
+  fallback: "Locale in use",
+};
+
 export function restErrorFromGraphQL(errors: readonly AnyGraphQLError[]): RestError {
   const error = errors[0];
   const ext = (error?.extensions ?? {}) as Record<string, unknown>;
@@ -32,10 +44,7 @@ export function restErrorFromGraphQL(errors: readonly AnyGraphQLError[]): RestEr
       return { status: 404, body: { error: `${String(ext.resource ?? "Resource")} not found`, message } };
     case "CONFLICT": {
       const field = (ext.details as FieldProblem[] | undefined)?.[0]?.field ?? "slug";
-      return {
-        status: 409,
-        body: { error: field === "key" ? "Key already in use" : "Slug already in use", message },
-      };
+      return { status: 409, body: { error: CONFLICT_TITLES[field] ?? "Conflict", message } };
     }
     case "BAD_USER_INPUT":
       return validationError(message, (ext.details as FieldProblem[] | undefined) ?? []);

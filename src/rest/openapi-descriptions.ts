@@ -9,6 +9,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Tags: "Free labels a post carries, any number of them.",
   Authors: "People credited on posts.",
   Fields: "Custom fields: typed values every post of the workspace may carry.",
+  Locales: "The languages of the workspace's content: codes, names, fallback chains, the default.",
   Media: "Uploaded images, video, audio and files, with their stored variants.",
   Events: "The change log: every content change, in order, with the resource as it was after it.",
   Changes: "The delta feed: what changed since a cursor, for keeping a copy of the content in sync.",
@@ -42,7 +43,7 @@ export function operationDescription(route: RestRoute, workspaceForm: boolean): 
     `${route.summary}, addressed by the workspace's id instead of a key: a browser or a static site can read`,
     "the workspace's published content without one (read-only, at the unauthenticated rate limit). A key",
     "sent along must belong to that workspace. The keyed form of the same path is matched first, and a",
-    "workspace id is never the name of a collection (posts, categories, tags, authors, fields), so the two",
+    "workspace id is never the name of a collection (posts, categories, tags, authors, fields, locales), so the two",
     "forms never answer the same URL.",
   ].join(" ");
 }

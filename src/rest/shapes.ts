@@ -128,3 +128,13 @@ export const EventShape = z.object({
   data: z.record(z.string(), z.unknown()),
   createdAt: dateTime,
 });
+
+export const LocaleShape = z.object({
+  id: z.string(),
+  code: z.string().describe("Canonical BCP 47 (en-US)"),
+  name: z.string(),
+  isDefault: z.boolean().describe("The locale served when none is asked for; exactly one per workspace"),
+  fallback: z.array(z.string()).describe("The locales to fall back to, in order"),
+  createdAt: dateTime,
+  updatedAt: dateTime,
+});

@@ -41,6 +41,7 @@ describe("admin API", () => {
       workspace: { id: expect.any(String), name: "Admin Made", slug: "admin-made" },
       publicKey: expect.stringMatching(/^pk_/),
       privateKey: expect.stringMatching(/^sk_/),
+      locale: { code: "en", name: "English" },
     });
     const list = await app.request("GET", "/admin/workspaces", { headers: admin });
     expect(list.body.workspaces).toContainEqual(created.body.workspace);

@@ -100,9 +100,9 @@ function remember(c: RestCase, res: Response): void {
   const resource = c.path.split(/[/?]/)[2] as Resource;
   if (!RESOURCES.includes(resource) || c.workspacePathForm) return;
   const record = res.body && typeof res.body === "object" ? Object.values(res.body)[0] : undefined;
-  const { id, slug, key } = (record ?? {}) as Record<string, unknown>;
-  if (c.method === "POST" && res.status === 201) a.pool.add(resource, id, slug, key);
-  if (c.method === "PATCH" && res.status === 200) a.pool.add(resource, id, slug, key);
+  const { id, slug, key, code } = (record ?? {}) as Record<string, unknown>;
+  if (c.method === "POST" && res.status === 201) a.pool.add(resource, id, slug, key, code);
+  if (c.method === "PATCH" && res.status === 200) a.pool.add(resource, id, slug, key, code);
   if (c.method === "DELETE" && res.status === 200) a.pool.remove(resource, String(res.body.id));
 }
 

@@ -317,9 +317,17 @@ describe("every operation's real success response matches the document", () => {
       ["/authors/{identifier}", `/authors/${author.id}`],
       ["/fields", "/fields"],
       ["/fields/{identifier}", "/fields/topics"],
+      ["/locales", "/locales"],
     ] as const) {
       await visit("GET", `/v1/{workspace_id}${template}`, `/v1/${ws.id}${path}`, { key: null, status: 200 });
     }
+
+    await visit("POST", "/v1/locales", "/v1/locales", {
+      body: { code: "de", fallback: ["en"] },
+      status: 201,
+    });
+    await visit("GET", "/v1/locales", "/v1/locales", { key: ws.publicKey, status: 200 });
+    await visit("PATCH", "/v1/locales/{code}", "/v1/locales/de", { body: { isDefault: true }, status: 200 });
 
     const media = await uploadImage();
     visited.add("POST /v1/media/upload");
@@ -338,6 +346,8 @@ describe("every operation's real success response matches the document", () => {
     await visit("DELETE", "/v1/authors/{identifier}", "/v1/authors/ann", { status: 200 });
     await visit("DELETE", "/v1/categories/{identifier}", "/v1/categories/news", { status: 200 });
     await visit("DELETE", "/v1/fields/{identifier}", "/v1/fields/topics", { status: 200 });
+    await visit("PATCH", "/v1/locales/{code}", "/v1/locales/en", { body: { isDefault: true }, status: 200 });
+    await visit("DELETE", "/v1/locales/{code}", "/v1/locales/de", { status: 200 });
     // After the writes above, so the log holds events of every resource, deletes included.
     await visit("GET", "/v1/events", "/v1/events?limit=100", { status: 200 });
     const feedAfter = await visit(

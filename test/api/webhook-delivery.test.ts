@@ -95,7 +95,7 @@ function marbleSignature(secret: string, body: string): string {
 }
 
 describe("every event type arrives, signed twice", () => {
-  it("delivers all 20 content event types with verified Standard Webhooks and Marble signatures", async () => {
+  it("delivers all 23 content event types with verified Standard Webhooks and Marble signatures", async () => {
     const ws = await app.workspace("Every type");
     const hook = await receiver();
     const endpoint = await subscribe(ws, hook.url);
@@ -110,6 +110,9 @@ describe("every event type arrives, signed twice", () => {
     const field = await send(ws, "POST", "/v1/fields", { key: "mood", name: "Mood", type: "text" });
     await send(ws, "PATCH", `/v1/fields/${field.body.field.id}`, { name: "Feeling" });
     await send(ws, "DELETE", `/v1/fields/${field.body.field.id}`);
+    await send(ws, "POST", "/v1/locales", { code: "de" });
+    await send(ws, "PATCH", "/v1/locales/de", { name: "Deutsch" });
+    await send(ws, "DELETE", "/v1/locales/de");
     const post = await f.post({ slug: "p1", categoryId: category.id, status: "draft" });
     await send(ws, "PATCH", `/v1/posts/${post.id}`, { status: "published" });
     await send(ws, "PATCH", `/v1/posts/${post.id}`, { status: "draft" });
@@ -131,7 +134,7 @@ describe("every event type arrives, signed twice", () => {
     // Every content event type; webhook.disabled comes from the service (webhook-endpoint-health.test.ts),
     // api_key.* from key administration (test/auth/key-lifecycle.test.ts).
     const contentTypes = EVENT_TYPES.filter((type) => !isPrivateEventType(type));
-    expect(contentTypes).toHaveLength(20);
+    expect(contentTypes).toHaveLength(23);
     const all = await hook.waitFor((got) =>
       contentTypes.every((type) => got.some((r) => r.json.type === type)),
     );

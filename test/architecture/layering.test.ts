@@ -134,6 +134,7 @@ describe("rooms of src/graphql/", () => {
 
 /**
  * The rooms of src/content/, lowest first: a room may import the rooms before it, never one after it.
+ * - `locales`: a workspace's locales (codes, names, fallback chains, the default);
  * - `taxonomy`: categories, tags, authors, custom fields and their values;
  * - `changes`: the change log, event snapshots and ids, retention, the log head and tail, the delta feed
  *   and what a public key may learn of a post that left its view (it reads field values: `taxonomy`);
@@ -144,7 +145,7 @@ describe("rooms of src/graphql/", () => {
  * Files at content/'s top level are shared by every room and import none, except `writer.ts`: the unit
  * of work appends the change log in the write's own transaction (changes/change-log.ts).
  */
-const CONTENT_ROOMS = ["taxonomy", "changes", "posts", "deliveries", "import"];
+const CONTENT_ROOMS = ["locales", "taxonomy", "changes", "posts", "deliveries", "import"];
 const CONTENT_TOP_MAY_IMPORT: Record<string, string[]> = { "writer.ts": ["changes"] };
 
 /** `src/content/posts/posts.ts` → "posts"; a top-level file of content/ → null. */

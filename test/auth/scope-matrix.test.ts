@@ -90,6 +90,9 @@ function sampleValue(type: GraphQLInputType): unknown {
       return new Date(Date.now() + 86_400_000).toISOString();
     case "JSON":
       return {};
+    case "LocaleCode":
+      // A well-formed tag (a malformed one is refused before any resolver, scope check included).
+      return "en";
     case "Upload":
       return new File([new Uint8Array([1, 2, 3])], "x.bin");
     default:

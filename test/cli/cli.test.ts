@@ -53,14 +53,72 @@ describe(`CLI (${storageMode})`, () => {
   it("workspace create prints the workspace and its two keys as one JSON object", async () => {
     const { code, json, stdout } = await cli("workspace", "create", "Second Site");
     expect(code).toBe(0);
-    expect(Object.keys(json)).toEqual(["workspace", "publicKey", "privateKey"]);
+    expect(Object.keys(json)).toEqual(["workspace", "publicKey", "privateKey", "locale"]);
     expect(json).toEqual({
       workspace: { id: expect.any(String), name: "Second Site", slug: "second-site" },
       publicKey: expect.stringMatching(/^pk_[0-9A-Za-z]{36}$/),
       privateKey: expect.stringMatching(/^sk_[0-9A-Za-z]{36}$/),
+      locale: { code: "en", name: "English" },
     });
     expect(stdout.trim().startsWith("{")).toBe(true);
   });
+
+  it(
+    "workspace create --locale starts the workspace with that locale; locale add, set, list and remove manage them",
+    async () => {
+      const created = await cli("workspace", "create", "Atlas", "--locale", "de-de");
+      expect(created.code).toBe(0);
+      expect(created.json.locale).toEqual({ code: "de-DE", name: "German (Germany)" });
+      const slug = created.json.workspace.slug as string;
+
+      const added = await cli("locale", "add", "EN", "--workspace", slug, "--fallback", "de-DE");
+      expect(added.code, added.stderr).toBe(0);
+      expect(added.json).toEqual({
+        workspace: created.json.workspace,
+        locales: [
+          { code: "de-DE", name: "German (Germany)", isDefault: true, fallback: [] },
+          { code: "en", name: "English", isDefault: false, fallback: ["de-DE"] },
+        ],
+        slugsUniqueAcrossLocales: false,
+      });
+      // A cycle is the user's to fix: exit 2, naming the field and the cycle.
+      const cycle = await cli("locale", "set", "de-DE", "--workspace", slug, "--fallback", "en");
+      expect(cycle.code).toBe(2);
+      expect(cycle.stderr.trim()).toBe(
+        "The fallback chain would make a cycle: de-DE → en → de-DE (fallback: Makes a cycle: de-DE → en → de-DE)",
+      );
+      const switched = await cli(
+        "locale",
+        "set",
+        "en",
+        "--workspace",
+        slug,
+        "--default",
+        "--fallback",
+        "none",
+      );
+      expect(
+        switched.json.locales.map((l: { code: string; isDefault: boolean }) => [l.code, l.isDefault]),
+      ).toEqual([
+        ["en", true],
+        ["de-DE", false],
+      ]);
+      const removed = await cli("locale", "remove", "de-de", "--workspace", slug);
+      expect(removed.code, removed.stderr).toBe(0);
+      const listed = await cli("locale", "list", "--workspace", slug);
+      expect(listed.json.locales).toEqual([{ code: "en", name: "English", isDefault: true, fallback: [] }]);
+      // The default cannot go (exit 1, the reason on stderr, no stack); a malformed code is bad usage.
+      const refused = await cli("locale", "remove", "en", "--workspace", slug);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr.trim()).toBe(
+        `Locale "en" is the workspace's default; make another locale the default first`,
+      );
+      const malformed = await cli("workspace", "create", "Nowhere", "--locale", "en_US!");
+      expect(malformed.code).toBe(2);
+      expect(malformed.stderr).toContain('"en_US!" is not a valid locale code');
+    },
+    STANDALONE_TIMEOUT_MS,
+  );
 
   it("workspace list includes created workspaces", async () => {
     const { json } = await cli("workspace", "list");
@@ -231,6 +289,8 @@ describe(`CLI (${storageMode})`, () => {
     [["workspace"], "content-gateway workspace [options] [command]", ["create", "list"]],
     [["workspace", "create"], "content-gateway workspace create [options] <name>", ["the workspace's name"]],
     [["workspace", "list"], "content-gateway workspace list [options]", ["list workspaces"]],
+    [["locale"], "content-gateway locale [options] [command]", ["add", "set", "list", "remove"]],
+    [["locale", "add"], "content-gateway locale add [options] <code>", ["--fallback <code...>", "--default"]],
     [["key"], "content-gateway key [options] [command]", ["create", "list", "revoke"]],
     [
       ["key", "create"],

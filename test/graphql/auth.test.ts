@@ -230,6 +230,11 @@ describe("public key: reads published content, writes nothing", () => {
       query: 'mutation { rotateWebhookEndpointSecret(id: "w") { secret } }',
       refusal: WEBHOOKS_NEED_PRIVATE_KEY,
     }),
+    createLocale: () => ({ query: 'mutation { createLocale(input: { code: "de" }) { code } }' }),
+    updateLocale: () => ({
+      query: 'mutation { updateLocale(code: "en", input: { name: "Hacked" }) { code } }',
+    }),
+    deleteLocale: () => ({ query: 'mutation { deleteLocale(code: "en") { id } }' }),
     restorePostRevision: () => ({
       query: 'mutation { restorePostRevision(identifier: "a-post", number: 1) { id } }',
     }),
@@ -280,13 +285,14 @@ describe("public key: reads published content, writes nothing", () => {
 
   it("changed nothing while refusing", async () => {
     const data = await aPrivate.ok(`{ post(identifier: "a-post") { title } categories { items { slug name } }
-      tags { items { name } } authors { items { name } } fields { key } }`);
+      tags { items { name } } authors { items { name } } fields { key } locales { code name } }`);
     expect(data).toEqual({
       post: { title: "A post" },
       categories: { items: [{ slug: "a-news", name: "A news" }] },
       tags: { items: [{ name: "A tag" }] },
       authors: { items: [{ name: "A author" }] },
       fields: [],
+      locales: [{ code: "en", name: "English" }],
     });
   });
 

@@ -119,7 +119,7 @@ function remember(c: GraphQLCase, res: Response): void {
   const resource = RESOURCES.find((r) => c.field.toLowerCase().includes(r.slice(0, 3)));
   if (!resource) return;
   if (c.field.startsWith("delete")) a.pool.remove(resource, String(record.id));
-  else a.pool.add(resource, record.id, record.slug, record.key);
+  else a.pool.add(resource, record.id, record.slug, record.key, record.code);
 }
 
 function problemsOf(c: GraphQLCase, res: Response): string[] {

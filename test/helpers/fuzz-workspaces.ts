@@ -19,6 +19,7 @@ export const RESOURCES = [
   "tags",
   "authors",
   "fields",
+  "locales",
   "media",
   "webhooks",
   "keys",
@@ -99,6 +100,15 @@ export const webhookEvents = fc.oneof(
   { weight: 2, arbitrary: fc.constant(["*"]) },
   fc.array(fc.oneof(fc.constantFrom("*", ...EVENT_TYPES), hostileString()), { maxLength: 3 }),
 );
+
+/** A locale code: mostly well-formed (often one the workspace has, in any case), at times anything. */
+export function localeCode(pool: IdentifierPool): fc.Arbitrary<string> {
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom("en", "fr", "de", "EN-us", "pt-br", "zh-Hant-TW", "sr-Latn") },
+    { weight: 3, arbitrary: pool.pick("locales") },
+    { weight: 1, arbitrary: hostileString() },
+  );
+}
 
 /** Custom field values keyed by the workspace's field keys: mostly of the field's type, at times not at all. */
 export function customFieldValues(fieldKeys: Record<string, string>): fc.Arbitrary<Record<string, unknown>> {
@@ -202,6 +212,13 @@ export async function seededWorkspace(app: TestApp, name: string, prefix: string
   });
   expect(webhook.status, JSON.stringify(webhook.body)).toBe(201);
   pool.add("webhooks", webhook.body.webhook.id);
+  const french = await app.request("POST", "/v1/locales", {
+    key: ws.privateKey,
+    body: { code: "fr", fallback: ["en"] },
+  });
+  expect(french.status, JSON.stringify(french.body)).toBe(201);
+  const locales = await app.request("GET", "/v1/locales", { key: ws.privateKey });
+  for (const locale of locales.body.locales) pool.add("locales", locale.id, locale.code);
   return { ...ws, pool, fieldKeys };
 }
 
@@ -250,6 +267,9 @@ export async function snapshotWorkspace(
   const fields = await app.request("GET", "/v1/fields", { key: privateKey });
   expect(fields.status).toBe(200);
   snapshot.fields = fields.body.fields;
+  const locales = await app.request("GET", "/v1/locales", { key: privateKey });
+  expect(locales.status).toBe(200);
+  snapshot.locales = locales.body.locales;
   const webhooks = await app.request("GET", "/v1/webhooks", { key: privateKey });
   expect(webhooks.status).toBe(200);
   snapshot.webhooks = webhooks.body.webhooks;

@@ -33,6 +33,7 @@ import {
 import {
   customFieldValues,
   fieldOptions,
+  localeCode,
   RESOURCES,
   type Resource,
   webhookEvents,
@@ -200,6 +201,8 @@ function argumentHints(
     image: urlString,
     url: urlString,
     events: webhookEvents,
+    code: localeCode(a.pool),
+    fallback: fc.array(localeCode(a.pool), { maxLength: 6 }),
     email: fc.oneof(
       fc.stringMatching(/^[a-z0-9]{1,10}@[a-z]{1,8}\.(com|org)$/),
       fc.emailAddress(),

@@ -25,6 +25,7 @@ import {
   customFieldValues,
   fieldOptions,
   type IdentifierPool,
+  localeCode,
   RESOURCES,
   type Resource,
   type SeededWorkspace,
@@ -213,6 +214,8 @@ function bodyHints(resource: Resource, { a, bIds }: FuzzTargets): PropertyHints 
     required: fc.oneof({ weight: 9, arbitrary: fc.constant(false) }, fc.constant(true)),
     url: urlString,
     events: webhookEvents,
+    code: localeCode(a.pool),
+    fallback: fc.array(localeCode(a.pool), { maxLength: 6 }),
   };
 }
 

@@ -239,15 +239,16 @@ function statusEvent(change: Change): EventType[] {
   return status.from === null ? [] : ["post.unpublished"];
 }
 
-/** What a delete leaves: the id and the last known slug (a field's key; media have none). */
+/** What a delete leaves: the id and the last known slug (a field's key, a locale's code; media have none). */
 function lastKnown(change: Change): Record<string, unknown> {
   if (change.resource === "field") return { id: change.id, key: change.slug ?? null };
+  if (change.resource === "locale") return { id: change.id, code: change.slug ?? null };
   if (change.resource === "media") return { id: change.id };
   return { id: change.id, slug: change.slug ?? null };
 }
 
 function slugOf(change: Change, data: Record<string, unknown>): string | null {
-  const slug = change.resource === "field" ? data.key : data.slug;
+  const slug = change.resource === "field" ? data.key : change.resource === "locale" ? data.code : data.slug;
   return typeof slug === "string" ? slug : null;
 }
 

@@ -44,6 +44,8 @@ export async function snapshotOf(tx: Tx, change: Change): Promise<Snapshot> {
       return mediaSnapshot(tx, change);
     case "field":
       return fieldSnapshot(tx, change.id);
+    case "locale":
+      return localeSnapshot(tx, change.id);
     case "webhook":
       return webhookSnapshot(tx, change.id);
     case "api_key":
@@ -196,6 +198,24 @@ async function fieldSnapshot(tx: Tx, id: string): Promise<Snapshot> {
       updatedAt: option.updatedAt.toISOString(),
     })),
   };
+}
+
+/** A locale as GET /v1/locales lists it. */
+async function localeSnapshot(tx: Tx, id: string): Promise<Snapshot> {
+  const row = await tx.locale.findUnique({
+    where: { id },
+    select: {
+      id: true,
+      code: true,
+      name: true,
+      isDefault: true,
+      fallback: true,
+      createdAt: true,
+      updatedAt: true,
+    },
+  });
+  if (!row) return null;
+  return { ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
 }
 
 function authorRef<T extends { socials: Prisma.JsonValue }>(author: T) {

@@ -9,6 +9,7 @@ import "./tag.ts";
 import "./taxonomy-posts.ts";
 import "./author.ts";
 import "./field.ts";
+import "./locale.ts";
 import "./media.ts";
 import "./event.ts";
 import "./webhook.ts";

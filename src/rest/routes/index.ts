@@ -7,6 +7,7 @@ import { changeRoutes } from "./changes.ts";
 import { eventRoutes } from "./events.ts";
 import { fieldRoutes } from "./fields.ts";
 import { keyRoutes } from "./keys.ts";
+import { localeRoutes } from "./locales.ts";
 import { mediaRoutes } from "./media.ts";
 import { postPreviewRoutes } from "./post-previews.ts";
 import { postRevisionRoutes } from "./post-revisions.ts";
@@ -25,6 +26,7 @@ export function restRoutes(config: Config): RestRoute[] {
     ...authorRoutes,
     ...mediaRoutes(config),
     ...fieldRoutes,
+    ...localeRoutes,
     ...eventRoutes,
     ...changeRoutes,
     ...webhookRoutes,
