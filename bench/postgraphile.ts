@@ -34,10 +34,10 @@ export function peerNode(explicit?: string): string {
  */
 export function startPostGraphile(
   env: Record<string, string>,
-  options: { nodeBinary: string; captureFile?: string },
+  options: { nodeBinary: string; captureFile?: string; name?: string },
 ): Promise<ChildServer> {
   return startServer({
-    name: "PostGraphile",
+    name: options.name ?? "PostGraphile",
     script: "bench/postgraphile-server.mjs",
     nodeBinary: options.nodeBinary,
     ...(options.captureFile ? { nodeArgs: ["--import", "./bench/capture-statements.mjs"] } : {}),
@@ -70,6 +70,28 @@ const PEER_BY_SLUG = `query One($workspaceId: String!, $slug: String!) {
 const PEER_TAG_PAGE = `query Tagged($tagId: String!) {
   allPostTags(first: 10, condition: { tagId: $tagId }) { totalCount nodes { postByPostId { ${POST_NODE} } } }
 }`;
+
+/**
+ * Issue 59's GraphQL document, `{ posts(limit:10){ items { id slug title content publishedAt authors{
+ * name slug } category{ name slug } tags{ name slug } } } }`, over our tables: no total asked, none
+ * counted. (`peerQueries().graphql` is the form of the REST selection with its total.)
+ */
+const PEER_GRAPHQL_LIST = `query List($workspaceId: String!) {
+  allPosts(first: 10, orderBy: [PUBLISHED_AT_DESC, PRIMARY_KEY_ASC],
+           condition: { workspaceId: $workspaceId, status: published }) {
+    nodes {
+      rowId slug title content publishedAt
+      postAuthorsByPostId(orderBy: POSITION_ASC) { nodes { authorByAuthorId { name slug } } }
+      categoryByCategoryId { name slug }
+      postTagsByPostId { nodes { tagByTagId { name slug } } }
+    }
+  }
+}`;
+
+export const peerGraphqlList = (workspaceId: string): PeerQuery => ({
+  query: PEER_GRAPHQL_LIST,
+  variables: { workspaceId },
+});
 
 export interface PeerQuery {
   query: string;

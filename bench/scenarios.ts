@@ -80,6 +80,13 @@ export interface Scenario {
   runsWith?: string;
 }
 
+/**
+ * Issue 59's GraphQL list, as written by someone comparing us with PostGraphile: items with their
+ * relations, no `pagination` selected (`bench:peers`).
+ */
+export const GRAPHQL_SHORT_LIST_QUERY =
+  "{ posts(limit:10){ items { id slug title content publishedAt authors{ name slug } category{ name slug } tags{ name slug } } } }";
+
 /** The GraphQL equivalent of GET /v1/posts?limit=10: the REST route's own selection (RestPost). */
 export const GRAPHQL_LIST_QUERY = `query ListPosts($limit: Int, $format: ContentFormat) {
   posts(limit: $limit) {
