@@ -16,6 +16,9 @@ export interface Pagination {
   totalItems: number;
 }
 
+/** A page's numbers, or how to count them when only some requests select them (the post list). */
+export type PageNumbers = Pagination | (() => Promise<Pagination>);
+
 /** A Relay connection as the cursor-paginated fields (postsConnection, events) answer it. */
 export interface Connection<Node> {
   edges: { cursor: string; node: Node }[];
@@ -107,14 +110,17 @@ type AnyObjectRef = ObjectRef<BuilderTypes, unknown>;
  * selection once each; the list field itself is priced by `pageListComplexity`.
  */
 export function pageType(name: string, item: AnyObjectRef) {
-  return builder.objectRef<{ items: unknown[]; pagination: Pagination }>(name).implement({
+  return builder.objectRef<{ items: unknown[]; pagination: PageNumbers }>(name).implement({
     fields: (t) => ({
       items: t.field({
         type: [item],
         complexity: PAGE_ITEMS_COMPLEXITY,
         resolve: (page) => page.items as never,
       }),
-      pagination: t.field({ type: PaginationRef, resolve: (page) => page.pagination }),
+      pagination: t.field({
+        type: PaginationRef,
+        resolve: ({ pagination }) => (typeof pagination === "function" ? pagination() : pagination),
+      }),
     }),
   });
 }

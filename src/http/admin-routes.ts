@@ -12,6 +12,7 @@ import {
   setPrivateKeyMaxLifetime,
 } from "../auth/api-keys.ts";
 import type { CallerResolver } from "../auth/caller-cache.ts";
+import { CreateKeyBody, RevokeKeyBody, RotateKeyBody } from "../auth/key-request-bodies.ts";
 import {
   createWorkspace,
   findWorkspace,
@@ -146,20 +147,6 @@ export function adminRoutes(options: {
   return router;
 }
 
-// The bodies the admin API reads: the same fields as POST /v1/keys, without a caller's limits.
-const CreateKeyBody = z.object({
-  kind: z.enum(["public", "private"]),
-  name: z.string().max(100).optional(),
-  scopes: z.array(z.string()).min(1).optional(),
-  expiresAt: z.string().datetime({ offset: true }).optional(),
-  allowedOrigins: z.array(z.string().max(300)).max(20).optional(),
-  allowedAddresses: z.array(z.string().max(60)).max(20).optional(),
-});
-const RotateKeyBody = z.object({ graceSeconds: z.number().int().min(0).max(2_592_000).optional() });
-const RevokeKeyBody = z.object({
-  reason: z.string().max(100).optional(),
-  withRotation: z.boolean().optional(),
-});
 const WorkspaceSettingsBody = z
   .object({
     privateKeyMaxLifetimeDays: z.number().int().min(1).max(3650).nullable().optional(),

@@ -182,6 +182,28 @@ describe("statements per post list request", () => {
     expect(ownStatements[1]).toContain("FROM unnest($2::text[]) WITH ORDINALITY AS page");
   });
 
+  it("GraphQL without `pagination`: no count, one statement; a page past the last is still an error", async () => {
+    const items = "items { id slug title authors { name } category { name } tags { name } }";
+    const noNumbers = `query($page: Int) { posts(limit: 10, page: $page) { ${items} } }`;
+    const withNumbers = `query($page: Int) { posts(limit: 10, page: $page) { ${items} pagination { totalItems } } }`;
+    const without = await measure(() => app.graphql(ws.publicKey, noNumbers, { page: 2 }));
+    expect(without.result.errors).toBeUndefined();
+    const own = without.statements.filter((sql) => sql !== `SELECT ${logHeadExpression("$1")} AS head`);
+    expect(own, own.join("\n---\n")).toHaveLength(1);
+    expect(own[0]).not.toContain("count(");
+    const counted = await measure(() => app.graphql(ws.publicKey, withNumbers, { page: 2 }));
+    expect(counted.statements.some((sql) => sql.includes("count(*)::int"))).toBe(true);
+    // The same items either way.
+    expect(without.result.data.posts.items).toEqual(counted.result.data.posts.items);
+    expect(counted.result.data.posts.pagination).toEqual({ totalItems: POSTS });
+    // Past the last page (10 of 100 posts a page): the same error, total included, asked for or not.
+    const past = await app.graphql(ws.publicKey, noNumbers, { page: 11 });
+    const pastCounted = await app.graphql(ws.publicKey, withNumbers, { page: 11 });
+    expect(past.errors?.[0]?.extensions?.code).toBeDefined();
+    expect(past.errors).toEqual(pastCounted.errors);
+    expect(past.data).toEqual(pastCounted.data);
+  });
+
   it("a ranked search also stays constant", async () => {
     const counts: number[] = [];
     for (const limit of [10, 100]) {

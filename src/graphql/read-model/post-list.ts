@@ -16,7 +16,7 @@ import {
 import { checkSearchText, searchPostIds } from "../../content/posts/post-search.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import { assertCanReadDrafts, type GraphQLContext } from "../context.ts";
-import { type PageArgs, type Pagination, pageWindow, paginate } from "../pagination.ts";
+import { type PageArgs, type PageNumbers, pageWindow, paginate } from "../pagination.ts";
 import { planPostItems } from "./post-plans.ts";
 import {
   type PlannedPostQuery,
@@ -71,7 +71,7 @@ export function publishedAtOrder(
 }
 
 type PageWindow = ReturnType<typeof pageWindow>;
-type PostPageResult = { items: unknown[]; pagination: Pagination };
+type PostPageResult = { items: unknown[]; pagination: PageNumbers };
 
 /** One page of posts with the selection of `info` (planned by plugin-prisma) and its pagination. */
 export async function postPage(
@@ -109,6 +109,9 @@ export async function postPage(
       withHead: ctx.answerHead?.head === null,
       // A tag's posts are found post by post (post-list-sql.ts): once for the count and the page.
       shareMatches: !byRank && Boolean(filter.tags?.length),
+      // Counted only when the page's numbers are selected, as PostGraphile counts only for totalCount:
+      // the REST list always selects them, a frontend's `posts { items { … } }` need not pay for it.
+      withCount: plan.counted,
     };
     const { totalItems, items, fieldDefinitions, head } = await readPostPage(
       ctx.sql,
@@ -119,7 +122,13 @@ export async function postPage(
     );
     if (fieldDefinitions) ctx.loaders.primeFieldDefinitions(ctx.caller.workspaceId, fieldDefinitions);
     if (head !== null && ctx.answerHead) ctx.answerHead.head = earlierHead(ctx.answerHead.head, head);
-    return { items, pagination: paginate(totalItems, window) };
+    if (totalItems !== null) return { items, pagination: paginate(totalItems, window) };
+    // Not counted. A page past the last is still an error, which needs the total for its message: an
+    // empty page after the first is exactly that case, so only it counts now.
+    const countLater = async () =>
+      paginate(await ctx.prisma.post.count({ where: postListWhere(ctx.caller.workspaceId, filter) }), window);
+    if (items.length === 0 && window.page > 1) await countLater();
+    return { items, pagination: countLater };
   }
   const where = postListWhere(ctx.caller.workspaceId, filter);
   if (byRank) return rankedPage(ctx, query, where, rankedIds, window);

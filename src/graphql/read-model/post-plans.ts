@@ -9,18 +9,26 @@
 // entries of READ_MODEL_SELECT, which are constants: nothing of the request (its time, its caller) can
 // be in it, only which fields the selection asks for. Any other plan is made afresh each time, records
 // and all, as plugin-prisma does (a tag's `count` of posts, say, is planned with the request's time).
-// A kept plan also keeps which of the relations' columns its selection needs (relation-columns.ts).
+// A kept plan also keeps which of the relations' columns its selection needs (relation-columns.ts), and
+// whether it asks for the page's numbers (a count).
 import { queryFromInfo } from "@pothos/plugin-prisma";
 import type { GraphQLResolveInfo, OperationDefinitionNode } from "graphql";
 import { LRUCache } from "lru-cache";
 import type { GraphQLContext } from "../context.ts";
 import { type PlannedPostQuery, readModelCovers } from "./post-rows.ts";
 import { type RelationColumns, relationColumnsOf } from "./relation-columns.ts";
+import { selectsChild } from "./selected-fields.ts";
 
 /** A post list's plan: plugin-prisma's query, and for a plan the read model covers, how it loads it. */
 export type PostItemsPlan =
   | { query: PlannedPostQuery; covered: false }
-  | { query: PlannedPostQuery; covered: true; relationColumns: RelationColumns };
+  | {
+      query: PlannedPostQuery;
+      covered: true;
+      relationColumns: RelationColumns;
+      /** Whether the page's `pagination` is selected: the posts matching are counted only then. */
+      counted: boolean;
+    };
 
 /**
  * Kept plans, bounded by the length of their keys (the variables are in the key, and a client chooses
@@ -55,7 +63,12 @@ export function planPostItems(ctx: GraphQLContext, info: GraphQLResolveInfo): Po
   const query = queryFromInfo({ context: ctx, info, path: ["items"] }) as PlannedPostQuery;
   plansMade++;
   if (!readModelCovers(query)) return { query, covered: false };
-  const plan = deepFreeze({ query, covered: true, relationColumns: relationColumnsOf(info) } as const);
+  const plan = deepFreeze({
+    query,
+    covered: true,
+    relationColumns: relationColumnsOf(info),
+    counted: selectsChild(info, "pagination"),
+  } as const);
   coveredPlans.set(key, plan);
   return plan;
 }

@@ -153,6 +153,8 @@ interface PostPageQuery {
   params: SqlParams;
   withFieldDefinitions?: boolean;
   withHead?: boolean;
+  /** Count the matching posts (default); false when nobody asked for the total: `totalItems` is then null. */
+  withCount?: boolean;
   /**
    * Find the matching posts once for both the count and the page (a MATERIALIZED CTE), rather than
    * once each. For filters whose matches are few and found by lookups (a tag's posts: each one a
@@ -166,7 +168,8 @@ interface PostPageQuery {
 }
 
 interface PostPageRows {
-  totalItems: number;
+  /** Null when not counted (withCount false). */
+  totalItems: number | null;
   items: Record<string, unknown>[];
   fieldDefinitions: FieldDefinitionSummary[] | null;
   head: string | null;
@@ -209,7 +212,7 @@ export async function readPostPage(
     head?: string;
   }>(statement, params.values, { name: statementName(statement) });
   return {
-    totalItems: row?.total ?? 0,
+    totalItems: page.withCount === false ? null : (row?.total ?? 0),
     items: await readPostRows(sql, workspaceId, row?.ids ?? [], query, relationColumns),
     fieldDefinitions: row?.fieldDefinitions ?? null,
     head: row?.head ?? null,
@@ -224,6 +227,7 @@ const matchedCte = (page: PostPageQuery) =>
 
 /** How many posts match the page's condition, as a scalar subquery. */
 function countSql(page: PostPageQuery): string {
+  if (page.withCount === false) return "NULL::int";
   if (page.listing) return `(SELECT count(*)::int FROM ${page.listing.from} WHERE ${page.listing.where})`;
   return matchedCte(page)
     ? "(SELECT count(*)::int FROM matched)"
@@ -307,7 +311,7 @@ ORDER BY r.ord`;
   const items: Record<string, unknown>[] = [];
   for (const row of rows) if (row.id !== null) items.push(decode(row as PostColumns));
   return {
-    totalItems: top?.total ?? 0,
+    totalItems: page.withCount === false ? null : (top?.total ?? 0),
     items,
     fieldDefinitions: top?.fieldDefinitions ?? null,
     head: top?.head ?? null,

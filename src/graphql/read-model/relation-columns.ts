@@ -7,8 +7,8 @@
 // timestamps): a third of a page's json that the driver would parse for nothing, and PostgreSQL build
 // (bench/README.md, "A read model cut to the selection"). Any other field anywhere under them (`email`,
 // `createdAt`, ...) and every column is loaded, as before.
-import type { FieldNode, FragmentDefinitionNode, GraphQLResolveInfo, SelectionSetNode } from "graphql";
-import { Kind } from "graphql";
+import type { FieldNode, GraphQLResolveInfo } from "graphql";
+import { eachField } from "./selected-fields.ts";
 
 /** All the relations' columns (Prisma's rows for the plan), or only those the read form shows. */
 export type RelationColumns = "all" | "shown";
@@ -52,18 +52,4 @@ export function relationColumnsOf(
       });
   }
   return columns;
-}
-
-/** Every field of a selection set, through fragments (validated documents have no fragment cycles). */
-function eachField(
-  selectionSet: SelectionSetNode | undefined,
-  fragments: Record<string, FragmentDefinitionNode>,
-  visit: (field: FieldNode) => void,
-): void {
-  if (!selectionSet) return;
-  for (const selection of selectionSet.selections) {
-    if (selection.kind === Kind.FIELD) visit(selection);
-    else if (selection.kind === Kind.INLINE_FRAGMENT) eachField(selection.selectionSet, fragments, visit);
-    else eachField(fragments[selection.name.value]?.selectionSet, fragments, visit);
-  }
 }

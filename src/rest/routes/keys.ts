@@ -1,7 +1,7 @@
 // /v1/keys: the workspace's API keys, for a private key with keys:manage (issue 57). A secret is in the
 // answers of create and rotate only; no key can make or rotate a key wider than its own scopes.
 import { z } from "zod";
-import { ALL_SCOPES } from "../../auth/scopes.ts";
+import { CreateKeyBody, RevokeKeyBody, RotateKeyBody } from "../../auth/key-request-bodies.ts";
 import type { RestRoute } from "../route.ts";
 
 const FIELDS =
@@ -26,20 +26,6 @@ const ApiKeyShape = z.object({
 });
 const ApiKeyWithSecretShape = z.object({ key: z.string(), apiKey: ApiKeyShape });
 
-const CreateBody = z.object({
-  kind: z.enum(["public", "private"]),
-  name: z.string().max(100).optional(),
-  scopes: z
-    .array(z.enum(ALL_SCOPES as [string, ...string[]]))
-    .min(1)
-    .optional(),
-  expiresAt: z.string().datetime({ offset: true }).optional(),
-  allowedOrigins: z.array(z.string().max(300)).max(20).optional(),
-  allowedAddresses: z.array(z.string().max(60)).max(20).optional(),
-});
-const RotateBody = z.object({ graceSeconds: z.number().int().min(0).max(2_592_000).optional() });
-const RevokeBody = z.object({ reason: z.string().max(100).optional(), withRotation: z.boolean().optional() });
-
 export const keyRoutes: RestRoute[] = [
   {
     name: "listKeys",
@@ -60,7 +46,7 @@ export const keyRoutes: RestRoute[] = [
     tag: "Keys",
     summary:
       "Create an API key with a name, scopes (default: the caller's) and an expiry; its secret is shown only this once",
-    body: CreateBody,
+    body: CreateKeyBody,
     document: `mutation Create($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { ${FIELDS} } } }`,
     variables: ({ body }) => ({ input: body }),
     reshape: (data) => data.createApiKey,
@@ -74,13 +60,13 @@ export const keyRoutes: RestRoute[] = [
     tag: "Keys",
     summary:
       "Make a new secret for a key; the old one keeps working for graceSeconds (default 86400), then is refused",
-    body: RotateBody,
+    body: RotateKeyBody,
     document: `mutation Rotate($id: String!, $graceSeconds: Int) {
       rotateApiKey(id: $id, graceSeconds: $graceSeconds) { key apiKey { ${FIELDS} } replaced { ${FIELDS} } }
     }`,
     variables: ({ params, body }) => ({
       id: params.id,
-      graceSeconds: (body as z.infer<typeof RotateBody>).graceSeconds ?? null,
+      graceSeconds: (body as z.infer<typeof RotateKeyBody>).graceSeconds ?? null,
     }),
     reshape: (data) => data.rotateApiKey,
     status: 201,
@@ -93,12 +79,12 @@ export const keyRoutes: RestRoute[] = [
     tag: "Keys",
     summary:
       "Revoke a key (with withRotation, also the key it was rotated from or into); refused at once on every instance",
-    body: RevokeBody,
+    body: RevokeKeyBody,
     document: `mutation Revoke($id: String!, $reason: String, $withRotation: Boolean) {
       revokeApiKey(id: $id, reason: $reason, withRotation: $withRotation) { ${FIELDS} }
     }`,
     variables: ({ params, body }) => {
-      const { reason, withRotation } = body as z.infer<typeof RevokeBody>;
+      const { reason, withRotation } = body as z.infer<typeof RevokeKeyBody>;
       return { id: params.id, reason: reason ?? null, withRotation: withRotation ?? null };
     },
     reshape: (data) => ({ key: data.revokeApiKey }),
