@@ -256,6 +256,28 @@ describe("post read model", () => {
     expect(all[1]?.authors).toStrictEqual((await prismaRows(ids, { id: true, authors }))[1]?.authors);
   });
 
+  it("with the names only, holds each relation's id, name and slug, equal to Prisma's, and nothing else", async () => {
+    const { category, authors, tags } = READ_MODEL_SELECT;
+    const rows = await readPostRows(
+      app.db.sql,
+      workspaceId,
+      ids,
+      { select: { id: true, category, authors, tags } },
+      "names",
+    );
+    const names = { select: { id: true, name: true, slug: true } };
+    const NAMES = {
+      id: true,
+      category: names,
+      authors: { orderBy: READ_MODEL_SELECT.authors.orderBy, select: { author: names } },
+      tags: { orderBy: READ_MODEL_SELECT.tags.orderBy, select: { tag: names } },
+    };
+    expect(rows.map((row) => pick(row, NAMES))).toStrictEqual(await prismaRows(ids, NAMES));
+    const full = rows[1] as { authors: { author: object }[]; tags: { tag: object }[]; category: object };
+    for (const relation of [full.category, full.authors[0]?.author, full.tags[0]?.tag])
+      expect(Object.keys(relation ?? {}).sort()).toEqual(["id", "name", "slug"]);
+  });
+
   it("leaves the body out when the plan does not ask for it, and skips unknown ids", async () => {
     const { content: _content, ...withoutContent } = READ_MODEL_SELECT;
     const rows = await readPostRows(app.db.sql, workspaceId, ["no-such-post", ids[1] as string], {

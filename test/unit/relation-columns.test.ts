@@ -35,7 +35,18 @@ describe("relation columns of a post list", () => {
           fragment A on Author { id name slug image bio role socials { platform url } }`),
       ),
     ).toBe("shown");
-    expect(relationColumnsOf(infoOf("{ posts { items { slug title content } } }"))).toBe("shown");
+    expect(relationColumnsOf(infoOf("{ posts { items { authors { name bio } tags { name } } } }"))).toBe(
+      "shown",
+    );
+  });
+
+  it("are the names only when every field under the relations is an id, a name or a slug", () => {
+    for (const source of [
+      "{ posts { items { slug title content } } }",
+      "{ posts(limit: 10) { items { id slug title content publishedAt authors { name slug } category { name slug } tags { name slug } } } }",
+      "{ posts { items { ...P } } } fragment P on Post { authors { __typename id } tags { ... on Tag { slug } } }",
+    ])
+      expect(relationColumnsOf(infoOf(source)), source).toBe("names");
   });
 
   it("are all of them when any field under a relation needs another column", () => {
@@ -52,8 +63,8 @@ describe("relation columns of a post list", () => {
 
   it("look only at the list's items, not at fields of the same name elsewhere", () => {
     expect(relationColumnsOf(infoOf("{ posts { items { slug } other: items { authors { id } } } }"))).toBe(
-      "shown",
+      "names",
     );
-    expect(relationColumnsOf(infoOf("{ posts { items { slug } } }"), "edges")).toBe("shown");
+    expect(relationColumnsOf(infoOf("{ posts { items { slug } } }"), "edges")).toBe("names");
   });
 });

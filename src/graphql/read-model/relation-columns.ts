@@ -10,8 +10,14 @@
 import type { FieldNode, GraphQLResolveInfo } from "graphql";
 import { eachField } from "./selected-fields.ts";
 
-/** All the relations' columns (Prisma's rows for the plan), or only those the read form shows. */
-export type RelationColumns = "all" | "shown";
+/**
+ * All the relations' columns (Prisma's rows for the plan), only those the read form shows, or only
+ * their names (id, name, slug: a frontend's list that links to each author, category and tag).
+ */
+export type RelationColumns = "all" | "shown" | "names";
+
+/** The fields the names alone answer, on any relation. */
+const NAMED_FIELDS = new Set(["__typename", "id", "name", "slug"]);
 
 const TAXONOMY_SHOWN = new Set(["__typename", "id", "name", "slug", "description"]);
 
@@ -26,22 +32,24 @@ const SHOWN_RELATION_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
 };
 
 /**
- * "shown" when no field under the `itemsField` posts' relations asks for a column the read form does
- * not show; with `itemsField` null, the field being resolved is the post itself (`post(identifier)`).
+ * "names" when the fields under the `itemsField` posts' relations are only ids, names and slugs; "shown"
+ * when none asks for a column the read form does not show; with `itemsField` null, the field being resolved is the post itself (`post(identifier)`).
  * Fields under `@skip`/`@include` count as asked for (the answer is the same either way).
  */
 export function relationColumnsOf(
   info: GraphQLResolveInfo,
   itemsField: string | null = "items",
 ): RelationColumns {
-  let columns: RelationColumns = "shown";
+  let columns: RelationColumns = "names";
   const { fragments } = info;
   const visitPost = (post: FieldNode) =>
     eachField(post.selectionSet, fragments, (postField) => {
       const shown = SHOWN_RELATION_FIELDS[postField.name.value];
       if (!shown) return;
       eachField(postField.selectionSet, fragments, (field) => {
-        if (!shown.has(field.name.value)) columns = "all";
+        const name = field.name.value;
+        if (!shown.has(name)) columns = "all";
+        else if (columns === "names" && !NAMED_FIELDS.has(name)) columns = "shown";
       });
     });
   for (const field of info.fieldNodes) {

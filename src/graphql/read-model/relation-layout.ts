@@ -32,26 +32,19 @@ const epochMs = (name: string): LayoutColumn => ({ name, kind: "epochMs" });
 
 /** Columns the read form never shows: loaded only when a selection asks for them (relation-columns.ts). */
 const TIMESTAMPS = [epochMs("createdAt"), epochMs("updatedAt")];
-const TAXONOMY_SHOWN = [text("id"), text("name"), text("slug"), text("description")];
+const NAMES = [text("id"), text("name"), text("slug")];
+const TAXONOMY_SHOWN = [...NAMES, text("description")];
 const TAXONOMY_ALL = [...TAXONOMY_SHOWN, text("workspaceId"), ...TIMESTAMPS];
-const AUTHOR_SHOWN = [
-  text("id"),
-  text("name"),
-  text("slug"),
-  text("image"),
-  text("bio"),
-  text("role"),
-  json("socials"),
-];
+const AUTHOR_SHOWN = [...NAMES, text("image"), text("bio"), text("role"), json("socials")];
 const AUTHOR_ALL = [...AUTHOR_SHOWN, text("workspaceId"), text("email"), ...TIMESTAMPS];
 
 /** A category's or a tag's columns. */
 export const taxonomyLayout = (columns: RelationColumns): RelationLayout =>
-  columns === "all" ? TAXONOMY_ALL : TAXONOMY_SHOWN;
+  columns === "all" ? TAXONOMY_ALL : columns === "shown" ? TAXONOMY_SHOWN : NAMES;
 
 /** An author's columns. */
 export const authorLayout = (columns: RelationColumns): RelationLayout =>
-  columns === "all" ? AUTHOR_ALL : AUTHOR_SHOWN;
+  columns === "all" ? AUTHOR_ALL : columns === "shown" ? AUTHOR_SHOWN : NAMES;
 
 /** A post's value of one custom field. */
 export const FIELD_VALUE_LAYOUT: RelationLayout = [text("fieldId"), json("value")];
