@@ -26,6 +26,18 @@ export type WriteClient = Prisma.TransactionClient;
 /** What a lookup needs: the app's client, or a unit of work's (a lookup inside a write must use it). */
 export type ReadClient = Prisma.TransactionClient;
 
+/**
+ * Waits for, then holds until the transaction ends, the workspace's turn at `what` (a transaction-level
+ * advisory lock): writes whose rules look at all of a workspace's rows of one kind take turns.
+ */
+export async function takeWorkspaceTurn(
+  tx: Pick<PrismaClient, "$executeRawUnsafe">,
+  what: string,
+  workspaceId: string,
+): Promise<void> {
+  await tx.$executeRawUnsafe("SELECT pg_advisory_xact_lock(hashtext($1))", `${what}:${workspaceId}`);
+}
+
 export type { Change, ChangedResource } from "./change.ts";
 export type { WorkspaceAppend } from "./changes/change-log.ts";
 

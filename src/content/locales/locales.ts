@@ -12,7 +12,7 @@ import { isUniqueViolation } from "../../db/recognise-prisma-errors.ts";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../domain/errors.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { ProblemList } from "../validation.ts";
-import { type UnitOfWork, type WriteClient, write } from "../writer.ts";
+import { takeWorkspaceTurn, type UnitOfWork, type WriteClient, write } from "../writer.ts";
 import {
   checkedLocaleCode,
   defaultLocaleName,
@@ -201,7 +201,7 @@ export interface LocaleSummary {
 
 /** The workspace's locales, read after taking the workspace's turn for locale writes. */
 async function lockedLocales(tx: WriteClient, workspaceId: string): Promise<StoredLocale[]> {
-  await tx.$executeRawUnsafe("SELECT pg_advisory_xact_lock(hashtext($1))", `locales:${workspaceId}`);
+  await takeWorkspaceTurn(tx, "locales", workspaceId);
   return tx.locale.findMany({
     where: { workspaceId },
     select: { id: true, code: true, isDefault: true, fallback: true },

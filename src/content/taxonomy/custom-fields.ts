@@ -6,7 +6,7 @@ import type { FieldType, PrismaClient } from "../../generated/prisma/client.ts";
 import { fieldByIdentifier } from "../identifiers.ts";
 import { orNotFound } from "../or-not-found.ts";
 import { ProblemList } from "../validation.ts";
-import { type ReadClient, write } from "../writer.ts";
+import { type ReadClient, takeWorkspaceTurn, write } from "../writer.ts";
 
 const KEY_PATTERN = /^[a-z0-9_]+$/;
 const MAX_OPTIONS = 100;
@@ -246,5 +246,5 @@ async function moveField(
 
 /** Held until the transaction ends: position changes of one workspace's fields happen one at a time. */
 async function lockFieldPositions(tx: Pick<PrismaClient, "$executeRawUnsafe">, workspaceId: string) {
-  await tx.$executeRawUnsafe("SELECT pg_advisory_xact_lock(hashtext($1))", `field-position:${workspaceId}`);
+  await takeWorkspaceTurn(tx, "field-position", workspaceId);
 }
