@@ -111,7 +111,7 @@ try {
     `Seeded ${sizes.posts} posts on each (embedded ${(seeded.embedded.seedMs / 1000).toFixed(1)} s, PostgreSQL ${(seeded.postgres.seedMs / 1000).toFixed(1)} s, + VACUUM ANALYZE)`,
   );
   const serviceEnv = (env: Record<string, string>, embedded: boolean) =>
-    benchServiceEnv({ env } as Parameters<typeof benchServiceEnv>[0], embedded, {
+    benchServiceEnv({ env }, embedded, {
       NODE_ENV: "production",
       CACHE: "off",
       METRICS_TOKEN,
