@@ -12,7 +12,7 @@ export function percentile(sorted: number[], p: number): number {
 
 /** A service's environment on a bench database: production wiring, rate limits out of the way. */
 export function benchServiceEnv(
-  database: BenchDatabase,
+  database: Pick<BenchDatabase, "env">,
   embedded: boolean,
   extra: Record<string, string> = {},
 ): Record<string, string> {

@@ -119,7 +119,7 @@ function serveConnection(db: PGlite, socket: Socket, onFatal: (error: unknown) =
           return;
         }
         if (unit.kind === "startup") started = true;
-        const answer = await run(db, unit.messages);
+        const answer = await runFrontendMessages(db, unit.messages);
         if (!socket.destroyed)
           socket.write(unit.kind === "startup" ? answer : oneReadyForQuery(answer, unit));
       }
@@ -176,8 +176,11 @@ function nextUnit(buffer: Buffer): Unit | undefined {
   return undefined;
 }
 
-/** Runs frontend messages in PGlite and returns everything it answered. */
-async function run(db: PGlite, messages: Buffer): Promise<Buffer> {
+/**
+ * Runs frontend messages in PGlite and returns everything it answered: a unit's whole work on the
+ * database's thread (exported for `npm run bench:stores`, which times it without the socket).
+ */
+export async function runFrontendMessages(db: PGlite, messages: Buffer): Promise<Buffer> {
   const answer: Uint8Array[] = [];
   await db.runExclusive(() =>
     db.execProtocolRawStream(new Uint8Array(messages), { onRawData: (data) => answer.push(data) }),

@@ -148,7 +148,7 @@ export function conflictError(message: string, field?: string): GraphQLError {
 export function pageOutOfRangeError(requestedPage: number, totalPages: number): GraphQLError {
   return clientError(
     "PAGE_OUT_OF_RANGE",
-    `Page ${requestedPage} does not exist; there are ${totalPages} pages`,
+    `Page ${requestedPage} does not exist; there ${totalPages === 1 ? "is 1 page" : `are ${totalPages} pages`}`,
     {
       requestedPage,
       totalPages,

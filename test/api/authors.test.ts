@@ -3,7 +3,7 @@
 // socials, 404, 409, 403.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FORBIDDEN, notFoundBody, SLUG_RULE } from "../helpers/expected-bodies.ts";
-import { expectMatchesOpenApi } from "../helpers/openapi-check.ts";
+import { openApiClient } from "../helpers/openapi-client.ts";
 import { restFixtures } from "../helpers/rest-fixtures.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 
@@ -44,16 +44,10 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-async function call(
-  method: string,
-  path: string,
-  template: string,
-  options: { key?: string; body?: unknown } = {},
-) {
-  const res = await app.request(method, path, { key: ws.privateKey, ...options });
-  expectMatchesOpenApi(res, method.toLowerCase(), template);
-  return res;
-}
+const call = openApiClient(
+  () => app,
+  () => ws.privateKey,
+);
 
 const zoe = () => ({
   id: ids.zoe,

@@ -2,7 +2,7 @@
 // (with include=posts), create, update, delete (refused while posts remain), and every error status.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FORBIDDEN, notFoundBody, SLUG_RULE } from "../helpers/expected-bodies.ts";
-import { expectMatchesOpenApi } from "../helpers/openapi-check.ts";
+import { openApiClient } from "../helpers/openapi-client.ts";
 import { day, restFixtures } from "../helpers/rest-fixtures.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 
@@ -45,16 +45,10 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-async function call(
-  method: string,
-  path: string,
-  template: string,
-  options: { key?: string; body?: unknown } = {},
-) {
-  const res = await app.request(method, path, { key: ws.privateKey, ...options });
-  expectMatchesOpenApi(res, method.toLowerCase(), template);
-  return res;
-}
+const call = openApiClient(
+  () => app,
+  () => ws.privateKey,
+);
 
 describe("GET /v1/categories", () => {
   it("lists categories by name with their count of published posts", async () => {
@@ -206,7 +200,7 @@ describe("GET /v1/categories/{identifier}", () => {
     expect(past.status).toBe(400);
     expect(past.body).toEqual({
       error: "Invalid page number",
-      details: { message: "Page 2 does not exist; there are 1 pages", totalPages: 1, requestedPage: 2 },
+      details: { message: "Page 2 does not exist; there is 1 page", totalPages: 1, requestedPage: 2 },
     });
   });
 

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FORBIDDEN } from "../helpers/expected-bodies.ts";
 import { expectMatchesOpenApi } from "../helpers/openapi-check.ts";
+import { openApiClient } from "../helpers/openapi-client.ts";
 import { isoDate, restFixtures } from "../helpers/rest-fixtures.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 
@@ -57,36 +58,29 @@ afterAll(async () => app?.close());
 
 /** Requests of one workspace, each response checked against the OpenAPI document. */
 function client(ws: TestWorkspace) {
-  const call = async (
-    method: string,
-    path: string,
-    template: string,
-    body?: unknown,
-    key = ws.privateKey,
-  ) => {
-    const res = await app.request(method, path, { key, body });
-    expectMatchesOpenApi(res, method.toLowerCase(), template);
-    return res;
-  };
+  const call = openApiClient(
+    () => app,
+    () => ws.privateKey,
+  );
   const fixtures = restFixtures(app, ws.privateKey);
   return {
-    list: (key?: string) => call("GET", "/v1/fields", "/v1/fields", undefined, key),
+    list: (key?: string) => call("GET", "/v1/fields", "/v1/fields", { key }),
     get: (identifier: string, key?: string) =>
-      call("GET", `/v1/fields/${identifier}`, "/v1/fields/{identifier}", undefined, key),
-    create: (body: unknown, key?: string) => call("POST", "/v1/fields", "/v1/fields", body, key),
+      call("GET", `/v1/fields/${identifier}`, "/v1/fields/{identifier}", { key }),
+    create: (body: unknown, key?: string) => call("POST", "/v1/fields", "/v1/fields", { body, key }),
     update: (identifier: string, body: unknown, key?: string) =>
-      call("PATCH", `/v1/fields/${identifier}`, "/v1/fields/{identifier}", body, key),
+      call("PATCH", `/v1/fields/${identifier}`, "/v1/fields/{identifier}", { body, key }),
     remove: (identifier: string, key?: string) =>
-      call("DELETE", `/v1/fields/${identifier}`, "/v1/fields/{identifier}", undefined, key),
+      call("DELETE", `/v1/fields/${identifier}`, "/v1/fields/{identifier}", { key }),
     /** Creates a field and returns its body (fails the test unless 201). */
     async field(body: Body) {
-      const res = await call("POST", "/v1/fields", "/v1/fields", body);
+      const res = await call("POST", "/v1/fields", "/v1/fields", { body });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       return res.body.field as Body & { id: string; key: string };
     },
-    createPost: (body: Body) => call("POST", "/v1/posts", "/v1/posts", body),
+    createPost: (body: Body) => call("POST", "/v1/posts", "/v1/posts", { body }),
     updatePost: (identifier: string, body: Body) =>
-      call("PATCH", `/v1/posts/${identifier}`, "/v1/posts/{identifier}", body),
+      call("PATCH", `/v1/posts/${identifier}`, "/v1/posts/{identifier}", { body }),
     async postFields(identifier: string) {
       const res = await call("GET", `/v1/posts/${identifier}?status=all`, "/v1/posts/{identifier}");
       expect(res.status, JSON.stringify(res.body)).toBe(200);

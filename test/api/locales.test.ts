@@ -5,6 +5,7 @@
 // Over HTTP only (GraphQL through /graphql too), so it also runs against the built server.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectMatchesOpenApi } from "../helpers/openapi-check.ts";
+import { openApiClient } from "../helpers/openapi-client.ts";
 import { isoDate } from "../helpers/rest-fixtures.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 
@@ -38,26 +39,19 @@ afterAll(async () => app?.close());
 
 /** The REST calls of one workspace, each answer checked against the OpenAPI document. */
 function client(ws: TestWorkspace) {
-  const call = async (
-    method: string,
-    path: string,
-    template: string,
-    body?: unknown,
-    key = ws.privateKey,
-  ) => {
-    const res = await app.request(method, path, { key, body });
-    expectMatchesOpenApi(res, method.toLowerCase(), template);
-    return res;
-  };
+  const call = openApiClient(
+    () => app,
+    () => ws.privateKey,
+  );
   return {
-    list: (key?: string) => call("GET", "/v1/locales", "/v1/locales", undefined, key),
-    create: (body: unknown, key?: string) => call("POST", "/v1/locales", "/v1/locales", body, key),
+    list: (key?: string) => call("GET", "/v1/locales", "/v1/locales", { key }),
+    create: (body: unknown, key?: string) => call("POST", "/v1/locales", "/v1/locales", { body, key }),
     update: (code: string, body: unknown, key?: string) =>
-      call("PATCH", `/v1/locales/${code}`, "/v1/locales/{code}", body, key),
+      call("PATCH", `/v1/locales/${code}`, "/v1/locales/{code}", { body, key }),
     remove: (code: string, key?: string) =>
-      call("DELETE", `/v1/locales/${code}`, "/v1/locales/{code}", undefined, key),
+      call("DELETE", `/v1/locales/${code}`, "/v1/locales/{code}", { key }),
     async add(body: Body) {
-      const res = await call("POST", "/v1/locales", "/v1/locales", body);
+      const res = await call("POST", "/v1/locales", "/v1/locales", { body });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       return res.body.locale as Body;
     },

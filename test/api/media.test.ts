@@ -11,6 +11,7 @@ import {
   storageKeyOf,
 } from "../helpers/media-backends.ts";
 import { expectMatchesOpenApi } from "../helpers/openapi-check.ts";
+import { openApiClient } from "../helpers/openapi-client.ts";
 import { isoDate } from "../helpers/rest-fixtures.ts";
 import { expectServerErrors } from "../helpers/server-errors.ts";
 import type { TestWorkspace } from "../helpers/test-app.ts";
@@ -99,16 +100,7 @@ describe.each(MEDIA_BACKENDS)("media on %s storage", (kind) => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body.media as Media;
   }
-  async function call(
-    method: string,
-    path: string,
-    template: string,
-    options: { key?: string; body?: unknown } = {},
-  ) {
-    const res = await app().request(method, path, { key: ws.privateKey, ...options });
-    expectMatchesOpenApi(res, method.toLowerCase(), template);
-    return res;
-  }
+  const call = openApiClient(app, () => ws.privateKey);
   const get = (id: string, key?: string) =>
     call("GET", `/v1/media/${id}`, "/v1/media/{id}", { key: key ?? ws.privateKey });
   const patch = (id: string, body: unknown, key?: string) =>

@@ -2,7 +2,7 @@
 // include=posts), create, update, delete (a tag in use is removed from its posts), and every error.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FORBIDDEN, notFoundBody, SLUG_RULE } from "../helpers/expected-bodies.ts";
-import { expectMatchesOpenApi } from "../helpers/openapi-check.ts";
+import { openApiClient } from "../helpers/openapi-client.ts";
 import { day, restFixtures } from "../helpers/rest-fixtures.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 
@@ -42,16 +42,10 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-async function call(
-  method: string,
-  path: string,
-  template: string,
-  options: { key?: string; body?: unknown } = {},
-) {
-  const res = await app.request(method, path, { key: ws.privateKey, ...options });
-  expectMatchesOpenApi(res, method.toLowerCase(), template);
-  return res;
-}
+const call = openApiClient(
+  () => app,
+  () => ws.privateKey,
+);
 
 describe("GET /v1/tags", () => {
   it("lists tags by name with their count of published posts", async () => {

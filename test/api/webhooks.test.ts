@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activeSecrets } from "../../src/content/deliveries/webhook-endpoints.ts";
 import { signatureHeaders } from "../../src/webhooks/signing.ts";
 import { notFoundBody } from "../helpers/expected-bodies.ts";
-import { expectMatchesOpenApi } from "../helpers/openapi-check.ts";
+import { openApiClient } from "../helpers/openapi-client.ts";
 import { startTestApp, type TestApp, type TestWorkspace } from "../helpers/test-app.ts";
 
 let app: TestApp;
@@ -32,16 +32,10 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-async function call(
-  method: string,
-  path: string,
-  template: string,
-  options: { key?: string; body?: unknown } = {},
-) {
-  const res = await app.request(method, path, { key: ws.privateKey, ...options });
-  expectMatchesOpenApi(res, method.toLowerCase(), template);
-  return res;
-}
+const call = openApiClient(
+  () => app,
+  () => ws.privateKey,
+);
 
 async function create(body: Record<string, unknown>, key = ws.privateKey) {
   const res = await call("POST", LIST, LIST, { key, body });

@@ -114,7 +114,7 @@ describe("client errors carry a code and an HTTP status", () => {
   it("PAGE_OUT_OF_RANGE (400) with the requested page and the number of pages", async () => {
     const error = await reader.fails("{ posts(page: 2) { items { id } } }");
     expect(error).toEqual({
-      message: "Page 2 does not exist; there are 1 pages",
+      message: "Page 2 does not exist; there is 1 page",
       locations: [{ line: 1, column: 3 }],
       path: ["posts"],
       extensions: { code: "PAGE_OUT_OF_RANGE", http: { status: 400 }, requestedPage: 2, totalPages: 1 },
