@@ -255,7 +255,11 @@ function areaOf(frame: CallFrame): string | null {
   if (url.endsWith("/src/http/cached-read-door.ts")) return "cached-read door (routing, header checks)";
   if (url.includes("/src/")) return "other service code";
   if (url.includes("/node_modules/")) return `package ${url.split("/node_modules/").at(-1)!.split("/")[0]}`;
-  if (url === "node:_http_outgoing" || url === "node:net" || url.startsWith("node:internal/stream"))
+  // A socket's read starts at onStreamRead whoever owns the socket (the client's, Redis's, the
+  // database's): what it costs itself is reading, of all three. A write belongs to whoever wrote.
+  if (frame.functionName === "onStreamRead") return "socket reads (HTTP, Redis, database)";
+  if (url === "node:net" || url.startsWith("node:internal/stream")) return null;
+  if (url === "node:_http_outgoing" || (url === "node:_http_server" && frame.functionName === "writeHead"))
     return "node:http response (headers, socket write)";
   if (url === "node:_http_server" || url === "node:_http_common" || url === "node:_http_incoming")
     return "node:http request (parse, dispatch)";
