@@ -1,15 +1,18 @@
 // `npm run bench:hits` (issue 59, goal 2): a cache hit against the cost of sending its bytes. The service
-// (NODE_ENV=production, CACHE=memory) answers a single post and a list of 10 from its cache; a bare
+// as `npm start` starts it (scripts/start-server.mjs: the built server on plain node; NODE_ENV=production,
+// CACHE=memory, LOG_LEVEL=info: one request line per hit, written to a pipe as to a log collector) answers a single post and a list of 10 from its cache; a bare
 // node:http handler (bench/bare-answer-server.ts) sends the very same bytes, headers included, from
 // memory. Measured in turns (bench/load.ts runInTurns), in rounds of new processes: the service, the
 // service again (the control: what two processes of identical code differ by), and the bare handler.
-// Then, with --profile, one more service per route under --cpu-prof: where a hit's CPU goes, by area.
+// Then, with --profile, one more service per route under --cpu-prof: where a hit's CPU goes, by area. That
+// one runs the TypeScript sources (src/server.ts under tsx), since the built server is one bundled file
+// whose frames cannot be told apart by source file.
 //
 //   npm run bench:hits                       PostgreSQL + Redis (as production), 2,000 posts
 //   npm run bench:hits -- --embedded         the embedded store (PGlite in a worker), no Redis
 //   --rounds N (3)  --seconds N (8)  --warmup N (10)  --connections N (32)  --posts N (2000)  --profile
 //   --cache memory|redis (memory)
-import { writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -69,7 +72,14 @@ await withSeededDatabase({ embedded, posts: Number(values.posts), log }, async (
     CACHE: values.cache as string,
     METRICS_TOKEN,
     RATE_LIMIT_UNAUTHENTICATED: "100000000",
+    // Every request's line is part of what a hit costs (the issue: "still logged").
+    LOG_LEVEL: "info",
   });
+  // Two embedded servers cannot open one data folder: the control runs on a copy, made before any opens it.
+  const copyDir = embedded ? mkdtempSync(path.join(os.tmpdir(), "bench-hits-copy-")) : null;
+  if (copyDir) cpSync(database.env.DATA_DIR as string, copyDir, { recursive: true });
+  const envOf = (name: string) =>
+    copyDir && name === "service′" ? { ...serviceEnv, DATA_DIR: copyDir } : serviceEnv;
   const bareFile = path.join(os.tmpdir(), `bench-bare-${process.pid}.json`);
   log(
     `npm run bench:hits -- ${process.argv.slice(2).join(" ")} (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, Node ${process.versions.node}, ${os.cpus().length} CPUs, load average ${os
@@ -78,13 +88,18 @@ await withSeededDatabase({ embedded, posts: Number(values.posts), log }, async (
       .join(" ")})`,
   );
   log(
-    `${embedded ? "Embedded store" : "PostgreSQL"}, CACHE=${values.cache}, ${values.posts} posts, public key; ${rounds} rounds of new processes (service, service′ the control, bare handler); ${settings.connections} connections, ${settings.warmup} s warm-up per server and route, then ${settings.duration} s each in turns of 2 s`,
+    `${embedded ? "Embedded store" : "PostgreSQL"}, CACHE=${values.cache}, ${values.posts} posts, public key; ${rounds} rounds of new processes (service, service′ the control, bare handler); the service as npm start starts it, LOG_LEVEL=info; ${settings.connections} connections, ${settings.warmup} s warm-up per server and route, then ${settings.duration} s each in turns of 2 s`,
   );
   const results = new Map<string, Record<ContenderName, Figures>[]>(routes.map((r) => [r.id, []]));
   for (let round = 0; round < rounds; round++) {
     const services = await Promise.all(
       ["service", "service′"].map((name) =>
-        startServer({ name: `${name} (round ${round + 1})`, script: "src/server.ts", env: serviceEnv }),
+        startServer({
+          name: `${name} (round ${round + 1})`,
+          script: "scripts/start-server.mjs",
+          nodeBinary: process.execPath,
+          env: envOf(name),
+        }),
       ),
     );
     const servers: ChildServer[] = [...services];
@@ -140,6 +155,7 @@ await withSeededDatabase({ embedded, posts: Number(values.posts), log }, async (
     );
     for (const r of routes) log(await profileHit(r, serviceEnv, keys));
   }
+  if (copyDir) rmSync(copyDir, { recursive: true, force: true });
 });
 
 /** Asks `r` until the service answers it from its cache; the hit's status, headers and body. */
@@ -225,14 +241,25 @@ function areaOf(frame: CallFrame): string | null {
   if (url.includes("/src/db/") || url.includes("/node_modules/pg")) return "database client";
   if (url.includes("/src/cache/")) return "answer lookup and send";
   if (url.endsWith("/src/http/cors.ts")) return "CORS headers";
-  if (url.includes("/pino") || url.endsWith("/src/http/request-log.ts") || url.endsWith("/src/logger.ts"))
+  if (
+    url.includes("/pino") ||
+    url.includes("/sonic-boom/") ||
+    url.includes("/@pinojs/") ||
+    url.includes("/quick-format-unescaped/") ||
+    url.endsWith("/src/http/request-log.ts") ||
+    url.endsWith("/src/logger.ts")
+  )
     return "request log";
   if (url.endsWith("/src/metrics.ts") || url.includes("/prom-client/") || url.endsWith("/metrics-route.ts"))
     return "metrics";
   if (url.endsWith("/src/http/cached-read-door.ts")) return "cached-read door (routing, header checks)";
   if (url.includes("/src/")) return "other service code";
   if (url.includes("/node_modules/")) return `package ${url.split("/node_modules/").at(-1)!.split("/")[0]}`;
-  if (url === "node:_http_outgoing" || url === "node:net" || url.startsWith("node:internal/stream"))
+  // A socket's read starts at onStreamRead whoever owns the socket (the client's, Redis's, the
+  // database's): what it costs itself is reading, of all three. A write belongs to whoever wrote.
+  if (frame.functionName === "onStreamRead") return "socket reads (HTTP, Redis, database)";
+  if (url === "node:net" || url.startsWith("node:internal/stream")) return null;
+  if (url === "node:_http_outgoing" || (url === "node:_http_server" && frame.functionName === "writeHead"))
     return "node:http response (headers, socket write)";
   if (url === "node:_http_server" || url === "node:_http_common" || url === "node:_http_incoming")
     return "node:http request (parse, dispatch)";

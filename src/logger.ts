@@ -1,7 +1,7 @@
 // The service's structured logger: pino, one JSON line per event on stderr (stdout stays free for CLI
 // output), or pino-pretty's readable lines for a developer (LOG_FORMAT=pretty). The project logs
 // through this small interface — `logger.info(message, fields)` — so call sites stay the same whatever
-// logs underneath; `pinoOf` hands the pino instance to pino-http (src/http/request-log.ts).
+// logs underneath; `pinoOf` hands the pino instance to the request log (src/http/request-log.ts).
 //
 // Credentials never reach a log line: Authorization and Cookie headers, API keys, secrets and tokens
 // are redacted wherever they appear in the logged fields.
@@ -64,7 +64,7 @@ export function createLogger(
   return logger;
 }
 
-/** The pino instance under a logger of this module (for pino-http). */
+/** The pino instance under a logger of this module (for the request log). */
 export function pinoOf(logger: Logger): pino.Logger {
   return pinoByLogger.get(logger) ?? pino({ level: "silent" });
 }

@@ -14,7 +14,7 @@
 // passed every check of the full pipeline and succeeded, and none of those checks depends on anything
 // else (keys have no scopes; the workspace path form compares the key's workspace with the URL's;
 // private-only routes and fields check the kind). What a hit still needs is done here with the
-// pipeline's own parts: the metrics observation, the request id and log line (pino-http), the CORS
+// pipeline's own parts: the metrics observation, the request id and log line (request-log.ts), the CORS
 // headers, the key resolved by the same resolver (a revoked key misses at once), the same rate-limit
 // budget and headers, and the same validators and encodings. test/api/cached-read-door.test.ts compares
 // both ways, header for header.

@@ -43,11 +43,23 @@ describe("request lines", () => {
     app.get("/", (_req, res) => {
       res.status(204).end();
     });
+    // Answers after a while: a client may leave before it does.
+    app.get("/slow", (_req, res) => {
+      setTimeout(() => res.status(200).end(), 300);
+    });
     const server = await new Promise<Server>((resolve) => {
       const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
     });
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    return { lines, url, close: () => new Promise((resolve) => server.close(resolve)) };
+    return {
+      lines,
+      url,
+      close: () =>
+        new Promise((resolve) => {
+          server.close(resolve);
+          server.closeAllConnections();
+        }),
+    };
   }
 
   it("at info: one line per request, with the id the response carries", async () => {
@@ -57,6 +69,43 @@ describe("request lines", () => {
     await app.close();
     expect(app.lines.map((line) => JSON.parse(line))).toEqual([
       expect.objectContaining({ msg: "request", id: "line-1", method: "GET", path: "/", status: 204 }),
+    ]);
+  });
+
+  it("holds exactly its fields: no query string, nothing of the headers", async () => {
+    const app = await appAt("info");
+    await fetch(`${app.url}?key=sk_secret_in_the_url`, {
+      headers: { authorization: "Bearer sk_secret_in_the_header", "x-request-id": "line-2" },
+    });
+    await app.close();
+    expect(app.lines).toHaveLength(1);
+    const line = JSON.parse(app.lines[0] as string);
+    expect(Object.keys(line).sort()).toEqual([
+      "id",
+      "level",
+      "method",
+      "ms",
+      "msg",
+      "path",
+      "status",
+      "time",
+    ]);
+    expect(line).toMatchObject({ level: "info", msg: "request", id: "line-2", path: "/", status: 204 });
+    expect(line.ms).toBeGreaterThanOrEqual(0);
+    expect(app.lines[0]).not.toContain("sk_secret");
+  });
+
+  it("is written once, marked aborted, when the client leaves before the answer", async () => {
+    const app = await appAt("info");
+    const leaving = new AbortController();
+    const request = fetch(`${app.url}slow`, { signal: leaving.signal }).catch(() => null);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    leaving.abort();
+    await request;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await app.close();
+    expect(app.lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ msg: "request", method: "GET", path: "/slow", aborted: true }),
     ]);
   });
 

@@ -144,7 +144,7 @@ describe("server process (embedded default)", () => {
     expect(await inFlight).toEqual({ status: 200, body: { data: { __typename: "Query" } } });
     expect(await first.exited).toBe(0);
     expect(first.output()).toContain('"msg":"stopped"');
-    // One log line per request (pino-http), with its id, path and status; the key never appears.
+    // One log line per request, with its id, path and status; the key never appears.
     const requestLines = first
       .output()
       .split("\n")
