@@ -4,7 +4,8 @@ import { byIdentifier } from "../../content/identifiers.ts";
 import { isScheduled, statusWhere } from "../../content/post-visibility.ts";
 import { createPost, deletePost, updatePost } from "../../content/posts/posts.ts";
 import { fieldValuesObject } from "../../content/taxonomy/custom-field-values.ts";
-import type { Tag as TagRow } from "../../generated/prisma/client.ts";
+import { canonicalLocaleCode } from "../../domain/locale-codes.ts";
+import type { PrismaClient, Tag as TagRow } from "../../generated/prisma/client.ts";
 import { absoluteMediaReferences } from "../../media/media-references.ts";
 import {
   isTransformable,
@@ -239,32 +240,84 @@ builder.queryFields((t) => ({
   ),
 }));
 
+/** A mutation's `locale` argument (issue 56): which translation the write is for. */
+const writeLocaleArg = (description: string) =>
+  builder.args((t) => ({ locale: t.field({ type: "LocaleCode", required: false, description }) }));
+
+/**
+ * A written post read back as the translation the write named shows it: the post's row with that
+ * translation's localized columns (the default locale's are the row's own).
+ */
+async function asTranslation<Row extends Record<string, unknown>>(
+  ctx: { prisma: PrismaClient },
+  row: Row,
+  id: string,
+  locale: string | null | undefined,
+): Promise<Row> {
+  if (!locale) return row;
+  const translation = await ctx.prisma.postTranslation.findFirst({
+    where: { postId: id, locale: canonicalLocaleCode(locale) ?? locale },
+    select: {
+      slug: true,
+      title: true,
+      status: true,
+      description: true,
+      content: true,
+      publishedAt: true,
+      updatedAt: true,
+    },
+  });
+  return translation ? { ...row, ...translation } : row;
+}
+
 builder.mutationFields((t) => ({
   createPost: t.prismaField({
     type: "Post",
-    args: { input: t.arg({ type: CreatePostInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const id = await createPost(ctx.prisma, ctx.caller.workspaceId, input, writeOrigin(ctx));
+    args: {
+      input: t.arg({ type: CreatePostInput, required: true }),
+      ...writeLocaleArg("The workspace's default locale (where a post starts), or absent"),
+    },
+    resolve: async (query, _root, { input, locale }, ctx) => {
+      const id = await createPost(ctx.prisma, ctx.caller.workspaceId, input, writeOrigin(ctx), locale);
       return readBack(ctx.prisma.post.findUnique({ ...query, where: { id } }), "Post", input.slug);
     },
   }),
   updatePost: t.prismaField({
     type: "Post",
-    description: "Changes only the given fields; `tags` and `authors`, when given, replace the whole set",
+    description:
+      "Changes only the given fields; `tags` and `authors`, when given, replace the whole set. With `locale` (not the default), the title, slug, description, content, status and publishedAt go to that translation (created when missing), the other fields to the post",
     args: {
       identifier: t.arg.string({ required: true }),
       input: t.arg({ type: UpdatePostInput, required: true }),
+      ...writeLocaleArg("The translation to write; absent: the default locale's"),
     },
-    resolve: async (query, _root, { identifier, input }, ctx) => {
-      const id = await updatePost(ctx.prisma, ctx.caller.workspaceId, identifier, input, writeOrigin(ctx));
-      return readBack(ctx.prisma.post.findUnique({ ...query, where: { id } }), "Post", identifier);
+    resolve: async (query, _root, { identifier, input, locale }, ctx) => {
+      const id = await updatePost(
+        ctx.prisma,
+        ctx.caller.workspaceId,
+        identifier,
+        input,
+        writeOrigin(ctx),
+        locale,
+      );
+      const post = await readBack(
+        ctx.prisma.post.findUnique({ ...query, where: { id } }),
+        "Post",
+        identifier,
+      );
+      return asTranslation(ctx, post, id, locale);
     },
   }),
   deletePost: t.field({
     type: DeleteResult,
-    args: { identifier: t.arg.string({ required: true }) },
-    resolve: async (_root, { identifier }, ctx) => {
-      return { id: await deletePost(ctx.prisma, ctx.caller.workspaceId, identifier) };
+    description:
+      "Deletes the post and all its translations; with `locale`, that one translation only (never the default's)",
+    args: {
+      identifier: t.arg.string({ required: true }),
+      ...writeLocaleArg("Remove only this translation (not the default locale's)"),
+    },
+    resolve: async (_root, { identifier, locale }, ctx) => {
+      return { id: await deletePost(ctx.prisma, ctx.caller.workspaceId, identifier, locale) };
     },
   }),
 }));
