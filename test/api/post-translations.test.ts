@@ -319,7 +319,167 @@ describe("slugs", () => {
   });
 });
 
+describe("reading a translation", () => {
+  it("serves the asked locale, else its fallbacks in order, and says which, with the post's alternates", async () => {
+    const api = await workspace();
+    const post = await api.post("read-me");
+    await api.update(post.id, api.german("lies-mich", { status: "published" }), "?locale=de");
+    const read = (identifier: string, query: string, key = api.ws.publicKey) =>
+      api.read(identifier, query, key);
+
+    const german = await read("lies-mich", "locale=de");
+    expect(german.status, JSON.stringify(german.body)).toBe(200);
+    expect(german.body.post).toMatchObject({
+      id: post.id,
+      slug: "lies-mich",
+      title: "Hallo lies-mich",
+      description: "Deutsch",
+      content: "<p>Hallo</p>",
+      locale: "de",
+      availableLocales: ["en", "de"],
+      alternates: [
+        { locale: "en", slug: "read-me" },
+        { locale: "de", slug: "lies-mich" },
+      ],
+    });
+    // The shared fields are the post's.
+    expect((german.body.post.category as Body).slug).toBe("news");
+
+    // No French: with fallback en, the English one, found by its English slug or by id; fallback=none: 404.
+    const english = await read("read-me", "locale=fr&fallback=en");
+    expect(english.body.post).toMatchObject({ slug: "read-me", title: "Hello read-me", locale: "en" });
+    expect((await read(post.id, "locale=fr&fallback=de,en")).body.post).toMatchObject({ locale: "de" });
+    expect((await read("read-me", "locale=fr&fallback=none")).status).toBe(404);
+    // A locale's own chain is the default fallback.
+    expect((await read("read-me", "locale=fr")).status).toBe(404);
+    await api.call("PATCH", "/v1/locales/{code}", "/v1/locales/fr", { fallback: ["de", "en"] });
+    expect((await read("read-me", "locale=fr")).body.post).toMatchObject({ slug: "lies-mich", locale: "de" });
+
+    // Without a locale: the post as before, no locale fields.
+    const plain = await read("read-me", "");
+    expect(Object.keys(plain.body.post)).not.toContain("locale");
+    expect(Object.keys(plain.body.post)).not.toContain("alternates");
+  });
+
+  it("matches the asked locale's slug before a fallback's", async () => {
+    const api = await workspace();
+    const first = await api.post("gift");
+    const second = await api.post("poison");
+    // "gift" is English for the first post and German for the second ("Gift" is poison).
+    await api.update(second.id, api.german("gift", { status: "published" }), "?locale=de");
+    const de = await api.read("gift", "locale=de&fallback=en", api.ws.publicKey);
+    expect(de.body.post).toMatchObject({ id: second.id, locale: "de" });
+    const en = await api.read("gift", "locale=en", api.ws.publicKey);
+    expect(en.body.post).toMatchObject({ id: first.id, locale: "en" });
+  });
+
+  it("never shows a public key a draft translation: not served, not matched by its slug, not an alternate", async () => {
+    const api = await workspace();
+    const post = await api.post("public");
+    await api.update(post.id, api.german("entwurf"), "?locale=de");
+    const asPublic = (identifier: string, query: string) => api.read(identifier, query, api.ws.publicKey);
+    const served = await asPublic("public", "locale=de&fallback=en");
+    expect(served.body.post).toMatchObject({
+      locale: "en",
+      availableLocales: ["en"],
+      alternates: [{ locale: "en", slug: "public" }],
+    });
+    expect((await asPublic("entwurf", "locale=de&fallback=en")).status).toBe(404);
+    // A private key reading drafts sees it, and is told of it.
+    const privately = await api.read("entwurf", "locale=de&status=all");
+    expect(privately.body.post).toMatchObject({
+      locale: "de",
+      status: "draft",
+      availableLocales: ["en", "de"],
+    });
+  });
+
+  it("answers anew when a translation it fell back from is published, its source changes, or the chain changes", async () => {
+    const api = await workspace();
+    const post = await api.post("cached");
+    const french = async () => {
+      const first = await api.read("cached", "locale=fr&fallback=en", api.ws.publicKey);
+      // Twice: the second may be the cache's answer; both must be the current one.
+      const second = await api.read(post.id, "locale=fr&fallback=en", api.ws.publicKey);
+      expect(second.body.post).toEqual(
+        expect.objectContaining({ title: first.body.post.title, locale: first.body.post.locale }),
+      );
+      return first.body.post as Body;
+    };
+    expect(await french()).toMatchObject({ title: "Hello cached", locale: "en" });
+    await api.update(post.id, { title: "Hello again" });
+    expect(await french()).toMatchObject({ title: "Hello again", locale: "en" });
+    await api.update(
+      post.id,
+      { title: "Bonjour", slug: "en-cache", description: "d", content: "<p>x</p>" },
+      "?locale=fr",
+    );
+    expect(await french()).toMatchObject({ title: "Hello again", locale: "en" });
+    await api.update(post.id, { status: "published" }, "?locale=fr");
+    expect(await french()).toMatchObject({ title: "Bonjour", locale: "fr" });
+    // The locale's own chain (no `fallback`): a cached answer from English is replaced when the chain
+    // changes to German, though no post changed.
+    await api.update(post.id, { status: "draft" }, "?locale=fr");
+    await api.update(post.id, api.german("im-cache", { status: "published" }), "?locale=de");
+    await api.call("PATCH", "/v1/locales/{code}", "/v1/locales/fr", { fallback: ["en"] });
+    const ownChain = async () => {
+      const [first, second] = [
+        await api.read(post.id, "locale=fr", api.ws.publicKey),
+        await api.read(post.id, "locale=fr", api.ws.publicKey),
+      ];
+      expect(second.body).toEqual(first.body);
+      return first.body.post as Body;
+    };
+    expect(await ownChain()).toMatchObject({ locale: "en" });
+    await api.call("PATCH", "/v1/locales/{code}", "/v1/locales/fr", { fallback: ["de"] });
+    expect(await ownChain()).toMatchObject({ locale: "de", slug: "im-cache" });
+  });
+
+  it("refuses an unknown or malformed locale or fallback with a 400 naming it", async () => {
+    const api = await workspace();
+    await api.post("refuse");
+    for (const [query, field] of [
+      ["locale=xx-!!", "locale"],
+      ["locale=it", "locale"],
+      ["locale=de&fallback=it", "fallback"],
+      ["fallback=en", "fallback"],
+    ] as const) {
+      const res = await api.read("refuse", query, api.ws.publicKey);
+      expect(res.status, query).toBe(400);
+      expect((res.body.details as Body[]).map((detail) => detail.field)).toEqual([field]);
+    }
+  });
+});
+
 describe("GraphQL", () => {
+  it("reads a post with `locale` and `fallback`, with Post.locale and Post.alternates", async () => {
+    const api = await workspace();
+    const post = await api.post("gql-read");
+    await api.update(post.id, api.german("gql-lesen", { status: "published" }), "?locale=de");
+    const res = await app.request("POST", "/graphql", {
+      key: api.ws.publicKey,
+      body: {
+        query: `{ post(identifier: "gql-lesen", locale: "de", fallback: "none") { id title locale availableLocales alternates { locale slug } }
+                  plain: post(identifier: "gql-read") { title locale } }`,
+      },
+    });
+    expect(res.body).toEqual({
+      data: {
+        post: {
+          id: post.id,
+          title: "Hallo gql-lesen",
+          locale: "de",
+          availableLocales: ["en", "de"],
+          alternates: [
+            { locale: "en", slug: "gql-read" },
+            { locale: "de", slug: "gql-lesen" },
+          ],
+        },
+        plain: { title: "Hello gql-read", locale: null },
+      },
+    });
+  });
+
   it("takes `locale` on updatePost and deletePost, and refuses a locale with translations as the default", async () => {
     const api = await workspace();
     const post = await api.post("graphql");

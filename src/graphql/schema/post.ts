@@ -2,6 +2,7 @@
 
 import { byIdentifier } from "../../content/identifiers.ts";
 import { isScheduled, statusWhere } from "../../content/post-visibility.ts";
+import { readChain, servedTranslation } from "../../content/posts/post-translation-reads.ts";
 import { createPost, deletePost, updatePost } from "../../content/posts/posts.ts";
 import { fieldValuesObject } from "../../content/taxonomy/custom-field-values.ts";
 import { canonicalLocaleCode } from "../../domain/locale-codes.ts";
@@ -36,6 +37,27 @@ import { checkedTransform, checkedWidths, MediaFormatEnum, MediaTransformInput }
 import { CreatePostInput, UpdatePostInput } from "./post-inputs.ts";
 import { previewGrantedPostId } from "./post-preview.ts";
 import { Tag } from "./tag.ts";
+
+/** Where a post read with `locale` keeps what it was served (the `post` query below). */
+const LOCALIZED = Symbol("localized");
+
+interface Localized {
+  locale: string;
+  availableLocales: string[];
+  alternates: { locale: string; slug: string }[];
+}
+
+function localizedOf(post: object): Localized | undefined {
+  return (post as { [LOCALIZED]?: Localized })[LOCALIZED];
+}
+
+const PostAlternate = builder.objectRef<{ locale: string; slug: string }>("PostAlternate").implement({
+  description: "One translation of a post: its locale and its slug there",
+  fields: (t) => ({
+    locale: t.field({ type: "LocaleCode", resolve: (alternate) => alternate.locale }),
+    slug: t.exposeString("slug"),
+  }),
+});
 
 export const Post = builder.prismaObject("Post", {
   // Select mode, so the large body (`content`) loads only when a query asks for it. The small columns
@@ -109,6 +131,26 @@ export const Post = builder.prismaObject("Post", {
         return args.format === "markdown" ? ctx.loaders.markdown.load(content) : content;
       },
     }),
+    locale: t.field({
+      type: "LocaleCode",
+      nullable: true,
+      description: "The locale of the translation served; null unless the post was read with `locale`",
+      resolve: (post) => localizedOf(post)?.locale ?? null,
+    }),
+    availableLocales: t.field({
+      type: ["LocaleCode"],
+      nullable: true,
+      description:
+        "The locales the post has a translation in (published ones only, for a key that cannot read drafts); null unless read with `locale`",
+      resolve: (post) => localizedOf(post)?.availableLocales ?? null,
+    }),
+    alternates: t.field({
+      type: [PostAlternate],
+      nullable: true,
+      description:
+        "The post's translations as `hreflang` links want them (published ones only, for a key that cannot read drafts); null unless read with `locale`",
+      resolve: (post) => localizedOf(post)?.alternates ?? null,
+    }),
     category: t.relation("category"),
     tags: t.field({
       type: [Tag],
@@ -178,10 +220,46 @@ builder.queryFields((t) => ({
         description:
           "A preview token (createPostPreview): shows the post it was made for as it is now, draft or scheduled, to any key; `status` does not apply",
       }),
+      locale: t.arg({
+        type: "LocaleCode",
+        required: false,
+        description:
+          "Serve this locale's translation: the identifier is matched as an id, or as a slug of this locale, then of each fallback in order; the translation served is the first of the chain the caller may see",
+      }),
+      fallback: t.arg.string({
+        required: false,
+        description:
+          "With `locale`: the locales to fall back to, comma separated, or `none`; default: the locale's fallback chain",
+      }),
     },
     resolve: async (query, _root, args, ctx, info) => {
       const status = args.status ?? "published";
       if (status !== "published" && args.preview == null) assertCanReadDrafts(ctx);
+      if (args.locale != null && args.preview == null) {
+        // Which translation the locale and its fallbacks serve (post-translation-reads.ts), then the
+        // post read by id as any post read is, its localized columns those of the translation served.
+        const chain = await readChain(ctx.prisma, ctx.caller.workspaceId, args.locale, args.fallback);
+        const now = new Date();
+        const found = await servedTranslation(
+          ctx.prisma,
+          ctx.caller.workspaceId,
+          args.identifier,
+          chain,
+          status,
+          now,
+          ctx.caller.audience === "private",
+        );
+        if (!found) throw notFoundError("Post", args.identifier);
+        const post = await ctx.prisma.post.findFirst({
+          ...query,
+          where: { id: found.postId, workspaceId: ctx.caller.workspaceId },
+        });
+        if (!post) throw notFoundError("Post", args.identifier);
+        const { locale, ...columns } = found.served;
+        return Object.assign(post, columns, {
+          [LOCALIZED]: { locale, availableLocales: found.availableLocales, alternates: found.alternates },
+        });
+      }
       if (args.preview == null && readsSinglePost(query)) {
         const where = { identifier: args.identifier, status, now: new Date() };
         const post = await readSinglePost(ctx, info, query, where);

@@ -50,6 +50,33 @@ function writeLocale(query: Record<string, unknown>): string | undefined {
   return locale;
 }
 
+const READ_LOCALE_PARAM: QueryParam = {
+  name: "locale",
+  kind: "string",
+  maxLength: 35,
+  description:
+    "Serve this locale's translation (a locale of the workspace): the identifier is matched as an id, or as a slug of this locale, then of each fallback in order. The answer then also carries locale, availableLocales and alternates",
+};
+const FALLBACK_PARAM: QueryParam = {
+  name: "fallback",
+  kind: "string",
+  maxLength: 200,
+  description:
+    "With `locale`: the locales to fall back to, comma separated, or `none`; default: the locale's fallback chain",
+};
+
+/** A read's `locale` and `fallback` (a malformed locale is a 400 naming it), and whether the answer shows them. */
+function readLocale(query: Record<string, unknown>) {
+  const locale = writeLocale(query);
+  if (locale === undefined && query.fallback !== undefined) {
+    const refusal = validationError("Invalid query parameters", [
+      { field: "fallback", message: "Only with `locale`" },
+    ]);
+    throw new RestInputError(refusal.status, refusal.body);
+  }
+  return { locale, fallback: query.fallback, localized: locale !== undefined };
+}
+
 const listQuery: QueryParam[] = [
   LIMIT_PARAM,
   PAGE_PARAM,
@@ -140,7 +167,8 @@ export const postRoutes: RestRoute[] = [
     workspacePathForm: true,
     query: listQuery,
     document: `query ListPosts($limit: Int, $page: Int, $order: SortOrder, $categories: [String!], $excludeCategories: [String!],
-      $tags: [String!], $excludeTags: [String!], $query: String, $featured: Boolean, $status: PostStatusFilter, $format: ContentFormat) {
+      $tags: [String!], $excludeTags: [String!], $query: String, $featured: Boolean, $status: PostStatusFilter, $format: ContentFormat,
+      $localized: Boolean = false) {
       posts(limit: $limit, page: $page, order: $order, categories: $categories, excludeCategories: $excludeCategories,
         tags: $tags, excludeTags: $excludeTags, query: $query, featured: $featured, status: $status) {
         items { ...RestPost }
@@ -169,15 +197,17 @@ export const postRoutes: RestRoute[] = [
     tag: "Posts",
     summary: "Get a post by id or slug",
     workspacePathForm: true,
-    query: [FORMAT_PARAM, STATUS_PARAM, PREVIEW_PARAM],
-    document: `query GetPost($identifier: String!, $status: PostStatusFilter, $format: ContentFormat, $preview: String) {
-      post(identifier: $identifier, status: $status, preview: $preview) { ...RestPost }
+    query: [FORMAT_PARAM, STATUS_PARAM, PREVIEW_PARAM, READ_LOCALE_PARAM, FALLBACK_PARAM],
+    document: `query GetPost($identifier: String!, $status: PostStatusFilter, $format: ContentFormat, $preview: String,
+      $locale: LocaleCode, $fallback: String, $localized: Boolean = false) {
+      post(identifier: $identifier, status: $status, preview: $preview, locale: $locale, fallback: $fallback) { ...RestPost }
     } ${POST_FRAGMENT}`,
     variables: ({ params, query }) => ({
       identifier: params.identifier,
       status: graphqlEnum(query.status),
       format: graphqlEnum(query.format),
       preview: query.preview,
+      ...readLocale(query),
     }),
     reshape: (data) => ({ post: toPostBody(data.post as Record<string, unknown>) }),
     status: 200,
