@@ -451,6 +451,101 @@ describe("reading a translation", () => {
   });
 });
 
+describe("listing in a locale", () => {
+  it("filters, searches, sorts, counts and pages the translation each post is served, as reading them one by one does", async () => {
+    const api = await workspace();
+    const day = (n: number) => new Date(Date.UTC(2025, 0, n, 12)).toISOString();
+    // Six posts, sport or news; French translations of four (one a draft).
+    const posts: { id: string }[] = [];
+    for (let n = 1; n <= 6; n++) {
+      const post = await api.post(`post-${n}`, {
+        publishedAt: day(n),
+        categoryId: n % 2 ? api.news.id : api.sport.id,
+        title: n === 3 ? "Zeppelin flight" : `Hello ${n}`,
+      });
+      posts.push(post);
+    }
+    const french = async (n: number, extra: Body) => {
+      const res = await api.update(
+        posts[n - 1]?.id as string,
+        {
+          title: `Bonjour ${n}`,
+          slug: `billet-${n}`,
+          description: "fr",
+          content: "<p>Salut</p>",
+          status: "published",
+          publishedAt: day(10 + n),
+          ...extra,
+        },
+        "?locale=fr",
+      );
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    };
+    await french(1, {});
+    await french(2, { title: "Zeppelin en vol" });
+    await french(3, { title: "Brouillon", status: "draft" });
+    await french(4, { title: "Zeppelin vide" });
+
+    const list = async (query: string, key = api.ws.publicKey) => {
+      const res = await api.call("GET", "/v1/posts", `/v1/posts?${query}`, undefined, key);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body as { posts: Body[]; pagination: Body };
+    };
+    const view = (body: { posts: Body[] }) => body.posts.map((post) => `${post.slug}:${post.locale}`);
+
+    // Newest first by the served translation's date: the French ones (days 11–14) before the English.
+    const all = await list("locale=fr&fallback=en&limit=50");
+    expect(view(all)).toEqual([
+      "billet-4:fr",
+      "billet-2:fr",
+      "billet-1:fr",
+      "post-6:en",
+      "post-5:en",
+      "post-3:en",
+    ]);
+    expect(all.pagination.totalItems).toBe(6);
+    // Each is what reading it one by one serves.
+    for (const post of all.posts) {
+      const one = await api.read(post.slug as string, "locale=fr&fallback=en", api.ws.publicKey);
+      expect(one.body.post).toEqual(post);
+    }
+
+    // A category (shared), a sort and pages.
+    const sport = await list("locale=fr&fallback=en&categories=sport&order=asc&limit=2");
+    expect(view(sport)).toEqual(["post-6:en", "billet-2:fr"]);
+    expect(sport.pagination).toMatchObject({ totalItems: 3, totalPages: 2, nextPage: 2 });
+    expect(view(await list("locale=fr&fallback=en&categories=sport&order=asc&limit=2&page=2"))).toEqual([
+      "billet-4:fr",
+    ]);
+
+    // A search runs on the served translation: the French "Zeppelin" titles, and the English post 3 whose
+    // French translation is a draft; never post 3's draft.
+    const found = await list("locale=fr&fallback=en&query=zeppelin&order=desc");
+    expect(view(found)).toEqual(["billet-4:fr", "billet-2:fr", "post-3:en"]);
+    expect(found.pagination.totalItems).toBe(3);
+
+    // fallback=none: only real (and, for a public key, published) French translations.
+    const only = await list("locale=fr&fallback=none&limit=50");
+    expect(view(only)).toEqual(["billet-4:fr", "billet-2:fr", "billet-1:fr"]);
+    expect(only.pagination.totalItems).toBe(3);
+    // A private key with status=all sees the draft too.
+    const drafts = await list("locale=fr&fallback=none&status=all&limit=50", api.ws.privateKey);
+    expect(view(drafts)).toEqual(["billet-4:fr", "billet-3:fr", "billet-2:fr", "billet-1:fr"]);
+
+    // Without a locale: the list as before, no locale fields.
+    const plain = await list("limit=50");
+    expect(plain.posts.map((post) => post.slug)).toEqual([
+      "post-6",
+      "post-5",
+      "post-4",
+      "post-3",
+      "post-2",
+      "post-1",
+    ]);
+    expect(Object.keys(plain.posts[0] as Body)).not.toContain("locale");
+  });
+});
+
 describe("GraphQL", () => {
   it("reads a post with `locale` and `fallback`, with Post.locale and Post.alternates", async () => {
     const api = await workspace();

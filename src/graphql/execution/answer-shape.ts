@@ -163,9 +163,10 @@ function fieldRule(
 ): "record" | "listing" | undefined {
   const name = field.name.value;
   if (name === "__typename") return "record";
-  // A post read in a locale depends on its translations and on the locales' fallback chains, which
+  // A post (or a list) read in a locale depends on its translations and on the locales' fallback chains, which
   // its own id does not stand for: the whole content its key kind sees.
-  if (type.name === rootName && name === "post" && hasArgument(field, "locale")) return undefined;
+  if (type.name === rootName && (name === "post" || POST_LISTS.has(name)) && hasArgument(field, "locale"))
+    return undefined;
   if (type.name === rootName && POST_LISTS.has(name))
     return field.arguments?.some((argument) => argument.name.value === SEARCH_ARGUMENT)
       ? undefined

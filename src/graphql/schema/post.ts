@@ -22,6 +22,7 @@ import { DEFAULT_PAGE_SIZE, pageArgs, pageListComplexity, pageType } from "../pa
 import { readBack } from "../read-back.ts";
 import { postConnection } from "../read-model/post-connection.ts";
 import { postPage } from "../read-model/post-list.ts";
+import { asServed, localizedOf, localizedPostList } from "../read-model/post-localized.ts";
 import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "../read-model/post-selection.ts";
 import { readSinglePost, readsSinglePost } from "../read-model/post-single.ts";
 import { Author } from "./author.ts";
@@ -37,19 +38,6 @@ import { checkedTransform, checkedWidths, MediaFormatEnum, MediaTransformInput }
 import { CreatePostInput, UpdatePostInput } from "./post-inputs.ts";
 import { previewGrantedPostId } from "./post-preview.ts";
 import { Tag } from "./tag.ts";
-
-/** Where a post read with `locale` keeps what it was served (the `post` query below). */
-const LOCALIZED = Symbol("localized");
-
-interface Localized {
-  locale: string;
-  availableLocales: string[];
-  alternates: { locale: string; slug: string }[];
-}
-
-function localizedOf(post: object): Localized | undefined {
-  return (post as { [LOCALIZED]?: Localized })[LOCALIZED];
-}
 
 const PostAlternate = builder.objectRef<{ locale: string; slug: string }>("PostAlternate").implement({
   description: "One translation of a post: its locale and its slug there",
@@ -256,8 +244,10 @@ builder.queryFields((t) => ({
         });
         if (!post) throw notFoundError("Post", args.identifier);
         const { locale, ...columns } = found.served;
-        return Object.assign(post, columns, {
-          [LOCALIZED]: { locale, availableLocales: found.availableLocales, alternates: found.alternates },
+        return asServed(post, columns, {
+          locale,
+          availableLocales: found.availableLocales,
+          alternates: found.alternates,
         });
       }
       if (args.preview == null && readsSinglePost(query)) {
@@ -294,9 +284,23 @@ builder.queryFields((t) => ({
         required: false,
         description: "Sort by publishedAt. Default: DESC, or best match first when `query` is given",
       }),
+      locale: t.arg({
+        type: "LocaleCode",
+        required: false,
+        description:
+          "List each post in this locale's translation, or its fallbacks' (the first the caller may see): filters, search, order and counts apply to the translation served",
+      }),
+      fallback: t.arg.string({
+        required: false,
+        description:
+          "With `locale`: the locales to fall back to, comma separated, or `none`; default: the locale's fallback chain",
+      }),
     },
     complexity: pageListComplexity,
-    resolve: (_root, args, ctx, info) => postPage(ctx, info, args),
+    resolve: (_root, args, ctx, info) =>
+      args.locale == null
+        ? postPage(ctx, info, args)
+        : localizedPostList(ctx, info, { ...args, locale: args.locale }),
   }),
   // Its cursors are bound to the workspace and the arguments that issued them: see post-connection.ts.
   postsConnection: t.connection(

@@ -57,6 +57,13 @@ const READ_LOCALE_PARAM: QueryParam = {
   description:
     "Serve this locale's translation (a locale of the workspace): the identifier is matched as an id, or as a slug of this locale, then of each fallback in order. The answer then also carries locale, availableLocales and alternates",
 };
+const LIST_LOCALE_PARAM: QueryParam = {
+  name: "locale",
+  kind: "string",
+  maxLength: 35,
+  description:
+    "List each post in this locale's translation, or its fallbacks' (the first the key may see): filters, search, order and totalItems apply to the translation served. Each post then also carries locale, availableLocales and alternates",
+};
 const FALLBACK_PARAM: QueryParam = {
   name: "fallback",
   kind: "string",
@@ -106,6 +113,8 @@ const listQuery: QueryParam[] = [
     description: "Only featured (true) or non-featured (false) posts",
   },
   STATUS_PARAM,
+  LIST_LOCALE_PARAM,
+  FALLBACK_PARAM,
 ];
 
 const nonEmpty = z.string().min(1);
@@ -168,9 +177,10 @@ export const postRoutes: RestRoute[] = [
     query: listQuery,
     document: `query ListPosts($limit: Int, $page: Int, $order: SortOrder, $categories: [String!], $excludeCategories: [String!],
       $tags: [String!], $excludeTags: [String!], $query: String, $featured: Boolean, $status: PostStatusFilter, $format: ContentFormat,
-      $localized: Boolean = false) {
+      $locale: LocaleCode, $fallback: String, $localized: Boolean = false) {
       posts(limit: $limit, page: $page, order: $order, categories: $categories, excludeCategories: $excludeCategories,
-        tags: $tags, excludeTags: $excludeTags, query: $query, featured: $featured, status: $status) {
+        tags: $tags, excludeTags: $excludeTags, query: $query, featured: $featured, status: $status,
+        locale: $locale, fallback: $fallback) {
         items { ...RestPost }
         ${PAGINATION_SELECTION}
       }
@@ -181,6 +191,7 @@ export const postRoutes: RestRoute[] = [
       status: graphqlEnum(query.status),
       format: graphqlEnum(query.format),
       featured: query.featured === undefined ? undefined : query.featured === "true",
+      ...readLocale(query),
     }),
     reshape: (data) => {
       const page = data.posts as { items: Record<string, unknown>[]; pagination: unknown };
