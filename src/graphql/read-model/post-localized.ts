@@ -17,6 +17,10 @@ import { assertCanReadDrafts, type GraphQLContext } from "../context.ts";
 import { type PageArgs, pageWindow, paginate } from "../pagination.ts";
 import type { PostListArgs } from "./post-list.ts";
 import { planPostItems } from "./post-plans.ts";
+import { readPostRows } from "./post-rows.ts";
+
+/** A post row as a list reads it: its small columns at least (POST_COLUMNS), its selection besides. */
+type PostRow = Record<string, unknown> & { id: string; slug: string; status: string; publishedAt: Date };
 
 const LOCALIZED = Symbol("localized");
 
@@ -34,7 +38,7 @@ export function localizedOf(post: object): Localized | undefined {
 /** The row as `served` shows it (its localized columns; the default's are the row's own). */
 export function asServed<Row extends object>(
   row: Row,
-  served: Omit<TranslationColumns, "locale">,
+  served: Partial<Omit<TranslationColumns, "locale">>,
   localized: Localized,
 ): Row {
   return Object.assign(row, served, { [LOCALIZED]: localized });
@@ -64,52 +68,47 @@ export async function localizedPostList(
   });
   const pagination = paginate(total, window);
   const ids = page.map((entry) => entry.id);
-  const { query } = planPostItems(ctx, info);
+  const plan = planPostItems(ctx, info);
+  // The rows as any list reads them (one statement when the read model covers the selection), and
+  // the page's translations (their localized columns, and what availableLocales and alternates tell).
   const [rows, translations] = await Promise.all([
-    ctx.prisma.post.findMany({ ...query, where: { id: { in: ids }, workspaceId } }),
-    ctx.prisma.postTranslation.findMany({
-      where: { postId: { in: ids } },
-      select: {
-        postId: true,
-        locale: true,
-        slug: true,
-        title: true,
-        description: true,
-        content: true,
-        status: true,
-        publishedAt: true,
-        updatedAt: true,
-      },
-    }),
+    plan.covered
+      ? readPostRows(ctx.sql, workspaceId, ids, plan.query, plan.relationColumns)
+      : ctx.prisma.post.findMany({ ...plan.query, where: { id: { in: ids }, workspaceId } }),
+    ids.length === 0
+      ? []
+      : ctx.prisma.postTranslation.findMany({
+          where: { postId: { in: ids } },
+          select: {
+            postId: true,
+            locale: true,
+            slug: true,
+            title: true,
+            description: true,
+            content: true,
+            status: true,
+            publishedAt: true,
+            updatedAt: true,
+          },
+        }),
   ]);
-  const ownVersions = await ctx.prisma.post.findMany({
-    where: { id: { in: ids } },
-    select: {
-      id: true,
-      slug: true,
-      title: true,
-      description: true,
-      content: true,
-      status: true,
-      publishedAt: true,
-      updatedAt: true,
-    },
-  });
   const seesDrafts = ctx.caller.audience === "private";
+  const byId = new Map(rows.map((row) => [(row as { id: string }).id, row as PostRow]));
   const items = page.flatMap(({ id, locale }) => {
-    const row = rows.find((candidate) => candidate.id === id);
-    const own = ownVersions.find((candidate) => candidate.id === id);
-    if (!row || !own) return [];
-    const { id: _id, ...ownColumns } = own;
+    const row = byId.get(id);
+    if (!row) return [];
+    // The default locale's translation is the row itself (its small columns are always read).
+    const own = { locale: chain.defaultCode, ...row } as unknown as TranslationColumns;
     const versions: TranslationColumns[] = [
-      { locale: chain.defaultCode, ...ownColumns },
+      own,
       ...translations
         .filter((translation) => translation.postId === id)
         .map(({ postId: _p, ...rest }) => rest),
     ];
     const served = versions.find((version) => version.locale === locale);
     if (!served || !passesStatus(served, status, now)) return [];
-    return [asServed(row, withoutLocale(served), localizedFacts(versions, chain, locale, seesDrafts, now))];
+    const facts = localizedFacts(versions, chain, locale, seesDrafts, now);
+    return [served === own ? asServed(row, {}, facts) : asServed(row, withoutLocale(served), facts)];
   });
   return { items, pagination };
 }
