@@ -394,6 +394,20 @@ describe("reading a translation", () => {
     });
   });
 
+  it("never tells a public key of a draft translation in the change feed", async () => {
+    const api = await workspace();
+    const post = await api.post("feed");
+    await api.update(post.id, api.german("geheim", { title: "Geheimer Entwurf" }), "?locale=de");
+    // The event log is for private keys (403); the change feed answers public keys.
+    expect((await app.request("GET", "/v1/events?limit=100", { key: api.ws.publicKey })).status).toBe(403);
+    const feed = await app.request("GET", "/v1/changes?limit=100", { key: api.ws.publicKey });
+    expect(feed.status).toBe(200);
+    const text = JSON.stringify(feed.body);
+    expect(text).toContain("Hello feed");
+    expect(text).not.toContain("geheim");
+    expect(text).not.toContain("Geheimer");
+  });
+
   it("answers anew when a translation it fell back from is published, its source changes, or the chain changes", async () => {
     const api = await workspace();
     const post = await api.post("cached");
