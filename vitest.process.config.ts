@@ -31,6 +31,7 @@ export const PROCESS_CONTRACT_FILES = [
   "posts",
   "posts-list",
   "posts-update",
+  "post-translations",
   "rate-limits",
   "request-id",
   "response-cache",

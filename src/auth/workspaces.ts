@@ -2,6 +2,7 @@
 // go through the one writer (src/content/writer.ts) like every other change.
 
 import { checkFirstLocaleCode, createFirstLocale, FIRST_LOCALE_CODE } from "../content/locales/locales.ts";
+import { rescopePostSlugs } from "../content/posts/post-slugs.ts";
 import { slugify } from "../content/slugs.ts";
 import { type WriteClient, write } from "../content/writer.ts";
 import { echoInput } from "../domain/echo-input.ts";
@@ -60,9 +61,9 @@ export async function createWorkspace(
 }
 
 /**
- * Whether slugs must be unique across all of the workspace's locales (true) or only within each (false).
- * Stored and read only, for now: translations, which have slugs per locale, will enforce it (issue 56).
- * A workspace setting: it records no event, as the workspace's other settings do not.
+ * Whether post slugs must be unique across all of the workspace's locales (true) or only within each
+ * (false): the database enforces it (content/posts/post-slugs.ts); turning it on while two locales share
+ * a slug is a 409. A workspace setting: it records no event, as the workspace's other settings do not.
  */
 export async function setSlugsUniqueAcrossLocales(
   prisma: PrismaClient,
@@ -75,6 +76,7 @@ export async function setSlugsUniqueAcrossLocales(
       data: { slugsUniqueAcrossLocales: value },
       select: { slugsUniqueAcrossLocales: true },
     });
+    await rescopePostSlugs(uow.tx, workspaceId, value);
     uow.changed({ resource: "workspace", action: "updated", id: workspaceId, workspaceId });
     return updated;
   });

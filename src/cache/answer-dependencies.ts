@@ -89,15 +89,18 @@ function listingsOf(keyKind: string): string {
 
 /**
  * A REST answer's dependencies: its route, the caller's key kind, the ids in its body (null: too
- * many), and whether it answers a search (`query`).
+ * many), whether it answers a search (`query`), and whether it was read in a locale (`locale`: it
+ * depends on the post's translations and the locales' fallback chains, which no id in it stands for,
+ * so on the whole content its key kind sees).
  */
 export function restAnswerDependencies(
   routeName: string,
   keyKind: string,
   ids: readonly string[] | null,
   search = false,
+  localized = false,
 ): readonly string[] {
-  if (ids === null) return [contentOf(keyKind)];
+  if (ids === null || localized) return [contentOf(keyKind)];
   if (RECORD_ROUTES.has(routeName)) return [...ids, FIELD_DEFINITIONS];
   if (LISTING_ROUTES.has(routeName) && !search) return [...ids, FIELD_DEFINITIONS, listingsOf(keyKind)];
   return [contentOf(keyKind)];

@@ -46,6 +46,11 @@ export interface Change {
    * not show the post survive it (src/cache/answer-dependencies.ts). Absent: it may have.
    */
   keepsListings?: boolean;
+  /**
+   * Posts: the translation the change concerns, when not the default locale's (the post's own row):
+   * its event carries that translation and names the locale.
+   */
+  locale?: string;
   /** Deletes: the last known slug (a field's key, a locale's code); the row is gone when the change log records it. */
   slug?: string;
   /**

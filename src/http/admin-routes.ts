@@ -20,6 +20,7 @@ import {
   setSlugsUniqueAcrossLocales,
   WorkspaceNotFoundError,
 } from "../auth/workspaces.ts";
+import { ConflictError } from "../domain/errors.ts";
 import { canonicalLocaleCode, LOCALE_CODE_RULE, localeCodeProblem } from "../domain/locale-codes.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { adminAuthFailuresKey } from "../limits/rate-budgets.ts";
@@ -142,6 +143,9 @@ export function adminRoutes(options: {
   router.use(((error, _req, res, next) => {
     if (error instanceof WorkspaceNotFoundError || error instanceof ApiKeyNotFoundError) {
       sendError(res, 404, "Not found", error.message);
+    } else if (error instanceof ConflictError) {
+      // A setting the content refuses (slugs unique across locales while two locales share one).
+      sendError(res, 409, "Conflict", error.message);
     } else next(error);
   }) satisfies express.ErrorRequestHandler);
   return router;

@@ -167,6 +167,7 @@ async function answerRead(
     caller.audience,
     computed.ids,
     req.query.query !== undefined,
+    req.query.locale !== undefined,
   );
   const answer =
     cache && head !== null

@@ -59,6 +59,20 @@ export const PostShape = z.object({
   fields: z.record(z.string(), FieldValueShape),
   content: z.string(),
   attribution: nullableString,
+  // Only on a post read with `locale` (issue 56); a read without one answers as before.
+  locale: z.string().optional().describe("The locale of the translation served (read with `locale` only)"),
+  availableLocales: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "The locales the post has a translation in; published ones only for a public key (read with `locale` only)",
+    ),
+  alternates: z
+    .array(z.object({ locale: z.string(), slug: z.string() }))
+    .optional()
+    .describe(
+      "Each translation's locale and slug, for hreflang links; published ones only for a public key (read with `locale` only)",
+    ),
 });
 
 export const PostSummaryShape = z.object({

@@ -244,6 +244,8 @@ function lastKnown(change: Change): Record<string, unknown> {
   if (change.resource === "field") return { id: change.id, key: change.slug ?? null };
   if (change.resource === "locale") return { id: change.id, code: change.slug ?? null };
   if (change.resource === "media") return { id: change.id };
+  // A removed post translation: its post lives on, the event names the locale it lost.
+  if (change.locale) return { id: change.id, slug: change.slug ?? null, locale: change.locale };
   return { id: change.id, slug: change.slug ?? null };
 }
 

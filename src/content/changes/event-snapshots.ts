@@ -33,7 +33,7 @@ const publishedPosts = () => ({ post: liveWhere(new Date()) });
 export async function snapshotOf(tx: Tx, change: Change): Promise<Snapshot> {
   switch (change.resource) {
     case "post":
-      return postSnapshot(tx, change.id);
+      return change.locale ? translationSnapshot(tx, change.id, change.locale) : postSnapshot(tx, change.id);
     case "category":
       return categorySnapshot(tx, change.id);
     case "tag":
@@ -70,6 +70,36 @@ export function currentSnapshot(client: Tx, resource: FeedResource, id: string):
     case "author":
       return authorSnapshot(client, id);
   }
+}
+
+/**
+ * A post as its translation in `locale` shows it (issue 56): the post's shared fields with that
+ * translation's localized ones, and `locale`. Null when the translation is gone (removed: the event
+ * then carries the last known slug and the locale, change-log.ts).
+ */
+async function translationSnapshot(tx: Tx, id: string, locale: string): Promise<Snapshot> {
+  const translation = await tx.postTranslation.findUnique({
+    where: { postId_locale: { postId: id, locale } },
+    select: {
+      slug: true,
+      title: true,
+      status: true,
+      description: true,
+      content: true,
+      publishedAt: true,
+      updatedAt: true,
+    },
+  });
+  const post = translation ? await postSnapshot(tx, id) : null;
+  if (!translation || !post) return null;
+  return {
+    ...post,
+    ...translation,
+    publishedAt: translation.publishedAt.toISOString(),
+    scheduled: isScheduled(translation, new Date()),
+    updatedAt: translation.updatedAt.toISOString(),
+    locale,
+  };
 }
 
 async function postSnapshot(tx: Tx, id: string): Promise<Snapshot> {

@@ -102,6 +102,13 @@ export async function updateLocale(
         { field: "isDefault", message: "Make another locale the default instead" },
       ]);
     const becomesDefault = input.isDefault === true && !locale.isDefault;
+    // The default's translation is the post's own row (docs/decisions.md, "Post translations"): a
+    // locale that holds translations would need them moved there first, which nothing does yet.
+    if (becomesDefault && (await holdsTranslations(uow.tx, workspaceId, localeCode)))
+      throw new ConflictError(
+        `Locale "${localeCode}" holds post translations; only a locale without any can become the default`,
+        "isDefault",
+      );
     // The old default first: the partial unique index is checked per statement.
     if (becomesDefault) await unsetDefault(uow, workspaceId, stored);
     await uow.tx.locale.update({
@@ -206,6 +213,24 @@ async function lockedLocales(tx: WriteClient, workspaceId: string): Promise<Stor
     where: { workspaceId },
     select: { id: true, code: true, isDefault: true, fallback: true },
   });
+}
+
+/**
+ * Whether the locale has post translations, its row locked first: a translation being written now
+ * (whose trigger reads the row FOR SHARE) has then either committed, and is counted, or waits and sees
+ * the locale as the default, which the trigger refuses.
+ */
+async function holdsTranslations(tx: WriteClient, workspaceId: string, code: string): Promise<boolean> {
+  await tx.$queryRawUnsafe(
+    `SELECT 1 FROM "Locale" WHERE "workspaceId" = $1 AND code = $2 FOR UPDATE`,
+    workspaceId,
+    code,
+  );
+  const one = await tx.postTranslation.findFirst({
+    where: { workspaceId, locale: code },
+    select: { postId: true },
+  });
+  return one !== null;
 }
 
 async function unsetDefault(uow: UnitOfWork, workspaceId: string, stored: StoredLocale[]): Promise<void> {

@@ -24,21 +24,45 @@ WHERE id IN (
 )
 RETURNING id, "workspaceId"`;
 
+// A post's translations (issue 56) are released on their own, by the same rule: the German one can
+// go public on Monday while the post's default locale went public last week.
+const RELEASE_TRANSLATIONS_SQL = `
+UPDATE "PostTranslation" SET "releasedAt" = ${NOW}
+WHERE ("postId", locale) IN (
+  SELECT "postId", locale FROM "PostTranslation"
+  WHERE status = 'published' AND "releasedAt" IS NULL AND "publishedAt" <= ${NOW}
+  ORDER BY "publishedAt", "postId", locale
+  LIMIT $1
+  FOR UPDATE SKIP LOCKED
+)
+RETURNING "postId" AS id, "workspaceId", locale`;
+
 // timestamptz out (… AT TIME ZONE 'UTC'): drivers read a bare timestamp in the local time zone.
 const NEXT_DUE_SQL = `
-SELECT min("publishedAt") AT TIME ZONE 'UTC' AS "nextDue" FROM "Post"
-WHERE status = 'published' AND "releasedAt" IS NULL`;
+SELECT LEAST(
+  (SELECT min("publishedAt") FROM "Post" WHERE status = 'published' AND "releasedAt" IS NULL),
+  (SELECT min("publishedAt") FROM "PostTranslation" WHERE status = 'published' AND "releasedAt" IS NULL)
+) AT TIME ZONE 'UTC' AS "nextDue"`;
 
-/** Releases the posts due now (at most RELEASE_BATCH); returns their ids. */
+/**
+ * Releases the posts and post translations due now (at most RELEASE_BATCH of each); returns the ids of
+ * their posts (a post once per translation released): RELEASE_BATCH or more means more may be due.
+ */
 export async function releaseDuePosts(prisma: PrismaClient): Promise<string[]> {
   return write(prisma, async (uow) => {
-    const released = await uow.tx.$queryRawUnsafe<{ id: string; workspaceId: string }[]>(
+    const posts = await uow.tx.$queryRawUnsafe<{ id: string; workspaceId: string }[]>(
       RELEASE_SQL,
       RELEASE_BATCH,
     );
-    for (const post of released)
+    const translations = await uow.tx.$queryRawUnsafe<{ id: string; workspaceId: string; locale: string }[]>(
+      RELEASE_TRANSLATIONS_SQL,
+      RELEASE_BATCH,
+    );
+    for (const post of posts)
       uow.changed({ resource: "post", action: "released", id: post.id, workspaceId: post.workspaceId });
-    return released.map((post) => post.id);
+    for (const translation of translations)
+      uow.changed({ resource: "post", action: "released", ...translation });
+    return [...posts, ...translations].map((released) => released.id);
   });
 }
 

@@ -9,11 +9,25 @@ import type { RevisionActor } from "../change.ts";
 import { byIdentifier } from "../identifiers.ts";
 import { newId } from "../ids.ts";
 import { sanitizeHtml } from "../sanitize-html.ts";
+import type { FieldValueChanges } from "../taxonomy/custom-field-values.ts";
 import { validateFieldValues } from "../taxonomy/custom-field-values.ts";
 import { ProblemList } from "../validation.ts";
-import { write } from "../writer.ts";
+import { type UnitOfWork, write } from "../writer.ts";
 import { markdownToHtml } from "./markdown.ts";
-import { loadPostWriteContext } from "./post-write-context.ts";
+import {
+  deleteTranslationRow,
+  insertTranslationRow,
+  lockedTranslation,
+  updateTranslationRow,
+} from "./post-translation-sql.ts";
+import {
+  checkNewTranslation,
+  localeOfWrite,
+  refuseCreateInLocale,
+  refuseRemovingDefault,
+  setsSharedFields,
+} from "./post-translations.ts";
+import { loadPostWriteContext, type PostWriteContext } from "./post-write-context.ts";
 import { insertPostRow, updatePostRow } from "./post-write-sql.ts";
 import { assertReferencesExist } from "./references.ts";
 
@@ -33,11 +47,14 @@ export async function createPost(
   workspaceId: string,
   input: CreatePostData,
   origin: PostWriteOrigin = NO_REQUEST,
+  /** The locale the write names (post-translations.ts): only the default's, where a post starts. */
+  locale?: string | null,
 ): Promise<string> {
   const problems = checkScalars(input);
   // Converting and sanitizing the body is the slow part: done before the transaction starts.
   const content = toStoredHtml(input.content, input.contentFormat);
   return write(prisma, async (uow) => {
+    refuseCreateInLocale(await localeOfWrite(uow.tx, workspaceId, locale));
     // Inside the transaction the references it checks stay until it commits (post-write-context.ts).
     const context = await loadPostWriteContext(uow.tx, workspaceId, input);
     const fieldValues = validateFieldValues(context.fields, input.fields, "create");
@@ -82,6 +99,8 @@ export async function updatePost(
   identifier: string,
   input: UpdatePostData,
   origin: PostWriteOrigin = NO_REQUEST,
+  /** The translation the write is for (post-translations.ts); absent: the default locale's, the post's own. */
+  locale?: string | null,
 ): Promise<string> {
   const problems = checkScalars(input);
   for (const key of [
@@ -100,6 +119,7 @@ export async function updatePost(
   const content = input.content ? toStoredHtml(input.content, input.contentFormat) : undefined;
 
   return write(prisma, async ({ tx, changed }) => {
+    const target = await localeOfWrite(tx, workspaceId, locale);
     // Locks the post (see post-write-context.ts): writes of one post take turns, each seeing the last
     // one whole, and one deleted before its turn answers 404.
     const context = await loadPostWriteContext(tx, workspaceId, { ...input, identifier });
@@ -110,6 +130,11 @@ export async function updatePost(
     problems.throwIfAny("Invalid post");
     assertReferencesExist(context, input);
     assertContentLeft(content);
+    if (target && !target.isDefault) {
+      const post = { ...context, postId: context.postId };
+      await writeTranslation({ tx, changed }, workspaceId, post, target.code, input, content, fieldValues);
+      return context.postId;
+    }
 
     // A change of custom fields alone still moves updatedAt (the statement always sets it).
     const updated = await updatePostRow(tx, {
@@ -154,8 +179,15 @@ export async function deletePost(
   prisma: PrismaClient,
   workspaceId: string,
   identifier: string,
+  /** Removes only this translation (never the default's: that is the post); absent: the whole post. */
+  locale?: string | null,
 ): Promise<string> {
   return write(prisma, async (uow) => {
+    const target = await localeOfWrite(uow.tx, workspaceId, locale);
+    if (target) {
+      refuseRemovingDefault(target);
+      return removeTranslation(uow, workspaceId, identifier, target.code);
+    }
     const existing = await uow.tx.post.findFirst({
       where: byIdentifier(workspaceId, identifier, "posts"),
       select: { id: true, slug: true },
@@ -167,6 +199,104 @@ export async function deletePost(
     uow.changed({ resource: "post", action: "deleted", id: existing.id, workspaceId, slug: existing.slug });
     return existing.id;
   });
+}
+
+type Recorder = Pick<UnitOfWork, "tx" | "changed">;
+
+/**
+ * An update naming a locale other than the default: the localized fields go to that translation
+ * (created when missing), the shared ones to the post, and each records its own change — the
+ * translation's names its locale and its own status change; the post's keeps its status, as no shared
+ * field changes any translation's.
+ */
+async function writeTranslation(
+  { tx, changed }: Recorder,
+  workspaceId: string,
+  context: PostWriteContext & { postId: string },
+  code: string,
+  input: UpdatePostData,
+  content: string | undefined,
+  fieldValues: FieldValueChanges | undefined,
+): Promise<void> {
+  const postId = context.postId;
+  if (setsSharedFields(input)) {
+    await updatePostRow(tx, {
+      id: postId,
+      featured: input.featured ?? undefined,
+      coverImage: input.coverImage,
+      attribution: input.attribution,
+      categoryId: input.categoryId ?? undefined,
+      tagIds: input.tags ? unique(input.tags) : undefined,
+      authorIds: input.authors ? unique(input.authors) : undefined,
+      fieldValues,
+    });
+    const status = context.postReleased ? ("published" as const) : ("draft" as const);
+    changed({
+      resource: "post",
+      action: "updated",
+      id: postId,
+      workspaceId,
+      statusChange: { from: status, to: status },
+    });
+  }
+  const fields = {
+    title: input.title ?? undefined,
+    slug: input.slug ?? undefined,
+    description: input.description ?? undefined,
+    content,
+    status: input.status ?? undefined,
+    publishedAt: input.publishedAt ?? undefined,
+  };
+  const before = await lockedTranslation(tx, postId, code);
+  if (!before) checkNewTranslation(input, code);
+  const after = before
+    ? await updateTranslationRow(tx, postId, code, fields)
+    : await insertTranslationRow(tx, {
+        postId,
+        workspaceId,
+        locale: code,
+        title: fields.title as string,
+        slug: fields.slug as string,
+        description: fields.description as string,
+        content: fields.content as string,
+        status: fields.status ?? "draft",
+        publishedAt: fields.publishedAt ?? new Date(),
+      });
+  const statusOf = (released: boolean) => (released ? ("published" as const) : ("draft" as const));
+  changed({
+    resource: "post",
+    action: "updated",
+    id: postId,
+    workspaceId,
+    locale: code,
+    statusChange: { from: before ? statusOf(before.released) : null, to: statusOf(after?.released === true) },
+  });
+}
+
+/** Removes the post's translation in `code`: a 404 when it has none. */
+async function removeTranslation(
+  { tx, changed }: Recorder,
+  workspaceId: string,
+  identifier: string,
+  code: string,
+): Promise<string> {
+  const post = await tx.post.findFirst({
+    where: byIdentifier(workspaceId, identifier, "posts"),
+    select: { id: true },
+  });
+  const before = post ? await lockedTranslation(tx, post.id, code) : null;
+  if (!post || !before || !(await deleteTranslationRow(tx, post.id, code)))
+    throw new NotFoundError("Post translation", `${identifier} (${code})`);
+  changed({
+    resource: "post",
+    action: "updated",
+    id: post.id,
+    workspaceId,
+    locale: code,
+    slug: before.slug,
+    statusChange: { from: before.released ? "published" : "draft", to: "draft" },
+  });
+  return post.id;
 }
 
 function checkScalars(input: Partial<CreatePostData> | UpdatePostData): ProblemList {

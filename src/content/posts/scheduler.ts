@@ -85,7 +85,7 @@ export class PublishScheduler {
         do {
           released = await releaseDuePosts(this.options.prisma);
           if (released.length > 0) this.options.onReleased?.(released);
-        } while (released.length === RELEASE_BATCH && !this.stopped);
+        } while (released.length >= RELEASE_BATCH && !this.stopped);
         nextDue = await nextReleaseDue(this.options.prisma);
       }
       // A due post another instance holds (or a write is saving) is looked at again shortly.

@@ -59,7 +59,8 @@ export const RECORD_FIELDS: Record<string, { fields: readonly string[]; content:
       "fields",
       "fieldEntries",
     ],
-    content: ["revisions"],
+    // A post's translations and the workspace's locales (issue 56): read beyond the post's own row.
+    content: ["revisions", "locale", "availableLocales", "alternates"],
   },
   Category: {
     fields: ["id", "name", "slug", "description", "createdAt", "updatedAt"],
@@ -151,6 +152,10 @@ function typeNamed(
   return (name && schema.getType(name)) || fallback;
 }
 
+function hasArgument(field: FieldNode, name: string): boolean {
+  return field.arguments?.some((argument) => argument.name.value === name) ?? false;
+}
+
 function fieldRule(
   type: GraphQLNamedType,
   field: FieldNode,
@@ -158,6 +163,10 @@ function fieldRule(
 ): "record" | "listing" | undefined {
   const name = field.name.value;
   if (name === "__typename") return "record";
+  // A post (or a list) read in a locale depends on its translations and on the locales' fallback chains, which
+  // its own id does not stand for: the whole content its key kind sees.
+  if (type.name === rootName && (name === "post" || POST_LISTS.has(name)) && hasArgument(field, "locale"))
+    return undefined;
   if (type.name === rootName && POST_LISTS.has(name))
     return field.arguments?.some((argument) => argument.name.value === SEARCH_ARGUMENT)
       ? undefined

@@ -2,9 +2,11 @@
 
 import { byIdentifier } from "../../content/identifiers.ts";
 import { isScheduled, statusWhere } from "../../content/post-visibility.ts";
+import { readChain, servedTranslation } from "../../content/posts/post-translation-reads.ts";
 import { createPost, deletePost, updatePost } from "../../content/posts/posts.ts";
 import { fieldValuesObject } from "../../content/taxonomy/custom-field-values.ts";
-import type { Tag as TagRow } from "../../generated/prisma/client.ts";
+import { canonicalLocaleCode } from "../../domain/locale-codes.ts";
+import type { PrismaClient, Tag as TagRow } from "../../generated/prisma/client.ts";
 import { absoluteMediaReferences } from "../../media/media-references.ts";
 import {
   isTransformable,
@@ -20,6 +22,7 @@ import { DEFAULT_PAGE_SIZE, pageArgs, pageListComplexity, pageType } from "../pa
 import { readBack } from "../read-back.ts";
 import { postConnection } from "../read-model/post-connection.ts";
 import { postPage } from "../read-model/post-list.ts";
+import { asServed, localizedOf, localizedPostList } from "../read-model/post-localized.ts";
 import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "../read-model/post-selection.ts";
 import { readSinglePost, readsSinglePost } from "../read-model/post-single.ts";
 import { Author } from "./author.ts";
@@ -35,6 +38,14 @@ import { checkedTransform, checkedWidths, MediaFormatEnum, MediaTransformInput }
 import { CreatePostInput, UpdatePostInput } from "./post-inputs.ts";
 import { previewGrantedPostId } from "./post-preview.ts";
 import { Tag } from "./tag.ts";
+
+const PostAlternate = builder.objectRef<{ locale: string; slug: string }>("PostAlternate").implement({
+  description: "One translation of a post: its locale and its slug there",
+  fields: (t) => ({
+    locale: t.field({ type: "LocaleCode", resolve: (alternate) => alternate.locale }),
+    slug: t.exposeString("slug"),
+  }),
+});
 
 export const Post = builder.prismaObject("Post", {
   // Select mode, so the large body (`content`) loads only when a query asks for it. The small columns
@@ -108,6 +119,26 @@ export const Post = builder.prismaObject("Post", {
         return args.format === "markdown" ? ctx.loaders.markdown.load(content) : content;
       },
     }),
+    locale: t.field({
+      type: "LocaleCode",
+      nullable: true,
+      description: "The locale of the translation served; null unless the post was read with `locale`",
+      resolve: (post) => localizedOf(post)?.locale ?? null,
+    }),
+    availableLocales: t.field({
+      type: ["LocaleCode"],
+      nullable: true,
+      description:
+        "The locales the post has a translation in (published ones only, for a key that cannot read drafts); null unless read with `locale`",
+      resolve: (post) => localizedOf(post)?.availableLocales ?? null,
+    }),
+    alternates: t.field({
+      type: [PostAlternate],
+      nullable: true,
+      description:
+        "The post's translations as `hreflang` links want them (published ones only, for a key that cannot read drafts); null unless read with `locale`",
+      resolve: (post) => localizedOf(post)?.alternates ?? null,
+    }),
     category: t.relation("category"),
     tags: t.field({
       type: [Tag],
@@ -177,10 +208,48 @@ builder.queryFields((t) => ({
         description:
           "A preview token (createPostPreview): shows the post it was made for as it is now, draft or scheduled, to any key; `status` does not apply",
       }),
+      locale: t.arg({
+        type: "LocaleCode",
+        required: false,
+        description:
+          "Serve this locale's translation: the identifier is matched as an id, or as a slug of this locale, then of each fallback in order; the translation served is the first of the chain the caller may see",
+      }),
+      fallback: t.arg.string({
+        required: false,
+        description:
+          "With `locale`: the locales to fall back to, comma separated, or `none`; default: the locale's fallback chain",
+      }),
     },
     resolve: async (query, _root, args, ctx, info) => {
       const status = args.status ?? "published";
       if (status !== "published" && args.preview == null) assertCanReadDrafts(ctx);
+      if (args.locale != null && args.preview == null) {
+        // Which translation the locale and its fallbacks serve (post-translation-reads.ts), then the
+        // post read by id as any post read is, its localized columns those of the translation served.
+        const chain = await readChain(ctx.prisma, ctx.caller.workspaceId, args.locale, args.fallback);
+        const now = new Date();
+        const found = await servedTranslation(
+          ctx.prisma,
+          ctx.caller.workspaceId,
+          args.identifier,
+          chain,
+          status,
+          now,
+          ctx.caller.audience === "private",
+        );
+        if (!found) throw notFoundError("Post", args.identifier);
+        const post = await ctx.prisma.post.findFirst({
+          ...query,
+          where: { id: found.postId, workspaceId: ctx.caller.workspaceId },
+        });
+        if (!post) throw notFoundError("Post", args.identifier);
+        const { locale, ...columns } = found.served;
+        return asServed(post, columns, {
+          locale,
+          availableLocales: found.availableLocales,
+          alternates: found.alternates,
+        });
+      }
       if (args.preview == null && readsSinglePost(query)) {
         const where = { identifier: args.identifier, status, now: new Date() };
         const post = await readSinglePost(ctx, info, query, where);
@@ -215,9 +284,23 @@ builder.queryFields((t) => ({
         required: false,
         description: "Sort by publishedAt. Default: DESC, or best match first when `query` is given",
       }),
+      locale: t.arg({
+        type: "LocaleCode",
+        required: false,
+        description:
+          "List each post in this locale's translation, or its fallbacks' (the first the caller may see): filters, search, order and counts apply to the translation served",
+      }),
+      fallback: t.arg.string({
+        required: false,
+        description:
+          "With `locale`: the locales to fall back to, comma separated, or `none`; default: the locale's fallback chain",
+      }),
     },
     complexity: pageListComplexity,
-    resolve: (_root, args, ctx, info) => postPage(ctx, info, args),
+    resolve: (_root, args, ctx, info) =>
+      args.locale == null
+        ? postPage(ctx, info, args)
+        : localizedPostList(ctx, info, { ...args, locale: args.locale }),
   }),
   // Its cursors are bound to the workspace and the arguments that issued them: see post-connection.ts.
   postsConnection: t.connection(
@@ -239,32 +322,84 @@ builder.queryFields((t) => ({
   ),
 }));
 
+/** A mutation's `locale` argument (issue 56): which translation the write is for. */
+const writeLocaleArg = (description: string) =>
+  builder.args((t) => ({ locale: t.field({ type: "LocaleCode", required: false, description }) }));
+
+/**
+ * A written post read back as the translation the write named shows it: the post's row with that
+ * translation's localized columns (the default locale's are the row's own).
+ */
+async function asTranslation<Row extends Record<string, unknown>>(
+  ctx: { prisma: PrismaClient },
+  row: Row,
+  id: string,
+  locale: string | null | undefined,
+): Promise<Row> {
+  if (!locale) return row;
+  const translation = await ctx.prisma.postTranslation.findFirst({
+    where: { postId: id, locale: canonicalLocaleCode(locale) ?? locale },
+    select: {
+      slug: true,
+      title: true,
+      status: true,
+      description: true,
+      content: true,
+      publishedAt: true,
+      updatedAt: true,
+    },
+  });
+  return translation ? { ...row, ...translation } : row;
+}
+
 builder.mutationFields((t) => ({
   createPost: t.prismaField({
     type: "Post",
-    args: { input: t.arg({ type: CreatePostInput, required: true }) },
-    resolve: async (query, _root, { input }, ctx) => {
-      const id = await createPost(ctx.prisma, ctx.caller.workspaceId, input, writeOrigin(ctx));
+    args: {
+      input: t.arg({ type: CreatePostInput, required: true }),
+      ...writeLocaleArg("The workspace's default locale (where a post starts), or absent"),
+    },
+    resolve: async (query, _root, { input, locale }, ctx) => {
+      const id = await createPost(ctx.prisma, ctx.caller.workspaceId, input, writeOrigin(ctx), locale);
       return readBack(ctx.prisma.post.findUnique({ ...query, where: { id } }), "Post", input.slug);
     },
   }),
   updatePost: t.prismaField({
     type: "Post",
-    description: "Changes only the given fields; `tags` and `authors`, when given, replace the whole set",
+    description:
+      "Changes only the given fields; `tags` and `authors`, when given, replace the whole set. With `locale` (not the default), the title, slug, description, content, status and publishedAt go to that translation (created when missing), the other fields to the post",
     args: {
       identifier: t.arg.string({ required: true }),
       input: t.arg({ type: UpdatePostInput, required: true }),
+      ...writeLocaleArg("The translation to write; absent: the default locale's"),
     },
-    resolve: async (query, _root, { identifier, input }, ctx) => {
-      const id = await updatePost(ctx.prisma, ctx.caller.workspaceId, identifier, input, writeOrigin(ctx));
-      return readBack(ctx.prisma.post.findUnique({ ...query, where: { id } }), "Post", identifier);
+    resolve: async (query, _root, { identifier, input, locale }, ctx) => {
+      const id = await updatePost(
+        ctx.prisma,
+        ctx.caller.workspaceId,
+        identifier,
+        input,
+        writeOrigin(ctx),
+        locale,
+      );
+      const post = await readBack(
+        ctx.prisma.post.findUnique({ ...query, where: { id } }),
+        "Post",
+        identifier,
+      );
+      return asTranslation(ctx, post, id, locale);
     },
   }),
   deletePost: t.field({
     type: DeleteResult,
-    args: { identifier: t.arg.string({ required: true }) },
-    resolve: async (_root, { identifier }, ctx) => {
-      return { id: await deletePost(ctx.prisma, ctx.caller.workspaceId, identifier) };
+    description:
+      "Deletes the post and all its translations; with `locale`, that one translation only (never the default's)",
+    args: {
+      identifier: t.arg.string({ required: true }),
+      ...writeLocaleArg("Remove only this translation (not the default locale's)"),
+    },
+    resolve: async (_root, { identifier, locale }, ctx) => {
+      return { id: await deletePost(ctx.prisma, ctx.caller.workspaceId, identifier, locale) };
     },
   }),
 }));

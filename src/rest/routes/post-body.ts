@@ -8,6 +8,9 @@ export const POST_FRAGMENT = `fragment RestPost on Post {
   category { id name slug description }
   tags { id name slug description }
   fields
+  locale @include(if: $localized)
+  availableLocales @include(if: $localized)
+  alternates @include(if: $localized) { locale slug }
 }`;
 
 export function toPostBody(post: Record<string, unknown>): Record<string, unknown> {

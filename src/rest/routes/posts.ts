@@ -2,7 +2,10 @@
 import { z } from "zod";
 import { SEARCH_MAX_LENGTH } from "../../domain/constants.ts";
 import { DATE_RANGE_PROBLEM, isStorableDate } from "../../domain/dates.ts";
+import { canonicalLocaleCode, localeCodeProblem } from "../../domain/locale-codes.ts";
+import { validationError } from "../errors.ts";
 import { LIMIT_PARAM, PAGE_PARAM, type QueryParam } from "../query-params.ts";
+import { RestInputError } from "../rest-input-error.ts";
 import type { RestRoute } from "../route.ts";
 import { DeleteResultShape, PaginationShape, PostShape, PostWriteResultShape } from "../shapes.ts";
 import { graphqlEnum, PAGINATION_SELECTION } from "./conventions.ts";
@@ -24,6 +27,62 @@ const STATUS_PARAM: QueryParam = {
   description:
     "Which posts to see: published (public now), scheduled (published, publishedAt ahead), draft, all; all but published need a private key",
 };
+
+/** Which translation a write is for (issue 56): a locale of the workspace; absent, the default's. */
+const WRITE_LOCALE_PARAM: QueryParam = {
+  name: "locale",
+  kind: "string",
+  maxLength: 35,
+  description:
+    "The translation to write (a locale of the workspace, see /v1/locales); absent: the default locale's. A post is created in the default locale; an update with another locale writes that translation's title, slug, description, content, status and publishedAt (creating it when missing), the other fields to the post; a delete with one removes only that translation (not the default's: 409)",
+};
+
+/** The `locale` query parameter, canonical; a malformed one is a 400 naming `locale`. */
+function writeLocale(query: Record<string, unknown>): string | undefined {
+  const locale = query.locale;
+  if (typeof locale !== "string") return undefined;
+  if (canonicalLocaleCode(locale) === null) {
+    const refusal = validationError("Invalid locale code", [
+      { field: "locale", message: localeCodeProblem(locale) },
+    ]);
+    throw new RestInputError(refusal.status, refusal.body);
+  }
+  return locale;
+}
+
+const READ_LOCALE_PARAM: QueryParam = {
+  name: "locale",
+  kind: "string",
+  maxLength: 35,
+  description:
+    "Serve this locale's translation (a locale of the workspace): the identifier is matched as an id, or as a slug of this locale, then of each fallback in order. The answer then also carries locale, availableLocales and alternates",
+};
+const LIST_LOCALE_PARAM: QueryParam = {
+  name: "locale",
+  kind: "string",
+  maxLength: 35,
+  description:
+    "List each post in this locale's translation, or its fallbacks' (the first the key may see): filters, search, order and totalItems apply to the translation served. Each post then also carries locale, availableLocales and alternates",
+};
+const FALLBACK_PARAM: QueryParam = {
+  name: "fallback",
+  kind: "string",
+  maxLength: 200,
+  description:
+    "With `locale`: the locales to fall back to, comma separated, or `none`; default: the locale's fallback chain",
+};
+
+/** A read's `locale` and `fallback` (a malformed locale is a 400 naming it), and whether the answer shows them. */
+function readLocale(query: Record<string, unknown>) {
+  const locale = writeLocale(query);
+  if (locale === undefined && query.fallback !== undefined) {
+    const refusal = validationError("Invalid query parameters", [
+      { field: "fallback", message: "Only with `locale`" },
+    ]);
+    throw new RestInputError(refusal.status, refusal.body);
+  }
+  return { locale, fallback: query.fallback, localized: locale !== undefined };
+}
 
 const listQuery: QueryParam[] = [
   LIMIT_PARAM,
@@ -54,6 +113,8 @@ const listQuery: QueryParam[] = [
     description: "Only featured (true) or non-featured (false) posts",
   },
   STATUS_PARAM,
+  LIST_LOCALE_PARAM,
+  FALLBACK_PARAM,
 ];
 
 const nonEmpty = z.string().min(1);
@@ -115,9 +176,11 @@ export const postRoutes: RestRoute[] = [
     workspacePathForm: true,
     query: listQuery,
     document: `query ListPosts($limit: Int, $page: Int, $order: SortOrder, $categories: [String!], $excludeCategories: [String!],
-      $tags: [String!], $excludeTags: [String!], $query: String, $featured: Boolean, $status: PostStatusFilter, $format: ContentFormat) {
+      $tags: [String!], $excludeTags: [String!], $query: String, $featured: Boolean, $status: PostStatusFilter, $format: ContentFormat,
+      $locale: LocaleCode, $fallback: String, $localized: Boolean = false) {
       posts(limit: $limit, page: $page, order: $order, categories: $categories, excludeCategories: $excludeCategories,
-        tags: $tags, excludeTags: $excludeTags, query: $query, featured: $featured, status: $status) {
+        tags: $tags, excludeTags: $excludeTags, query: $query, featured: $featured, status: $status,
+        locale: $locale, fallback: $fallback) {
         items { ...RestPost }
         ${PAGINATION_SELECTION}
       }
@@ -128,6 +191,7 @@ export const postRoutes: RestRoute[] = [
       status: graphqlEnum(query.status),
       format: graphqlEnum(query.format),
       featured: query.featured === undefined ? undefined : query.featured === "true",
+      ...readLocale(query),
     }),
     reshape: (data) => {
       const page = data.posts as { items: Record<string, unknown>[]; pagination: unknown };
@@ -144,15 +208,17 @@ export const postRoutes: RestRoute[] = [
     tag: "Posts",
     summary: "Get a post by id or slug",
     workspacePathForm: true,
-    query: [FORMAT_PARAM, STATUS_PARAM, PREVIEW_PARAM],
-    document: `query GetPost($identifier: String!, $status: PostStatusFilter, $format: ContentFormat, $preview: String) {
-      post(identifier: $identifier, status: $status, preview: $preview) { ...RestPost }
+    query: [FORMAT_PARAM, STATUS_PARAM, PREVIEW_PARAM, READ_LOCALE_PARAM, FALLBACK_PARAM],
+    document: `query GetPost($identifier: String!, $status: PostStatusFilter, $format: ContentFormat, $preview: String,
+      $locale: LocaleCode, $fallback: String, $localized: Boolean = false) {
+      post(identifier: $identifier, status: $status, preview: $preview, locale: $locale, fallback: $fallback) { ...RestPost }
     } ${POST_FRAGMENT}`,
     variables: ({ params, query }) => ({
       identifier: params.identifier,
       status: graphqlEnum(query.status),
       format: graphqlEnum(query.format),
       preview: query.preview,
+      ...readLocale(query),
     }),
     reshape: (data) => ({ post: toPostBody(data.post as Record<string, unknown>) }),
     status: 200,
@@ -166,8 +232,14 @@ export const postRoutes: RestRoute[] = [
     tag: "Posts",
     summary: "Create a post",
     body: CreatePostBody,
-    document: `mutation CreatePost($input: CreatePostInput!) { createPost(input: $input) { ${WRITE_RESULT} } }`,
-    variables: ({ body }) => ({ input: writeInput(body as z.infer<typeof CreatePostBody>) }),
+    query: [WRITE_LOCALE_PARAM],
+    document: `mutation CreatePost($input: CreatePostInput!, $locale: LocaleCode) {
+      createPost(input: $input, locale: $locale) { ${WRITE_RESULT} }
+    }`,
+    variables: ({ body, query }) => ({
+      input: writeInput(body as z.infer<typeof CreatePostBody>),
+      locale: writeLocale(query),
+    }),
     reshape: (data) => ({ post: writeResult(data.createPost as Record<string, unknown>, "createdAt") }),
     status: 201,
     response: z.object({
@@ -181,12 +253,14 @@ export const postRoutes: RestRoute[] = [
     tag: "Posts",
     summary: "Update a post; only given fields change, `tags` and `authors` replace the whole set",
     body: UpdatePostBody,
-    document: `mutation UpdatePost($identifier: String!, $input: UpdatePostInput!) {
-      updatePost(identifier: $identifier, input: $input) { ${WRITE_RESULT} }
+    query: [WRITE_LOCALE_PARAM],
+    document: `mutation UpdatePost($identifier: String!, $input: UpdatePostInput!, $locale: LocaleCode) {
+      updatePost(identifier: $identifier, input: $input, locale: $locale) { ${WRITE_RESULT} }
     }`,
-    variables: ({ params, body }) => ({
+    variables: ({ params, body, query }) => ({
       identifier: params.identifier,
       input: writeInput(body as z.infer<typeof UpdatePostBody>),
+      locale: writeLocale(query),
     }),
     reshape: (data) => ({ post: writeResult(data.updatePost as Record<string, unknown>, "updatedAt") }),
     status: 200,
@@ -199,9 +273,13 @@ export const postRoutes: RestRoute[] = [
     method: "delete",
     path: "/posts/{identifier}",
     tag: "Posts",
-    summary: "Delete a post",
-    document: "mutation DeletePost($identifier: String!) { deletePost(identifier: $identifier) { id } }",
-    variables: ({ params }) => ({ identifier: params.identifier }),
+    summary: "Delete a post (all its translations), or with `locale` one translation",
+    query: [WRITE_LOCALE_PARAM],
+    document: `mutation DeletePost($identifier: String!, $locale: LocaleCode) {
+      deletePost(identifier: $identifier, locale: $locale) { id }
+    }`,
+    variables: ({ params, query }) => ({ identifier: params.identifier, locale: writeLocale(query) }),
+    errors: { 409: "`locale` names the default locale, whose translation is the post itself" },
     reshape: (data) => data.deletePost,
     status: 200,
     response: DeleteResultShape,

@@ -1,0 +1,113 @@
+// A post translation's row (issue 56): the localized fields of a post in a locale other than the
+// workspace's default, written in one statement each. Its slug reaches PostSlug through the table's
+// triggers (migration 20261128124420_post_translations), whose unique index makes a duplicate a unique
+// violation (a 409), never a second row. releasedAt follows the post's rule (post-write-sql.ts).
+import type { WriteClient } from "../writer.ts";
+
+type Queryable = Pick<WriteClient, "$queryRawUnsafe">;
+
+export interface TranslationFields {
+  title?: string;
+  slug?: string;
+  description?: string;
+  content?: string;
+  status?: "published" | "draft";
+  publishedAt?: Date;
+}
+
+/** The translation as it was before a write, read with its row locked; null when there is none. */
+export async function lockedTranslation(
+  tx: Queryable,
+  postId: string,
+  locale: string,
+): Promise<{ slug: string; released: boolean } | null> {
+  const [row] = await tx.$queryRawUnsafe<{ slug: string; released: boolean }[]>(
+    `SELECT slug, "releasedAt" IS NOT NULL AS released FROM "PostTranslation"
+      WHERE "postId" = $1 AND locale = $2 FOR UPDATE`,
+    postId,
+    locale,
+  );
+  return row ?? null;
+}
+
+const RELEASED_AT = (status: string, publishedAt: string, previous: string, now: string) =>
+  `CASE WHEN ${status} = 'published' AND ${publishedAt} <= ${now} THEN COALESCE(${previous}, ${now}) END`;
+
+const INSERT_SQL = `
+INSERT INTO "PostTranslation" ("postId", "workspaceId", locale, slug, title, description, content, status,
+                               "publishedAt", "releasedAt", "createdAt", "updatedAt")
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8::"PostStatus", $9::timestamp(3),
+        ${RELEASED_AT('$8::"PostStatus"', "$9::timestamp(3)", "NULL::timestamp(3)", "$10::timestamp(3)")},
+        $10::timestamp(3), $10::timestamp(3))
+RETURNING "releasedAt" IS NOT NULL AS released`;
+
+/** Adds the post's translation in `locale`; returns whether it is public (released) after the write. */
+export async function insertTranslationRow(
+  tx: Queryable,
+  row: Required<TranslationFields> & { postId: string; workspaceId: string; locale: string },
+): Promise<{ released: boolean }> {
+  const [inserted] = await tx.$queryRawUnsafe<{ released: boolean }[]>(
+    INSERT_SQL,
+    row.postId,
+    row.workspaceId,
+    row.locale,
+    row.slug,
+    row.title,
+    row.description,
+    row.content,
+    row.status,
+    utc(row.publishedAt),
+    utc(new Date()),
+  );
+  return { released: inserted?.released === true };
+}
+
+const UPDATE_SQL = `
+UPDATE "PostTranslation" SET
+  slug = COALESCE($3, slug),
+  title = COALESCE($4, title),
+  description = COALESCE($5, description),
+  content = COALESCE($6, content),
+  status = COALESCE($7::"PostStatus", status),
+  "publishedAt" = COALESCE($8::timestamp(3), "publishedAt"),
+  "updatedAt" = $9::timestamp(3),
+  "releasedAt" = ${RELEASED_AT('COALESCE($7::"PostStatus", status)', 'COALESCE($8::timestamp(3), "publishedAt")', '"releasedAt"', "$9::timestamp(3)")}
+WHERE "postId" = $1 AND locale = $2
+RETURNING "releasedAt" IS NOT NULL AS released`;
+
+/** Changes the given fields of the post's translation in `locale`; null when it has none. */
+export async function updateTranslationRow(
+  tx: Queryable,
+  postId: string,
+  locale: string,
+  fields: TranslationFields,
+): Promise<{ released: boolean } | null> {
+  const [updated] = await tx.$queryRawUnsafe<{ released: boolean }[]>(
+    UPDATE_SQL,
+    postId,
+    locale,
+    fields.slug ?? null,
+    fields.title ?? null,
+    fields.description ?? null,
+    fields.content ?? null,
+    fields.status ?? null,
+    fields.publishedAt ? utc(fields.publishedAt) : null,
+    utc(new Date()),
+  );
+  return updated ? { released: updated.released === true } : null;
+}
+
+/** Removes the post's translation in `locale`; returns whether there was one. */
+export async function deleteTranslationRow(tx: Queryable, postId: string, locale: string): Promise<boolean> {
+  const deleted = await tx.$queryRawUnsafe<{ postId: string }[]>(
+    `DELETE FROM "PostTranslation" WHERE "postId" = $1 AND locale = $2 RETURNING "postId"`,
+    postId,
+    locale,
+  );
+  return deleted.length > 0;
+}
+
+/** Prisma keeps DateTime as UTC in `timestamp(3)` columns; send the same text it would. */
+function utc(date: Date): string {
+  return date.toISOString().replace("T", " ").replace("Z", "");
+}

@@ -1,0 +1,89 @@
+// The rules of a post's translations (issue 56; docs/decisions.md "Post translations"): the default
+// locale's translation is the post's own row, every other locale's a PostTranslation. A write names its
+// locale (`locale`; absent: the default). A translation holds the localized fields (title, slug,
+// description, content, status, publishedAt): it is published, scheduled and unpublished on its own,
+// and writing it changes no other translation. Shared fields (category, tags, authors, featured, cover
+// image, attribution, custom field values) belong to the post, whichever locale a write names.
+import { ConflictError, InvalidInputError } from "../../domain/errors.ts";
+import type { UpdatePostData } from "../../domain/inputs.ts";
+import { requireLocaleCode } from "../locales/locale-rules.ts";
+import type { ReadClient } from "../writer.ts";
+
+/** The locale a write names, as the workspace has it. */
+export interface WriteLocale {
+  code: string;
+  isDefault: boolean;
+}
+
+/**
+ * The workspace's locale `locale` names (canonicalised), its row read FOR SHARE so that it cannot become
+ * the default (locales.ts) before this write commits; null when none is named (the default). Malformed
+ * or not one of the workspace's: a 400 naming `locale`.
+ */
+export async function localeOfWrite(
+  tx: ReadClient,
+  workspaceId: string,
+  locale: string | null | undefined,
+): Promise<WriteLocale | null> {
+  if (locale === undefined || locale === null) return null;
+  const code = requireLocaleCode("locale", locale);
+  const [row] = await tx.$queryRawUnsafe<WriteLocale[]>(
+    `SELECT code, "isDefault" FROM "Locale" WHERE "workspaceId" = $1 AND code = $2 FOR SHARE`,
+    workspaceId,
+    code,
+  );
+  if (!row)
+    throw new InvalidInputError("Unknown locale", [
+      { field: "locale", message: `"${code}" is not a locale of this workspace (see /v1/locales)` },
+    ]);
+  return row;
+}
+
+/** What a post write may set that is shared by all of the post's translations. */
+export const SHARED_INPUTS = [
+  "categoryId",
+  "tags",
+  "authors",
+  "featured",
+  "coverImage",
+  "attribution",
+  "fields",
+] as const;
+
+/** Whether an update names a shared field. */
+export function setsSharedFields(input: UpdatePostData): boolean {
+  return SHARED_INPUTS.some((key) => input[key] !== undefined);
+}
+
+/** What a translation must have when a write creates it. */
+const REQUIRED_TO_CREATE = ["title", "slug", "description", "content"] as const;
+
+/** A write that creates the translation in `code` must give its required fields: else a 400 naming them. */
+export function checkNewTranslation(input: UpdatePostData, code: string): void {
+  const missing = REQUIRED_TO_CREATE.filter((key) => input[key] === undefined);
+  if (missing.length > 0)
+    throw new InvalidInputError(
+      `Invalid post: the post has no "${code}" translation yet, and creating it needs these fields`,
+      missing.map((field) => ({ field, message: "Required" })),
+    );
+}
+
+/** A post starts in the default locale (its own row); other translations are added by an update. */
+export function refuseCreateInLocale(locale: WriteLocale | null): void {
+  if (locale && !locale.isDefault)
+    throw new InvalidInputError("Invalid post", [
+      {
+        field: "locale",
+        message: `A post is created in the workspace's default locale; add its "${locale.code}" translation with an update naming that locale`,
+      },
+    ]);
+}
+
+/** The default locale's translation is the post itself: it goes with the post, never alone. */
+export function refuseRemovingDefault(locale: WriteLocale): void {
+  if (locale.isDefault)
+    throw new ConflictError(
+      `"${locale.code}" is the workspace's default locale: its translation is the post itself; delete the post instead`,
+      "locale",
+    );
+}
