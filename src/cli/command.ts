@@ -59,7 +59,12 @@ export const cliCommandSchema = z.discriminatedUnion("command", [
     fallback: z.array(z.string()).optional(),
     isDefault: z.boolean().optional(),
   }),
-  z.object({ command: z.literal("locale remove"), workspace: z.string().min(1), code: z.string().min(1) }),
+  z.object({
+    command: z.literal("locale remove"),
+    workspace: z.string().min(1),
+    code: z.string().min(1),
+    force: z.boolean().optional(),
+  }),
   z.object({ command: z.literal("seed"), workspace: z.string().min(1) }),
   z.object({ command: z.literal("migrate") }),
   z.object({ command: z.literal("export"), workspace: z.string().min(1), out: z.string().min(1) }),

@@ -137,7 +137,8 @@ type LocaleWriteCommand = Extract<CliCommand, { command: "locale add" | "locale 
 /** A locale write, answered with the workspace's locales as they are after it. */
 async function runLocaleWrite(prisma: PrismaClient, command: LocaleWriteCommand): Promise<unknown> {
   const workspace = await findWorkspace(prisma, command.workspace);
-  if (command.command === "locale remove") await deleteLocale(prisma, workspace.id, command.code);
+  if (command.command === "locale remove")
+    await deleteLocale(prisma, workspace.id, command.code, { force: command.force === true });
   else {
     const input = {
       ...(command.name !== undefined ? { name: command.name } : {}),

@@ -211,11 +211,19 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
   );
   locale
     .command("remove")
-    .description("remove a locale (never the default, nor one another locale falls back to)")
+    .description(
+      "remove a locale (never the default, nor one another locale falls back to, nor one holding post translations without --force)",
+    )
     .argument("<code>", "the locale's code", parseLocaleCode)
     .addOption(workspaceOption())
-    .action((code: string, options: { workspace: string }) =>
-      run({ command: "locale remove", workspace: options.workspace, code }),
+    .option("--force", "also remove the locale's post translations")
+    .action((code: string, options: { workspace: string; force?: boolean }) =>
+      run({
+        command: "locale remove",
+        workspace: options.workspace,
+        code,
+        ...(options.force ? { force: true } : {}),
+      }),
     );
 
   program

@@ -14,7 +14,8 @@ type AnyGraphQLError = GraphQLError | GraphQLFormattedError;
 
 /**
  * A 409's `error`, by the field the conflict is about: a value already taken (a slug, a field's key, a
- * locale's code), or a state that forbids the write (the default locale, a locale another falls back to).
+ * locale's code), or a state that forbids the write (the default locale, a locale another falls back to
+ * or that holds translations).
  */
 const CONFLICT_TITLES: Record<string, string> = {
   slug: "Slug already in use",
@@ -22,6 +23,7 @@ const CONFLICT_TITLES: Record<string, string> = {
   code: "Locale already exists",
   isDefault: "Default locale",
   fallback: "Locale in use",
+  force: "Locale has translations",
 };
 
 export function restErrorFromGraphQL(errors: readonly AnyGraphQLError[]): RestError {

@@ -198,6 +198,36 @@ describe("writing a translation", () => {
     expect((await api.update(post.id, {}, "?locale=de")).status).toBe(404);
   });
 
+  it("keeps a locale that holds translations unless its removal says force=true, then records each translation's removal", async () => {
+    const api = await workspace();
+    const published = await api.post("kept-1");
+    const draft = await api.post("kept-2");
+    await api.update(published.id, api.german("behalten-1", { status: "published" }), "?locale=de");
+    await api.update(draft.id, api.german("behalten-2"), "?locale=de");
+    const refused = await api.call("DELETE", "/v1/locales/{code}", "/v1/locales/de");
+    expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+    expect(refused.body.error).toBe("Locale has translations");
+    expect(refused.body.message).toContain("2 post translations");
+    expect(refused.body.message).toContain("force=true");
+    expect((await api.read(published.id, "locale=de")).body.post).toMatchObject({ slug: "behalten-1" });
+
+    const forced = await api.call("DELETE", "/v1/locales/{code}", "/v1/locales/de?force=true");
+    expect(forced.status, JSON.stringify(forced.body)).toBe(200);
+    // The locale is gone, and so are its translations: asking for it is a 400, the posts are their own.
+    expect((await api.read(published.id, "locale=de")).status).toBe(400);
+    expect((await api.read(published.id)).body.post).toMatchObject({ slug: "kept-1", status: "published" });
+    expect((await api.events(published.id)).slice(-2)).toEqual([
+      { type: "post.updated", locale: "de", slug: "behalten-1", status: null },
+      { type: "post.unpublished", locale: "de", slug: "behalten-1", status: null },
+    ]);
+    expect((await api.events(draft.id)).slice(-1)).toEqual([
+      { type: "post.updated", locale: "de", slug: "behalten-2", status: null },
+    ]);
+    // A locale added again under that code starts empty: its old slugs are free.
+    expect((await api.call("POST", "/v1/locales", "/v1/locales", { code: "de" })).status).toBe(201);
+    expect((await api.update(draft.id, api.german("behalten-1"), "?locale=de")).status).toBe(200);
+  });
+
   it("refuses a malformed or unknown locale with a 400 naming `locale`, and creating a post in another locale than the default", async () => {
     const api = await workspace();
     const post = await api.post("bad-input");

@@ -9,6 +9,7 @@
 // cannot drift apart unnoticed. Dates are ISO strings and enums lower case, as the REST bodies spell them.
 import type { Prisma } from "../../generated/prisma/client.ts";
 import type { Change } from "../change.ts";
+import { TRANSLATION_COLUMNS } from "../post-translation-columns.ts";
 import { isScheduled, liveWhere } from "../post-visibility.ts";
 import { fieldValuesObject } from "../taxonomy/custom-field-values.ts";
 
@@ -80,15 +81,7 @@ export function currentSnapshot(client: Tx, resource: FeedResource, id: string):
 async function translationSnapshot(tx: Tx, id: string, locale: string): Promise<Snapshot> {
   const translation = await tx.postTranslation.findUnique({
     where: { postId_locale: { postId: id, locale } },
-    select: {
-      slug: true,
-      title: true,
-      status: true,
-      description: true,
-      content: true,
-      publishedAt: true,
-      updatedAt: true,
-    },
+    select: TRANSLATION_COLUMNS,
   });
   const post = translation ? await postSnapshot(tx, id) : null;
   if (!translation || !post) return null;

@@ -127,9 +127,16 @@ export async function updateLocale(
 /**
  * Removes a locale; returns its id. Never the default (a workspace always has one), and never one
  * another locale still falls back to: the 409 names them, so that removing a locale never silently
- * changes what another locale's readers are served.
+ * changes what another locale's readers are served. Nor one that holds post translations unless
+ * `force`: then they go with it, each recorded as its removal with `DELETE /v1/posts/{id}?locale=` is,
+ * so feeds, webhooks and caches learn of every one.
  */
-export async function deleteLocale(prisma: PrismaClient, workspaceId: string, code: string): Promise<string> {
+export async function deleteLocale(
+  prisma: PrismaClient,
+  workspaceId: string,
+  code: string,
+  options: { force?: boolean } = {},
+): Promise<string> {
   const localeCode = requireLocaleCode("code", code);
   return write(prisma, async (uow) => {
     const stored = await lockedLocales(uow.tx, workspaceId);
@@ -149,6 +156,23 @@ export async function deleteLocale(prisma: PrismaClient, workspaceId: string, co
         `Locale "${localeCode}" is in the fallback chain of ${dependents.join(", ")}; remove it from there first`,
         "fallback",
       );
+    const translations = await heldTranslations(uow.tx, workspaceId, localeCode);
+    if (translations.length > 0 && !options.force)
+      throw new ConflictError(
+        `Locale "${localeCode}" holds ${translations.length} post translation${translations.length === 1 ? "" : "s"}; remove them first, or ask with force=true to remove them with the locale`,
+        "force",
+      );
+    for (const translation of translations)
+      uow.changed({
+        resource: "post",
+        action: "updated",
+        id: translation.postId,
+        workspaceId,
+        locale: localeCode,
+        slug: translation.slug,
+        statusChange: { from: translation.releasedAt ? "published" : "draft", to: "draft" },
+      });
+    // The translations go with the row (PostTranslation's foreign key cascades).
     await uow.tx.locale.delete({ where: { id: locale.id } });
     uow.changed({ resource: "locale", action: "deleted", id: locale.id, workspaceId, slug: localeCode });
     return locale.id;
@@ -231,6 +255,23 @@ async function holdsTranslations(tx: WriteClient, workspaceId: string, code: str
     select: { postId: true },
   });
   return one !== null;
+}
+
+/**
+ * The locale's post translations, its row locked first, as holdsTranslations does: one being written
+ * now has then either committed, and is listed, or waits and finds the locale gone.
+ */
+async function heldTranslations(tx: WriteClient, workspaceId: string, code: string) {
+  await tx.$queryRawUnsafe(
+    `SELECT 1 FROM "Locale" WHERE "workspaceId" = $1 AND code = $2 FOR UPDATE`,
+    workspaceId,
+    code,
+  );
+  return tx.postTranslation.findMany({
+    where: { workspaceId, locale: code },
+    select: { postId: true, slug: true, releasedAt: true },
+    orderBy: { postId: "asc" },
+  });
 }
 
 async function unsetDefault(uow: UnitOfWork, workspaceId: string, stored: StoredLocale[]): Promise<void> {

@@ -6,6 +6,7 @@
 import { InvalidInputError } from "../../domain/errors.ts";
 import { canonicalLocaleCode, localeCodeProblem } from "../../domain/locale-codes.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
+import { TRANSLATION_COLUMNS } from "../post-translation-columns.ts";
 import { isLive, isScheduled, type PostStatusFilter } from "../post-visibility.ts";
 
 /** The locales a read tries, in order, and the workspace's default (whose translation is the post's row). */
@@ -81,16 +82,6 @@ export interface ServedTranslation {
   alternates: { locale: string; slug: string }[];
 }
 
-const COLUMNS = {
-  slug: true,
-  title: true,
-  description: true,
-  content: true,
-  status: true,
-  publishedAt: true,
-  updatedAt: true,
-} as const;
-
 /** Whether a translation passes a read's status filter (the post-visibility rules, on the translation). */
 export function passesStatus(
   row: { status: string; publishedAt: Date },
@@ -136,7 +127,11 @@ export async function servedTranslation(
         { translations: { some: { slug: identifier, locale: { in: others } } } },
       ],
     },
-    select: { id: true, ...COLUMNS, translations: { select: { locale: true, ...COLUMNS } } },
+    select: {
+      id: true,
+      ...TRANSLATION_COLUMNS,
+      translations: { select: { locale: true, ...TRANSLATION_COLUMNS } },
+    },
   });
   const versionsOf = (post: (typeof candidates)[number]): TranslationColumns[] => [
     { locale: defaultCode, ...pick(post) },

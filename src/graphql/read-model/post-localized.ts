@@ -3,6 +3,7 @@
 // row under a symbol the Post type's resolvers read. The one post (schema/post.ts) and the list (below)
 // both make their rows here.
 import type { GraphQLResolveInfo } from "graphql";
+import { TRANSLATION_COLUMNS } from "../../content/post-translation-columns.ts";
 import type { PostStatusFilter } from "../../content/post-visibility.ts";
 import { isLive } from "../../content/post-visibility.ts";
 import { checkSearchText } from "../../content/posts/post-search.ts";
@@ -79,17 +80,7 @@ export async function localizedPostList(
       ? []
       : ctx.prisma.postTranslation.findMany({
           where: { postId: { in: ids } },
-          select: {
-            postId: true,
-            locale: true,
-            slug: true,
-            title: true,
-            description: true,
-            content: true,
-            status: true,
-            publishedAt: true,
-            updatedAt: true,
-          },
+          select: { postId: true, locale: true, ...TRANSLATION_COLUMNS },
         }),
   ]);
   const seesDrafts = ctx.caller.audience === "private";

@@ -86,10 +86,13 @@ builder.mutationFields((t) => ({
   deleteLocale: t.field({
     type: DeleteResult,
     description:
-      "Removes a locale: never the default, nor one another locale falls back to (CONFLICT naming them)",
-    args: { code: t.arg({ type: "LocaleCode", required: true }) },
-    resolve: async (_root, { code }, ctx) => ({
-      id: await deleteLocale(ctx.prisma, ctx.caller.workspaceId, code),
+      "Removes a locale: never the default, nor one another locale falls back to (CONFLICT naming them), nor one holding post translations unless `force` (then they are removed with it, each recorded)",
+    args: {
+      code: t.arg({ type: "LocaleCode", required: true }),
+      force: t.arg.boolean({ required: false, defaultValue: false }),
+    },
+    resolve: async (_root, { code, force }, ctx) => ({
+      id: await deleteLocale(ctx.prisma, ctx.caller.workspaceId, code, { force: force === true }),
     }),
   }),
 }));

@@ -1,6 +1,7 @@
 // Post: type, queries (by identifier, page-based list, cursor connection) and mutations.
 
 import { byIdentifier } from "../../content/identifiers.ts";
+import { TRANSLATION_COLUMNS } from "../../content/post-translation-columns.ts";
 import { isScheduled, statusWhere } from "../../content/post-visibility.ts";
 import { readChain, servedTranslation } from "../../content/posts/post-translation-reads.ts";
 import { createPost, deletePost, updatePost } from "../../content/posts/posts.ts";
@@ -339,15 +340,7 @@ async function asTranslation<Row extends Record<string, unknown>>(
   if (!locale) return row;
   const translation = await ctx.prisma.postTranslation.findFirst({
     where: { postId: id, locale: canonicalLocaleCode(locale) ?? locale },
-    select: {
-      slug: true,
-      title: true,
-      status: true,
-      description: true,
-      content: true,
-      publishedAt: true,
-      updatedAt: true,
-    },
+    select: TRANSLATION_COLUMNS,
   });
   return translation ? { ...row, ...translation } : row;
 }

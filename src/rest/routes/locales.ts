@@ -87,12 +87,25 @@ export const localeRoutes: RestRoute[] = [
     method: "delete",
     path: "/locales/{code}",
     tag: "Locales",
-    summary: "Remove a locale: never the default, nor one another locale falls back to",
-    document: "mutation Delete($code: LocaleCode!) { deleteLocale(code: $code) { id } }",
-    variables: ({ params }) => ({ code: pathCode(params) }),
+    summary:
+      "Remove a locale: never the default, nor one another locale falls back to, nor one holding post translations unless force=true",
+    query: [
+      {
+        name: "force",
+        kind: "enum",
+        values: ["true", "false"],
+        description:
+          "true: also remove the locale's post translations (each recorded as its own removal); without it, a locale holding any is a 409",
+      },
+    ],
+    document:
+      "mutation Delete($code: LocaleCode!, $force: Boolean) { deleteLocale(code: $code, force: $force) { id } }",
+    variables: ({ params, query }) => ({ code: pathCode(params), force: query.force === "true" }),
     reshape: (data) => data.deleteLocale,
     status: 200,
-    errors: { 409: "The default locale, or a locale in another's fallback chain" },
+    errors: {
+      409: "The default locale, a locale in another's fallback chain, or one holding post translations (without force=true)",
+    },
     response: DeleteResultShape,
   },
 ];
