@@ -14,7 +14,7 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import pg from "pg";
+import { embeddedPool } from "../src/db/embedded-database.ts";
 import { startEmbeddedWorker } from "../src/db/embedded-thread-supervisor.ts";
 import { runFrontendMessages } from "../src/db/embedded-wire-server.ts";
 import { pgExecutor, pgliteExecutor, type SqlExecutor } from "../src/db/sql-executor.ts";
@@ -69,14 +69,7 @@ export async function measureSocketHop(
   }) as [string, string];
   const inProcess = new PGlite(local);
   const worker = await startEmbeddedWorker(threaded, undefined, { watchdogMs: 0 });
-  const pool = new pg.Pool({
-    host: worker.socketDirectory,
-    port: worker.port,
-    user: "postgres",
-    database: "postgres",
-    max: 1,
-    idleTimeoutMillis: 0,
-  });
+  const pool = embeddedPool(worker);
   try {
     await inProcess.waitReady;
     const socket = pgExecutor(pool);

@@ -9,15 +9,10 @@
 //   npm run bench:statement-cpu                      2,000 posts, 300 runs × 5 rounds
 //   --posts N  --runs N  --rounds N  --only id,id  --no-peer  --peer-node PATH
 import { readFileSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { buildApp } from "../src/app/build-app.ts";
-import { openRuntime } from "../src/bootstrap.ts";
-import { loadConfig } from "../src/config.ts";
-import { silentLogger } from "../src/logger.ts";
 import { createBenchDatabase } from "./database.ts";
+import { startInProcessService } from "./in-process-service.ts";
 import { log } from "./log.ts";
 import { peerNode, peerQueries, startPostGraphile } from "./postgraphile.ts";
 import { GRAPHQL_LIST_QUERY } from "./scenarios.ts";
@@ -152,19 +147,8 @@ try {
   log(
     `${database.location}: ${SIZES.posts} posts seeded in ${(seed.seedMs / 1000).toFixed(1)} s (+ VACUUM ANALYZE)`,
   );
-  const config = loadConfig({
-    ...database.env,
-    NODE_ENV: "production",
-    LOG_LEVEL: "silent",
-    CACHE: "off",
-    RATE_LIMIT_AUTHENTICATED: "1000000000",
-  });
-  const runtime = await openRuntime(config, silentLogger, {});
-  const app = buildApp({ config, logger: silentLogger, ...runtime });
-  const server = await new Promise<Server>((resolve) => {
-    const s = createServer(app.listener).listen(0, "127.0.0.1", () => resolve(s));
-  });
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const service = await startInProcessService(database.env);
+  const { base } = service;
   const graphql = (limit: number): RequestInit => ({
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -196,7 +180,7 @@ try {
     await send();
     measured.push({ id: route.id, statements: await capture(send) });
   }
-  server.close();
+  service.stopListening();
   if (!values["no-peer"]) {
     const peerFixtures = { ...f, tagId: f.tagIds[5 % f.tagIds.length] as string };
     measured.push(...(await peerStatements(peerFixtures, database.env, only)));
@@ -239,7 +223,7 @@ try {
       log(
         `  ${subject.id}: ${subject.statements.map((s) => s.text.slice(0, 50).replace(/\s+/g, " ")).join("… + ")}…`,
       );
-  await runtime.close?.();
+  await service.close();
 } finally {
   await database.drop();
 }

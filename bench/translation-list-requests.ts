@@ -6,15 +6,10 @@
 // (published but for every tenth), copied from the posts by SQL. One client sends requests one after
 // the other, `--runs` of one list then `--runs` of the other per round, alternating; the median of the
 // rounds' requests per second is printed for each, and their ratio.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { buildApp } from "../src/app/build-app.ts";
-import { openRuntime } from "../src/bootstrap.ts";
-import { loadConfig } from "../src/config.ts";
-import { silentLogger } from "../src/logger.ts";
 import { createBenchDatabase } from "./database.ts";
+import { startInProcessService } from "./in-process-service.ts";
 import { log } from "./log.ts";
 import { seedBenchDatabase } from "./seed.ts";
 
@@ -55,19 +50,8 @@ try {
   await client.query(`ANALYZE "PostTranslation"`);
   await client.end();
   log(`${database.location}: ${SIZES.posts} posts, French for half, German for a third`);
-  const config = loadConfig({
-    ...database.env,
-    NODE_ENV: "production",
-    LOG_LEVEL: "silent",
-    CACHE: "off",
-    RATE_LIMIT_AUTHENTICATED: "1000000000",
-  });
-  const runtime = await openRuntime(config, silentLogger, {});
-  const app = buildApp({ config, logger: silentLogger, ...runtime });
-  const server = await new Promise<Server>((resolve) => {
-    const s = createServer(app.listener).listen(0, "127.0.0.1", () => resolve(s));
-  });
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const service = await startInProcessService(database.env);
+  const { base } = service;
   const headers = { authorization: `Bearer ${seed.fixtures.publicKey}` };
   const lists = { plain: "/v1/posts?limit=10", localized: "/v1/posts?limit=10&locale=fr&fallback=de,en" };
   const get = async (path: string) => {
@@ -92,8 +76,7 @@ try {
   console.log(
     `locale=fr&fallback=de,en     ${localized.toFixed(0)} req/s   ${(localized / plain).toFixed(2)}×`,
   );
-  server.close();
-  await runtime.close();
+  await service.close();
 } finally {
   await database.drop();
 }

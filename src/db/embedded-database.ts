@@ -87,16 +87,7 @@ export async function openEmbeddedDatabase(
       onRecovery: (message, fields) => logger?.info(message, fields),
       onRestartFailed: (message, fields) => logger?.warn(message, fields),
     });
-    // One connection: PGlite has one session, which a transaction must not share. Kept open while idle
-    // (no reconnect on the next request after a quiet spell).
-    pool = new pg.Pool({
-      host: worker.socketDirectory,
-      port: worker.port,
-      user: "postgres",
-      database: "postgres",
-      max: 1,
-      idleTimeoutMillis: 0,
-    });
+    pool = embeddedPool(worker);
     watchIdleConnections(pool, options.logger);
     const sql = pgExecutor(pool);
     const migrate = () => applyPendingMigrations(sql, { log });
@@ -145,4 +136,20 @@ function ownDatabase(
     isAvailable: () => true,
     close,
   };
+}
+
+/**
+ * The client pool of the embedded database's wire server: one connection, since PGlite has one session,
+ * which a transaction must not share; kept open while idle (no reconnect on the next request after a
+ * quiet spell).
+ */
+export function embeddedPool(worker: Pick<EmbeddedWorker, "socketDirectory" | "port">): pg.Pool {
+  return new pg.Pool({
+    host: worker.socketDirectory,
+    port: worker.port,
+    user: "postgres",
+    database: "postgres",
+    max: 1,
+    idleTimeoutMillis: 0,
+  });
 }
