@@ -1,11 +1,12 @@
 // The freshness rule as a property (issue 58): two instances on one primary and its streaming replica,
 // several clients each writing a tag of its own and reading everyone's through both doors (REST and
 // /graphql) of both, while the replica's replay is paused and resumed at random. A tag has one writer,
-// so its versions commit in order. No read may return an older version than a write
-// acknowledged to anyone before the read began, nor a newer one than an instance without replicas (the
-// truth) shows once the read has returned. Run with the response caches off, and on (CACHE=redis: each
-// instance's memory, then the store both share; CACHE=memory without Redis): an answer computed on the
-// replica is cached under the head it reflects, so no hit is older than the rule allows either.
+// so its versions commit in order. No read may return an older version than a write acknowledged to
+// anyone before the read began, nor a newer one than an instance without replicas (the truth) shows once
+// the read has returned, but for the one write in flight (see the check). Run with the response caches
+// off, and on (CACHE=redis: each instance's memory, then the store both share; CACHE=memory without
+// Redis): an answer computed on the replica is cached under the head it reflects, so no hit is older
+// than the rule allows either.
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import fc from "fast-check";
@@ -168,7 +169,12 @@ describe.skipIf(storageMode !== "postgres" || !existsSync(POSTGRES_15))(
                           if (hit) hits++;
                           const ceiling = (await read(truth, "rest", slugOf(of))).seen;
                           expect(seen).toBeGreaterThanOrEqual(floor);
-                          expect(seen).toBeLessThanOrEqual(ceiling);
+                          // PostgreSQL ships a commit's record to the replica before the committing
+                          // backend tells the primary's snapshots (the "long fork" Jepsen reported in
+                          // 2025), so a replica may show the one write still in flight a moment before
+                          // the primary does: that write, and nothing newer, may be ahead of the truth.
+                          if (seen > ceiling) expect(seen).toBe(written[of]);
+                          else expect(seen).toBeLessThanOrEqual(ceiling);
                         }
                       }
                     }),
