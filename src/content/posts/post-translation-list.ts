@@ -2,13 +2,17 @@
 // the translation each post would be served (post-translation-reads.ts: the first of the chain that
 // passes the status filter), so `totalItems` is the number of posts one can page through and fetch one
 // by one with the same locale. Shared fields (category, tags, featured) are the post's; status,
-// publication date and the search document are the served translation's. One statement: the served
-// translation of every post of the workspace that passes the shared filters, then its count and page.
+// publication date and the search document are the served translation's. One statement either way:
+//   - a list by date (no search) counts and pages without looking at every post: the count is the posts
+//     whose own (default) version passes plus those whose own does not but a translation of the chain
+//     does; the page is, per locale of the chain, its passing versions newest first that no earlier
+//     locale of the chain shadows, each cut at the page's end, merged (pagedByDate);
+//   - a search ranks the served translation of every post that passes the shared filters (servedAll).
 import type { SqlExecutor } from "../../db/sql-executor.ts";
 import { statementName } from "../../db/statement-names.ts";
 import type { PostListFilter, PostStatusFilter } from "./post-filters.ts";
 import { postListCondition, SqlParams } from "./post-list-sql.ts";
-import type { ReadChain } from "./post-translation-reads.ts";
+import type { ReadChain, TranslationColumns } from "./post-translation-reads.ts";
 
 export interface LocalizedListQuery {
   filter: Omit<PostListFilter, "matchingIds">;
@@ -19,12 +23,24 @@ export interface LocalizedListQuery {
   order: "asc" | "desc" | "rank";
   skip: number;
   take: number;
+  /**
+   * More columns the statement reads beside its page, as `, <expression> AS "<name>"` (the workspace's
+   * field definitions for a page that shows fields): one round trip fewer. Returned in `extras`.
+   */
+  extraColumns?: (params: SqlParams) => string;
 }
 
 /** The page's posts and the locale each is served in, and how many posts the list holds. */
 export interface LocalizedListPage {
   total: number;
   page: { id: string; locale: string }[];
+  /**
+   * Every translation of the page's posts (the default's is the post itself); `content` only on the one
+   * served, null on the others.
+   */
+  translations: (Omit<TranslationColumns, "content"> & { postId: string; content: string | null })[];
+  /** The extra columns asked for, by name. */
+  extras: Record<string, unknown>;
 }
 
 /** A status filter on a translation aliased `alias` (post-visibility.ts's rule, on a translation). */
@@ -34,13 +50,28 @@ function versionStatus(alias: string, status: PostStatusFilter, at: () => string
   return `${alias}.status = 'published'::"PostStatus" AND ${alias}."publishedAt" ${status === "published" ? "<=" : ">"} ${at()}`;
 }
 
+/**
+ * The complement of versionStatus on `alias`, as disjoint conditions (none for `all`): each names its
+ * status, so that each is a range of the (workspaceId, status, publishedAt) index, counted apart — the
+ * few posts whose own version fails, rather than a scan of all (an OR of them is one the generic plan
+ * of a prepared statement estimates as a third of the table, and scans).
+ */
+function versionFails(alias: string, status: PostStatusFilter, at: () => string): string[] {
+  if (status === "all") return [];
+  if (status === "draft") return [`${alias}.status = 'published'::"PostStatus"`];
+  return [
+    `${alias}.status = 'draft'::"PostStatus"`,
+    `${alias}.status = 'published'::"PostStatus" AND ${alias}."publishedAt" ${status === "published" ? ">" : "<="} ${at()}`,
+  ];
+}
+
 export async function localizedPostPage(
   sql: SqlExecutor,
   workspaceId: string,
   list: LocalizedListQuery,
 ): Promise<LocalizedListPage> {
   const params = new SqlParams();
-  const { filter, chain } = list;
+  const { filter } = list;
   // The shared filters, on the post itself: its status is no longer the list's (the translation's is).
   const shared = postListCondition(workspaceId, { ...filter, status: "all", matchingIds: null }, params);
   // The moment, a parameter once when a status filter needs it (an unused one has no type to infer).
@@ -49,10 +80,152 @@ export async function localizedPostPage(
     moment ??= `(${params.add(filter.now.toISOString())}::timestamptz AT TIME ZONE 'UTC')`;
     return moment;
   };
-  // One LEFT JOIN per locale of the chain other than the default, holding its translation only when it
-  // passes the status filter (an index lookup by primary key each); the served one is the first of the
-  // chain that joined (the default: the post itself, when it passes). Measured against a LATERAL pick
-  // of the first, which sorted each post's candidates: bench/translation-list-requests.ts.
+  const { ctes, total, page } =
+    list.search || list.order === "rank"
+      ? servedAll(list, { params, shared, at })
+      : pagedByDate(list, list.order, { params, shared, at });
+  const extraColumns = list.extraColumns?.(params) ?? "";
+  // The page's posts with their order (`ord`), then everything the read needs of them.
+  const statement = `WITH ${[...ctes, `page AS MATERIALIZED (${page})`].join(",\n")}
+SELECT ${total} AS total,
+  (SELECT json_agg(json_build_object('id', page.id, 'locale', page.locale) ORDER BY page.ord) FROM page) AS page,
+  (SELECT json_agg(json_build_object(${TRANSLATION_JSON}))
+     FROM page JOIN "PostTranslation" tr ON tr."postId" = page.id) AS translations${extraColumns}`;
+  const [row] = await sql.query<
+    {
+      total: number;
+      page: { id: string; locale: string }[] | null;
+      translations: (Omit<TranslationColumns, "publishedAt" | "updatedAt" | "content"> & {
+        postId: string;
+        content: string | null;
+        publishedAt: number;
+        updatedAt: number;
+      })[];
+    } & Record<string, unknown>
+  >(statement, params.values, { name: statementName(statement) });
+  const { total: count, page: served, translations, ...extras } = row ?? {};
+  return {
+    total: count ?? 0,
+    page: served ?? [],
+    translations: (translations ?? []).map((translation) => ({
+      ...translation,
+      publishedAt: new Date(translation.publishedAt),
+      updatedAt: new Date(translation.updatedAt),
+    })),
+    extras,
+  };
+}
+
+/** A translation's columns (TRANSLATION_COLUMNS, with its post and locale) as json, timestamps in ms. */
+const TRANSLATION_JSON = [
+  `'postId', tr."postId", 'locale', tr.locale`,
+  `'slug', tr.slug, 'title', tr.title, 'description', tr.description`,
+  // The body only of the translation served: the others tell their slug, status and dates.
+  `'content', CASE WHEN tr.locale = page.locale THEN tr.content END`,
+  `'status', tr.status::text`,
+  // Prisma keeps UTC wall time in timestamp(3): the epoch of that wall time is the instant's.
+  `'publishedAt', round(date_part('epoch', tr."publishedAt") * 1000)`,
+  `'updatedAt', round(date_part('epoch', tr."updatedAt") * 1000)`,
+].join(", ");
+
+/** How a statement finds its page: CTEs it needs, the count, and the page as (id, locale, ord) rows. */
+interface PageParts {
+  ctes: string[];
+  total: string;
+  page: string;
+}
+
+interface StatementParts {
+  params: SqlParams;
+  /** The shared filters as a condition on `"Post" p` (workspace included). */
+  shared: string;
+  /** The status filter's moment as a placeholder. */
+  at: () => string;
+}
+
+/**
+ * A list by date: the count and the page from the indexes, in time with the page's end rather than the
+ * workspace's size (bench/translation-list-requests.ts). A version is served when it passes the status
+ * filter and no version of an earlier locale of the chain does: each locale's branch reads its versions
+ * newest (or oldest) first through its (workspaceId, locale, publishedAt) index, drops the shadowed ones
+ * by a primary-key probe each, and stops at the page's end; the branches merge in the list's order.
+ */
+function pagedByDate(list: LocalizedListQuery, direction: "asc" | "desc", parts: StatementParts): PageParts {
+  const { params, shared, at } = parts;
+  const { chain, filter } = list;
+  const status = filter.status;
+  const dir = direction === "asc" ? "ASC" : "DESC";
+  const end = params.add(list.skip + list.take);
+  const codes = chain.locales.map((code) => ({ code, placeholder: params.add(code) }));
+  const translated = (before: typeof codes) => before.filter(({ code }) => code !== chain.defaultCode);
+  /** A translation of the post `postId` in one of `locales` that passes the filter. */
+  /**
+   * A translation of the post `postId` in one of `locales` that passes the filter, looked up by primary
+   * key. `probe`: kept a lookup per row (OFFSET 0 keeps PostgreSQL from making it a join), where the
+   * planner would otherwise hash every passing translation of the workspace to test a few posts.
+   */
+  const anyPasses = (postId: string, locales: typeof codes, probe = false) =>
+    `EXISTS (SELECT 1 FROM "PostTranslation" e WHERE e."postId" = ${postId} AND e.locale IN (${locales
+      .map(({ placeholder }) => placeholder)
+      .join(", ")}) AND ${versionStatus("e", status, at)}${probe ? " OFFSET 0" : ""})`;
+  const branches = codes.map(({ code, placeholder }, index) => {
+    const earlier = codes.slice(0, index);
+    const shadowed = translated(earlier);
+    if (code === chain.defaultCode) {
+      const unshadowed = shadowed.length ? ` AND NOT ${anyPasses("p.id", shadowed)}` : "";
+      return `(SELECT p.id, ${placeholder}::text AS locale, p."publishedAt" FROM "Post" p
+      WHERE ${shared} AND ${versionStatus("p", status, at)}${unshadowed}
+      ORDER BY p."publishedAt" ${dir}, p.id LIMIT ${end})`;
+    }
+    const conditions = [
+      `t."workspaceId" = p."workspaceId"`,
+      `t.locale = ${placeholder}`,
+      versionStatus("t", status, at),
+      ...(shadowed.length ? [`NOT ${anyPasses('t."postId"', shadowed)}`] : []),
+      ...(earlier.some(({ code: before }) => before === chain.defaultCode)
+        ? [`(${["false", ...versionFails("p", status, at)].map((c) => `(${c})`).join(" OR ")})`]
+        : []),
+    ];
+    return `(SELECT t."postId" AS id, ${placeholder}::text AS locale, t."publishedAt"
+      FROM "PostTranslation" t JOIN "Post" p ON p.id = t."postId"
+      WHERE ${shared} AND ${conditions.join(" AND ")}
+      ORDER BY t."publishedAt" ${dir}, t."postId" LIMIT ${end})`;
+  });
+  // Every post with a passing version is listed once: its own passes, or else one of the chain's
+  // translations does (the default not in the chain: only the latter).
+  const others = translated(codes);
+  const hasDefault = codes.length !== others.length;
+  const countWhere = (condition: string) =>
+    `(SELECT count(*) FROM "Post" p WHERE ${shared} AND ${condition})`;
+  const counts = hasDefault
+    ? [
+        countWhere(versionStatus("p", status, at)),
+        ...(others.length
+          ? versionFails("p", status, at).map((fails) =>
+              countWhere(`${fails} AND ${anyPasses("p.id", others, true)}`),
+            )
+          : []),
+      ]
+    : [countWhere(anyPasses("p.id", others))];
+  const order = `v."publishedAt" ${dir}, v.id`;
+  return {
+    ctes: [],
+    total: `(${counts.join(" + ")})::int`,
+    page: `SELECT v.id, v.locale, row_number() OVER (ORDER BY ${order}) AS ord
+      FROM (${branches.join("\n    UNION ALL ")}) v
+     ORDER BY ${order} LIMIT ${params.add(list.take)} OFFSET ${params.add(list.skip)}`,
+  };
+}
+
+/**
+ * A search: the served translation of every post that passes the shared filters (one LEFT JOIN per
+ * locale of the chain other than the default, holding its translation only when it passes the status
+ * filter; the served one is the first of the chain that joined, the default being the post itself), then
+ * the matches' count and page, best match first or by date.
+ */
+function servedAll(list: LocalizedListQuery, parts: StatementParts): PageParts {
+  const { params, shared, at } = parts;
+  const { filter, chain } = list;
   const joins: string[] = [];
   const served: { alias: string; locale: string; visible: string }[] = [];
   chain.locales.forEach((code, index) => {
@@ -80,23 +253,20 @@ export async function localizedPostPage(
     list.order === "rank" && query
       ? `ts_rank(s.search, s.q) DESC, s."publishedAt" DESC, s.id`
       : `s."publishedAt" ${list.order === "asc" ? "ASC" : "DESC"}, s.id`;
-  const statement = `WITH served AS MATERIALIZED (
+  const matches = query ? " WHERE s.search @@ s.q" : "";
+  return {
+    ctes: [
+      `served AS MATERIALIZED (
   SELECT p.id, ${pick((_alias, locale) => `${locale}::text`)} AS locale,
          ${pick((alias) => `${alias}."publishedAt"`)} AS "publishedAt"${
            query ? `, ${pick((alias) => `${alias}.search`)} AS search, ${query} AS q` : ""
          }
     FROM "Post" p
     ${joins.join("\n    ")}
-   WHERE ${shared} AND (${served.map((version) => version.visible).join(" OR ")}))
-SELECT (SELECT count(*)::int FROM served s${query ? " WHERE s.search @@ s.q" : ""}) AS total,
-  (SELECT json_agg(json_build_object('id', s.id, 'locale', s.locale) ORDER BY s.ord)
-     FROM (SELECT s.id, s.locale, row_number() OVER (ORDER BY ${order}) AS ord FROM served s
-            ${query ? "WHERE s.search @@ s.q" : ""} ORDER BY ${order} LIMIT ${params.add(list.take)} OFFSET ${params.add(list.skip)}) s) AS page`;
-  const [row] = await sql.query<{ total: number; page: { id: string; locale: string }[] | string | null }>(
-    statement,
-    params.values,
-    { name: statementName(statement) },
-  );
-  const page = typeof row?.page === "string" ? JSON.parse(row.page) : (row?.page ?? []);
-  return { total: row?.total ?? 0, page };
+   WHERE ${shared} AND (${served.map((version) => version.visible).join(" OR ")}))`,
+    ],
+    total: `(SELECT count(*)::int FROM served s${matches})`,
+    page: `SELECT s.id, s.locale, row_number() OVER (ORDER BY ${order}) AS ord FROM served s${matches}
+     ORDER BY ${order} LIMIT ${params.add(list.take)} OFFSET ${params.add(list.skip)}`,
+  };
 }

@@ -17,6 +17,61 @@ export interface ReadChain {
   workspaceLocales: string[];
 }
 
+/** A workspace's locale as a read's chain needs it. */
+export interface StoredLocale {
+  code: string;
+  isDefault: boolean;
+  fallback: string[];
+}
+
+/**
+ * The workspace's locales, as readLocales orders them, as one json array: a statement that reads them
+ * beside its own work tells whether the locales its read was planned with were still the workspace's
+ * in that statement's snapshot (see rememberedLocales).
+ */
+export function localesJson(workspaceParam: string): string {
+  return `(SELECT coalesce(json_agg(json_build_object('code', l.code, 'isDefault', l."isDefault", 'fallback', l.fallback)
+            ORDER BY l."isDefault" DESC, l.code), '[]')
+     FROM "Locale" l WHERE l."workspaceId" = ${workspaceParam})`;
+}
+
+// The locales each instance last saw per workspace, per database client (one per app): a hint that
+// saves a list in a locale its first statement, never trusted alone — the list's statement reads the
+// locales again (localesJson) and is run anew when they changed. A few bytes per workspace read.
+const remembered = new WeakMap<object, Map<string, StoredLocale[]>>();
+const REMEMBERED_WORKSPACES = 10_000;
+
+/** The locales last seen for the workspace by this database client, if any. */
+export function rememberedLocales(client: object, workspaceId: string): StoredLocale[] | undefined {
+  return remembered.get(client)?.get(workspaceId);
+}
+
+/** Remembers the locales a statement read (the oldest workspace forgotten past the bound). */
+export function rememberLocales(client: object, workspaceId: string, locales: StoredLocale[]): void {
+  const byWorkspace = remembered.get(client) ?? new Map<string, StoredLocale[]>();
+  remembered.set(client, byWorkspace);
+  byWorkspace.delete(workspaceId);
+  byWorkspace.set(workspaceId, locales);
+  if (byWorkspace.size > REMEMBERED_WORKSPACES) {
+    const oldest = byWorkspace.keys().next().value;
+    if (oldest !== undefined) byWorkspace.delete(oldest);
+  }
+}
+
+/** The workspace's locales, read now (and remembered for the client). */
+export async function readLocales(
+  prisma: Pick<PrismaClient, "locale">,
+  workspaceId: string,
+): Promise<StoredLocale[]> {
+  const stored = await prisma.locale.findMany({
+    where: { workspaceId },
+    select: { code: true, isDefault: true, fallback: true },
+    orderBy: [{ isDefault: "desc" }, { code: "asc" }],
+  });
+  rememberLocales(prisma, workspaceId, stored);
+  return stored;
+}
+
 /**
  * The chain of a read asking for `locale` with `fallback` (a comma list of codes, or `none`; absent: the
  * locale's own chain). A malformed or unknown code is a 400 naming `locale` or `fallback`.
@@ -27,11 +82,15 @@ export async function readChain(
   locale: string,
   fallback: string | null | undefined,
 ): Promise<ReadChain> {
-  const stored = await prisma.locale.findMany({
-    where: { workspaceId },
-    select: { code: true, isDefault: true, fallback: true },
-    orderBy: [{ isDefault: "desc" }, { code: "asc" }],
-  });
+  return chainOf(await readLocales(prisma, workspaceId), locale, fallback);
+}
+
+/** readChain on locales already read. */
+export function chainOf(
+  stored: StoredLocale[],
+  locale: string,
+  fallback: string | null | undefined,
+): ReadChain {
   const known = (field: string, value: string): string => {
     const code = canonicalLocaleCode(value);
     if (code === null)

@@ -2,19 +2,25 @@
 // what the read may tell of its translations (Post.locale, availableLocales, alternates), kept on the
 // row under a symbol the Post type's resolvers read. The one post (schema/post.ts) and the list (below)
 // both make their rows here.
+import { isDeepStrictEqual } from "node:util";
 import type { GraphQLResolveInfo } from "graphql";
-import { TRANSLATION_COLUMNS } from "../../content/post-translation-columns.ts";
 import type { PostStatusFilter } from "../../content/post-visibility.ts";
 import { isLive } from "../../content/post-visibility.ts";
 import { checkSearchText } from "../../content/posts/post-search.ts";
 import { localizedPostPage } from "../../content/posts/post-translation-list.ts";
 import {
+  chainOf,
+  localesJson,
   passesStatus,
   type ReadChain,
-  readChain,
+  readLocales,
+  rememberedLocales,
+  rememberLocales,
+  type StoredLocale,
   type TranslationColumns,
 } from "../../content/posts/post-translation-reads.ts";
 import { assertCanReadDrafts, type GraphQLContext } from "../context.ts";
+import { type FieldDefinitionSummary, fieldDefinitionsJson } from "../loaders.ts";
 import { type PageArgs, pageWindow, paginate } from "../pagination.ts";
 import type { PostListArgs } from "./post-list.ts";
 import { planPostItems } from "./post-plans.ts";
@@ -57,40 +63,65 @@ export async function localizedPostList(
   const search = args.query?.trim() || null;
   if (search) checkSearchText(search, ctx.services.config.search);
   const workspaceId = ctx.caller.workspaceId;
-  const chain = await readChain(ctx.prisma, workspaceId, args.locale, args.fallback);
+  const plan = planPostItems(ctx, info);
+  // A page that shows fields reads the workspace's definitions in the page's statement.
+  const withDefinitions = Boolean(plan.query.select?.fieldValues);
+  // The chain from the locales this instance last saw, checked by the page's statement, which reads them
+  // too: changed since, the page is read again on the chain they make now (one statement more, once).
+  const remembered = rememberedLocales(ctx.prisma, workspaceId);
+  let locales = remembered ?? (await readLocales(ctx.prisma, workspaceId));
+  let chain: ReadChain;
+  try {
+    chain = chainOf(locales, args.locale, args.fallback);
+  } catch (error) {
+    // An unknown code may be a locale added since: refused only on the locales read now.
+    if (!remembered) throw error;
+    locales = await readLocales(ctx.prisma, workspaceId);
+    chain = chainOf(locales, args.locale, args.fallback);
+  }
   const now = new Date();
-  const { total, page } = await localizedPostPage(ctx.sql, workspaceId, {
-    filter: { ...args, status, now },
-    chain,
-    search,
-    order: args.order ?? (search ? "rank" : "desc"),
-    skip: window.skip,
-    take: window.take,
-  });
+  const pageOn = (on: ReadChain) =>
+    localizedPostPage(ctx.sql, workspaceId, {
+      filter: { ...args, status, now },
+      chain: on,
+      search,
+      order: args.order ?? (search ? "rank" : "desc"),
+      skip: window.skip,
+      take: window.take,
+      extraColumns: (params) => {
+        const workspace = params.add(workspaceId);
+        const definitions = withDefinitions
+          ? `, ${fieldDefinitionsJson(workspace)} AS "fieldDefinitions"`
+          : "";
+        return `${definitions}, ${localesJson(workspace)} AS locales`;
+      },
+    });
+  let read = await pageOn(chain);
+  const current = read.extras.locales as StoredLocale[];
+  if (!isDeepStrictEqual(current, locales)) {
+    rememberLocales(ctx.prisma, workspaceId, current);
+    chain = chainOf(current, args.locale, args.fallback);
+    read = await pageOn(chain);
+  }
+  const { total, page, translations, extras } = read;
+  const definitions = extras.fieldDefinitions as FieldDefinitionSummary[] | undefined;
+  if (definitions) ctx.loaders.primeFieldDefinitions(workspaceId, definitions);
   const pagination = paginate(total, window);
   const ids = page.map((entry) => entry.id);
-  const plan = planPostItems(ctx, info);
-  // The rows as any list reads them (one statement when the read model covers the selection), and
-  // the page's translations (their localized columns, and what availableLocales and alternates tell).
-  const [rows, translations] = await Promise.all([
-    plan.covered
-      ? readPostRows(ctx.sql, workspaceId, ids, plan.query, plan.relationColumns)
-      : ctx.prisma.post.findMany({ ...plan.query, where: { id: { in: ids }, workspaceId } }),
-    ids.length === 0
-      ? []
-      : ctx.prisma.postTranslation.findMany({
-          where: { postId: { in: ids } },
-          select: { postId: true, locale: true, ...TRANSLATION_COLUMNS },
-        }),
-  ]);
+  // The rows as any list reads them (one statement when the read model covers the selection); the
+  // page's translations (their localized columns, and what availableLocales and alternates tell) came
+  // with the page.
+  const rows = plan.covered
+    ? await readPostRows(ctx.sql, workspaceId, ids, plan.query, plan.relationColumns)
+    : await ctx.prisma.post.findMany({ ...plan.query, where: { id: { in: ids }, workspaceId } });
   const seesDrafts = ctx.caller.audience === "private";
   const byId = new Map(rows.map((row) => [(row as { id: string }).id, row as PostRow]));
   const items = page.flatMap(({ id, locale }) => {
     const row = byId.get(id);
     if (!row) return [];
     // The default locale's translation is the row itself (its small columns are always read).
-    const own = { locale: chain.defaultCode, ...row } as unknown as TranslationColumns;
-    const versions: TranslationColumns[] = [
+    const own = { locale: chain.defaultCode, ...row } as unknown as Version;
+    const versions: Version[] = [
       own,
       ...translations
         .filter((translation) => translation.postId === id)
@@ -104,14 +135,18 @@ export async function localizedPostList(
   return { items, pagination };
 }
 
-function withoutLocale(version: TranslationColumns): Omit<TranslationColumns, "locale"> {
-  const { locale: _locale, ...columns } = version;
-  return columns;
+/** A translation as the page's statement reads it: the body only of the one served. */
+type Version = Omit<TranslationColumns, "content"> & { content: string | null };
+
+/** The served translation's columns in place of the row's (its body read with it, never null). */
+function withoutLocale(version: Version): Partial<Omit<TranslationColumns, "locale">> {
+  const { locale: _locale, content, ...columns } = version;
+  return content === null ? columns : { ...columns, content };
 }
 
 /** availableLocales and alternates of a post's translations, as the caller may be told of them. */
 function localizedFacts(
-  versions: TranslationColumns[],
+  versions: Version[],
   chain: ReadChain,
   locale: string,
   seesDrafts: boolean,
@@ -119,7 +154,7 @@ function localizedFacts(
 ): Localized {
   const told = chain.workspaceLocales
     .map((code) => versions.find((version) => version.locale === code))
-    .filter((version): version is TranslationColumns => version !== undefined)
+    .filter((version): version is Version => version !== undefined)
     .filter((version) => seesDrafts || isLive(version, now));
   return {
     locale,
