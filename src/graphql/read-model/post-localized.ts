@@ -3,6 +3,7 @@
 // row under a symbol the Post type's resolvers read. The one post (schema/post.ts) and the list (below)
 // both make their rows here.
 import type { GraphQLResolveInfo } from "graphql";
+import { logHead } from "../../content/changes/change-log.ts";
 import { TRANSLATION_COLUMNS } from "../../content/post-translation-columns.ts";
 import type { PostStatusFilter } from "../../content/post-visibility.ts";
 import { isLive } from "../../content/post-visibility.ts";
@@ -57,6 +58,9 @@ export async function localizedPostList(
   const search = args.query?.trim() || null;
   if (search) checkSearchText(search, ctx.services.config.search);
   const workspaceId = ctx.caller.workspaceId;
+  // The response cache's head is read no later than the request's first statement (AnswerHead in
+  // context.ts): here, on its own, before the chain. Without it a list in a locale was never stored.
+  if (ctx.answerHead?.head === null) ctx.answerHead.head = await logHead(ctx.sql, workspaceId);
   const chain = await readChain(ctx.prisma, workspaceId, args.locale, args.fallback);
   const now = new Date();
   const { total, page } = await localizedPostPage(ctx.sql, workspaceId, {

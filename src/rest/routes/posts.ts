@@ -55,14 +55,14 @@ const READ_LOCALE_PARAM: QueryParam = {
   kind: "string",
   maxLength: 35,
   description:
-    "Serve this locale's translation (a locale of the workspace): the identifier is matched as an id, or as a slug of this locale, then of each fallback in order. The answer then also carries locale, availableLocales and alternates",
+    "Serve this locale's translation (a locale of the workspace), or `auto`: the best match of the request's Accept-Language among the workspace's locales (else the default; the answer then says Vary: Accept-Language). The identifier is matched as an id, or as a slug of this locale, then of each fallback in order. The answer then also carries locale, availableLocales and alternates",
 };
 const LIST_LOCALE_PARAM: QueryParam = {
   name: "locale",
   kind: "string",
   maxLength: 35,
   description:
-    "List each post in this locale's translation, or its fallbacks' (the first the key may see): filters, search, order and totalItems apply to the translation served. Each post then also carries locale, availableLocales and alternates",
+    "List each post in this locale's translation, or its fallbacks' (the first the key may see), or `auto`: the locale is the best match of the request's Accept-Language among the workspace's locales (else the default; the answer then says Vary: Accept-Language). Filters, search, order and totalItems apply to the translation served. Each post then also carries locale, availableLocales and alternates",
 };
 const FALLBACK_PARAM: QueryParam = {
   name: "fallback",
@@ -170,6 +170,7 @@ export const postRoutes: RestRoute[] = [
     method: "get",
     cached: true,
     headInAnswer: true,
+    autoLocale: true,
     path: "/posts",
     tag: "Posts",
     summary: "List posts",
@@ -204,6 +205,7 @@ export const postRoutes: RestRoute[] = [
     name: "getPost",
     method: "get",
     cached: true,
+    autoLocale: true,
     path: "/posts/{identifier}",
     tag: "Posts",
     summary: "Get a post by id or slug",
