@@ -267,6 +267,45 @@ describe("writing a translation", () => {
     );
     expect(inDefault.status).toBe(201);
   });
+
+  it("takes `locale` in a create's body as in its query: the default's creates, another's is a 400, never ignored", async () => {
+    const api = await workspace();
+    const body = (slug: string, locale?: string) => ({
+      title: "T",
+      content: "<p>x</p>",
+      description: "d",
+      slug,
+      categoryId: api.news.id,
+      status: "published",
+      ...(locale === undefined ? {} : { locale }),
+    });
+    for (const [locale, message] of [
+      ["de", /default locale/],
+      ["DE", /default locale/],
+      ["it", /"it" is not a locale of this workspace/],
+      ["not_a_locale!", /not a valid locale code/],
+    ] as const) {
+      const res = await api.create(body(`refused-${locale.toLowerCase().replace(/\W/g, "")}`, locale));
+      expect(res.status, locale).toBe(400);
+      expect(res.body.details).toEqual([{ field: "locale", message: expect.stringMatching(message) }]);
+    }
+    // Nothing was made of them.
+    const listed = await api.call("GET", "/v1/posts", "/v1/posts?status=all");
+    expect(listed.body.pagination.totalItems).toBe(0);
+    // The body and the query may not disagree.
+    const both = await api.create(body("both", "en"), "?locale=de");
+    expect(both.status).toBe(400);
+    expect((both.body.details as Body[]).map((detail) => detail.field)).toEqual(["locale"]);
+    // The default locale, by either spelling: the post, as without one.
+    for (const [slug, locale, query] of [
+      ["in-body", "en", ""],
+      ["in-both", "EN", "?locale=en"],
+    ] as const) {
+      const res = await api.create(body(slug, locale), query);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect((await api.read(slug)).body.post).toMatchObject({ slug, title: "T" });
+    }
+  });
 });
 
 describe("scheduling", () => {

@@ -41,6 +41,28 @@ const WRITE_LOCALE_PARAM: QueryParam = {
 function writeLocale(query: Record<string, unknown>): string | undefined {
   const locale = query.locale;
   if (typeof locale !== "string") return undefined;
+  return checkedLocale(locale);
+}
+
+/**
+ * A create's locale: the query's `locale` or the body's (a body field is never ignored: a post sent
+ * as German must not be made an English one), the same when both are given, else a 400 naming `locale`.
+ */
+function createLocale(query: Record<string, unknown>, body: string | undefined): string | undefined {
+  const fromQuery = writeLocale(query);
+  if (body === undefined) return fromQuery;
+  const fromBody = checkedLocale(body);
+  if (fromQuery !== undefined && canonicalLocaleCode(fromQuery) !== canonicalLocaleCode(fromBody)) {
+    const refusal = validationError("Invalid post", [
+      { field: "locale", message: "The query's locale and the body's differ: give one, or both alike" },
+    ]);
+    throw new RestInputError(refusal.status, refusal.body);
+  }
+  return fromBody;
+}
+
+/** A locale code as given, when well-formed; a 400 naming `locale` otherwise. */
+function checkedLocale(locale: string): string {
   if (canonicalLocaleCode(locale) === null) {
     const refusal = validationError("Invalid locale code", [
       { field: "locale", message: localeCodeProblem(locale) },
@@ -142,7 +164,15 @@ const postWriteFields = {
   attribution: z.string().nullable().optional(),
   fields: z.record(z.string(), z.unknown()).optional(),
 };
-const CreatePostBody = z.object(postWriteFields);
+const CreatePostBody = z.object({
+  ...postWriteFields,
+  locale: z
+    .string()
+    .optional()
+    .describe(
+      "The locale the post is created in, as the `locale` query parameter says it (either, or both alike): the workspace's default locale; another is a 400 (add a translation with an update naming that locale)",
+    ),
+});
 const UpdatePostBody = z.object(postWriteFields).partial();
 
 function writeInput(body: z.infer<typeof UpdatePostBody>) {
@@ -238,10 +268,10 @@ export const postRoutes: RestRoute[] = [
     document: `mutation CreatePost($input: CreatePostInput!, $locale: LocaleCode) {
       createPost(input: $input, locale: $locale) { ${WRITE_RESULT} }
     }`,
-    variables: ({ body, query }) => ({
-      input: writeInput(body as z.infer<typeof CreatePostBody>),
-      locale: writeLocale(query),
-    }),
+    variables: ({ body, query }) => {
+      const { locale, ...input } = body as z.infer<typeof CreatePostBody>;
+      return { input: writeInput(input), locale: createLocale(query, locale) };
+    },
     reshape: (data) => ({ post: writeResult(data.createPost as Record<string, unknown>, "createdAt") }),
     status: 201,
     response: z.object({
