@@ -306,6 +306,32 @@ describe("writing a translation", () => {
       expect((await api.read(slug)).body.post).toMatchObject({ slug, title: "T" });
     }
   });
+
+  it("takes `locale` in an update's body as in its query: the German translation is written, not the post's own", async () => {
+    const api = await workspace();
+    const post = await api.post("patch-body");
+    const written = await api.update(post.id, {
+      ...api.german("patch-koerper", { status: "published" }),
+      locale: "de",
+    });
+    expect(written.status, JSON.stringify(written.body)).toBe(200);
+    expect(written.body.post).toMatchObject({ slug: "patch-koerper", title: "Hallo patch-koerper" });
+    expect((await api.read(post.id)).body.post).toMatchObject({
+      slug: "patch-body",
+      title: "Hello patch-body",
+    });
+    expect((await api.read(post.id, "locale=de&fallback=none")).body.post).toMatchObject({
+      locale: "de",
+      title: "Hallo patch-koerper",
+    });
+    const disagree = await api.update(post.id, { title: "x", locale: "de" }, "?locale=fr");
+    expect(disagree.status).toBe(400);
+    expect((disagree.body.details as Body[]).map((detail) => detail.field)).toEqual(["locale"]);
+    const unknown = await api.update(post.id, { title: "x", locale: "it" });
+    expect(unknown.status).toBe(400);
+    expect((unknown.body.details as Body[]).map((detail) => detail.field)).toEqual(["locale"]);
+    expect((await api.read(post.id)).body.post).toMatchObject({ title: "Hello patch-body" });
+  });
 });
 
 describe("scheduling", () => {

@@ -45,10 +45,11 @@ function writeLocale(query: Record<string, unknown>): string | undefined {
 }
 
 /**
- * A create's locale: the query's `locale` or the body's (a body field is never ignored: a post sent
- * as German must not be made an English one), the same when both are given, else a 400 naming `locale`.
+ * A create's or update's locale: the query's `locale` or the body's (a body field is never ignored: a
+ * post sent as German must not be made, or overwrite, an English one), the same when both are given,
+ * else a 400 naming `locale`.
  */
-function createLocale(query: Record<string, unknown>, body: string | undefined): string | undefined {
+function bodyOrQueryLocale(query: Record<string, unknown>, body: string | undefined): string | undefined {
   const fromQuery = writeLocale(query);
   if (body === undefined) return fromQuery;
   const fromBody = checkedLocale(body);
@@ -173,7 +174,17 @@ const CreatePostBody = z.object({
       "The locale the post is created in, as the `locale` query parameter says it (either, or both alike): the workspace's default locale; another is a 400 (add a translation with an update naming that locale)",
     ),
 });
-const UpdatePostBody = z.object(postWriteFields).partial();
+const UpdatePostBody = z
+  .object(postWriteFields)
+  .partial()
+  .extend({
+    locale: z
+      .string()
+      .optional()
+      .describe(
+        "The translation to write, as the `locale` query parameter says it (either, or both alike); absent: the default locale's",
+      ),
+  });
 
 function writeInput(body: z.infer<typeof UpdatePostBody>) {
   return {
@@ -270,7 +281,7 @@ export const postRoutes: RestRoute[] = [
     }`,
     variables: ({ body, query }) => {
       const { locale, ...input } = body as z.infer<typeof CreatePostBody>;
-      return { input: writeInput(input), locale: createLocale(query, locale) };
+      return { input: writeInput(input), locale: bodyOrQueryLocale(query, locale) };
     },
     reshape: (data) => ({ post: writeResult(data.createPost as Record<string, unknown>, "createdAt") }),
     status: 201,
@@ -289,11 +300,14 @@ export const postRoutes: RestRoute[] = [
     document: `mutation UpdatePost($identifier: String!, $input: UpdatePostInput!, $locale: LocaleCode) {
       updatePost(identifier: $identifier, input: $input, locale: $locale) { ${WRITE_RESULT} }
     }`,
-    variables: ({ params, body, query }) => ({
-      identifier: params.identifier,
-      input: writeInput(body as z.infer<typeof UpdatePostBody>),
-      locale: writeLocale(query),
-    }),
+    variables: ({ params, body, query }) => {
+      const { locale, ...input } = body as z.infer<typeof UpdatePostBody>;
+      return {
+        identifier: params.identifier,
+        input: writeInput(input),
+        locale: bodyOrQueryLocale(query, locale),
+      };
+    },
     reshape: (data) => ({ post: writeResult(data.updatePost as Record<string, unknown>, "updatedAt") }),
     status: 200,
     response: z.object({
