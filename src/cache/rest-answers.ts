@@ -383,6 +383,8 @@ export function sendJsonAnswer(
   cacheControl: string,
   tagHeader: TagHeaderForm,
   cacheStatus?: "HIT" | "MISS",
+  /** A read with `locale=auto` (src/rest/auto-locale.ts): the answer depends on Accept-Language too. */
+  varyLanguage = false,
 ): void {
   const encoding = answer.body.length >= COMPRESS_FROM_BYTES ? preferredEncoding(req) : null;
   // One tag per representation (RFC 9110): the compressed bytes are not the identity's.
@@ -391,10 +393,8 @@ export function sendJsonAnswer(
   res.setHeader("Cache-Control", cacheControl);
   // A key bound to origins has its answer name the request's origin (src/http/cors.ts): it varies by it.
   const namesOrigin = (res.getHeader("Access-Control-Allow-Origin") ?? "*") !== "*";
-  res.setHeader(
-    "Vary",
-    namesOrigin ? "Authorization, Accept-Encoding, Origin" : "Authorization, Accept-Encoding",
-  );
+  const vary = namesOrigin ? "Authorization, Accept-Encoding, Origin" : "Authorization, Accept-Encoding";
+  res.setHeader("Vary", varyLanguage ? `${vary}, Accept-Language` : vary);
   if (tagHeader === "surrogate-key" || tagHeader === "both") res.setHeader("Surrogate-Key", answer.tags);
   if (tagHeader === "cache-tag" || tagHeader === "both")
     res.setHeader("Cache-Tag", answer.tags.replaceAll(" ", ","));

@@ -44,6 +44,11 @@ export interface RestRoute {
    * the head it was computed at.
    */
   headInAnswer?: boolean;
+  /**
+   * Takes `locale=auto`: the locale is chosen from Accept-Language among the workspace's locales
+   * (src/rest/auto-locale.ts), and the answer varies by it.
+   */
+  autoLocale?: boolean;
   query?: readonly QueryParam[];
   body?: z.ZodType;
   /** Multipart form instead of JSON (media upload); parsed by the route's own `input`. */

@@ -24,6 +24,12 @@ import { keylessCaller } from "../http/keyless-caller.ts";
 import { refuseNullBytesInBody } from "../http/refuse-null-bytes.ts";
 import { routeTemplateOf } from "../http/route-template.ts";
 import type { Logger } from "../logger.ts";
+import {
+  AUTO_LOCALE_DOCUMENT,
+  asksAutoLocale,
+  type NegotiableLocale,
+  negotiateLocale,
+} from "./auto-locale.ts";
 import { internalError, type RestError, restErrorFromGraphQL, validationError } from "./errors.ts";
 import { executeOperation, type PreparedOperation, prepareOperation } from "./execute.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
@@ -64,10 +70,16 @@ export function createRestRouter(deps: RestRouterDeps): Router {
     refuseNullBytesInBody(),
   ];
   const methodsByPath = new Map<string, Set<string>>([["/openapi.json", new Set(["get"])]]);
+  const autoLocale = prepareOperation(deps.yoga, deps.queries, AUTO_LOCALE_DOCUMENT, "autoLocale");
   const mounted = routes.map((route) => ({
     route,
     path: toExpressPath(route.path),
-    handler: routeHandler(route, prepareOperation(deps.yoga, deps.queries, route.document, route.name), deps),
+    handler: routeHandler(
+      route,
+      prepareOperation(deps.yoga, deps.queries, route.document, route.name),
+      deps,
+      autoLocale,
+    ),
   }));
   // Every keyed route first: `/v1/categories/posts` (the category "posts") must never be taken for the
   // workspace path form `/v1/{workspace_id}/posts` of a workspace called "categories".
@@ -101,10 +113,19 @@ export function createRestRouter(deps: RestRouterDeps): Router {
   return router;
 }
 
-function routeHandler(route: RestRoute, operation: PreparedOperation, deps: RestRouterDeps): RequestHandler {
+function routeHandler(
+  route: RestRoute,
+  operation: PreparedOperation,
+  deps: RestRouterDeps,
+  autoLocale: PreparedOperation,
+): RequestHandler {
   return async (req, res, next) => {
     try {
       if (route.method === "get" && req.caller) {
+        if (route.autoLocale && asksAutoLocale(req.query as Record<string, unknown>)) {
+          await answerAutoLocaleRead(route, operation, deps, req, res, req.caller, autoLocale);
+          return;
+        }
         await answerRead(route, operation, deps, req, res, req.caller);
         return;
       }
@@ -117,6 +138,33 @@ function routeHandler(route: RestRoute, operation: PreparedOperation, deps: Rest
       next(error);
     }
   };
+}
+
+/**
+ * A GET with `locale=auto` (auto-locale.ts): the workspace's locales are read (the `locales` query), the
+ * request's Accept-Language picks one, and the read runs as if it had named that locale — its cached
+ * answer stored under the URL and the locale chosen, so two Accept-Language headers that choose alike
+ * share one answer and two that do not never meet. Every answer, refusals included, says `Vary:
+ * Accept-Language`; a read without `locale=auto` never does. (The cached-read door never answers one:
+ * it looks under the URL alone, where no answer of theirs is stored.)
+ */
+async function answerAutoLocaleRead(
+  route: RestRoute,
+  operation: PreparedOperation,
+  deps: RestRouterDeps,
+  req: Request,
+  res: Response,
+  caller: { workspaceId: string; audience: ReadAudience; fingerprint: string },
+  autoLocale: PreparedOperation,
+): Promise<void> {
+  const result = await executeOperation(deps.yoga, deps.queries, autoLocale, {}, req, res);
+  const locales = (result.data as { locales?: NegotiableLocale[] } | null | undefined)?.locales;
+  if (result.errors?.length || !locales) {
+    res.vary("Accept-Language");
+    sendOutcome(res, result.errors?.length ? restErrorFromGraphQL(result.errors) : internalError());
+    return;
+  }
+  await answerRead(route, operation, deps, req, res, caller, negotiateLocale(req, locales));
 }
 
 /**
@@ -133,13 +181,17 @@ async function answerRead(
   req: Request,
   res: Response,
   caller: { workspaceId: string; audience: ReadAudience; fingerprint: string },
+  /** The locale `locale=auto` chose (answerAutoLocaleRead); undefined for any other read. */
+  chosenLocale?: string,
 ): Promise<void> {
   const preview = "preview" in req.query;
   const audience: AnswerAudience = preview ? "nobody" : caller.audience;
   const { cacheControl } = deps;
   if (preview) res.setHeader("Cache-Control", cacheControl.nobody);
   const cache = route.cached && deps.cache && !preview ? deps.cache : undefined;
-  const key = answerKey(req, caller.workspaceId, caller.fingerprint);
+  const urlKey = answerKey(req, caller.workspaceId, caller.fingerprint);
+  const key = chosenLocale === undefined ? urlKey : `${urlKey}\nlocale=${chosenLocale}`;
+  const varyLanguage = chosenLocale !== undefined;
   let head: string | null = null;
   if (cache && route.headInAnswer && cache.missesForAnyHead(key)) {
     // Nothing to look up for any head: the operation reads the head itself, with its first statement.
@@ -151,12 +203,13 @@ async function answerRead(
     head = await headOf(cache, req, caller.workspaceId);
     const hit = head !== null ? await cache.lookup(key, head) : undefined;
     if (hit) {
-      sendJsonAnswer(req, res, hit, cacheControl[audience], cacheControl.tagHeader, "HIT");
+      sendJsonAnswer(req, res, hit, cacheControl[audience], cacheControl.tagHeader, "HIT", varyLanguage);
       return;
     }
   }
-  const outcome = await runRoute(route, operation, deps, req, res);
+  const outcome = await runRoute(route, operation, deps, req, res, chosenLocale);
   if (outcome.status !== 200) {
+    if (varyLanguage) res.vary("Accept-Language");
     sendOutcome(res, outcome);
     return;
   }
@@ -180,6 +233,7 @@ async function answerRead(
     cacheControl[audience],
     cacheControl.tagHeader,
     cache ? "MISS" : undefined,
+    varyLanguage,
   );
 }
 
@@ -194,9 +248,12 @@ async function runRoute(
   deps: RestRouterDeps,
   req: Request,
   res: Response,
+  /** `locale=auto`'s choice: the route runs as if the request had named it. */
+  chosenLocale?: string,
 ): Promise<RestError> {
   const query = parseQuery(route.query ?? [], req.query as Record<string, unknown>);
   if (query.problems.length) return validationError("Invalid query parameters", query.problems);
+  if (chosenLocale !== undefined) query.values.locale = chosenLocale;
   let body: unknown;
   if (route.body) {
     const parsed = (route.body as z.ZodType).safeParse(req.body ?? undefined);

@@ -267,6 +267,71 @@ describe("writing a translation", () => {
     );
     expect(inDefault.status).toBe(201);
   });
+
+  it("takes `locale` in a create's body as in its query: the default's creates, another's is a 400, never ignored", async () => {
+    const api = await workspace();
+    const body = (slug: string, locale?: string) => ({
+      title: "T",
+      content: "<p>x</p>",
+      description: "d",
+      slug,
+      categoryId: api.news.id,
+      status: "published",
+      ...(locale === undefined ? {} : { locale }),
+    });
+    for (const [locale, message] of [
+      ["de", /default locale/],
+      ["DE", /default locale/],
+      ["it", /"it" is not a locale of this workspace/],
+      ["not_a_locale!", /not a valid locale code/],
+    ] as const) {
+      const res = await api.create(body(`refused-${locale.toLowerCase().replace(/\W/g, "")}`, locale));
+      expect(res.status, locale).toBe(400);
+      expect(res.body.details).toEqual([{ field: "locale", message: expect.stringMatching(message) }]);
+    }
+    // Nothing was made of them.
+    const listed = await api.call("GET", "/v1/posts", "/v1/posts?status=all");
+    expect(listed.body.pagination.totalItems).toBe(0);
+    // The body and the query may not disagree.
+    const both = await api.create(body("both", "en"), "?locale=de");
+    expect(both.status).toBe(400);
+    expect((both.body.details as Body[]).map((detail) => detail.field)).toEqual(["locale"]);
+    // The default locale, by either spelling: the post, as without one.
+    for (const [slug, locale, query] of [
+      ["in-body", "en", ""],
+      ["in-both", "EN", "?locale=en"],
+    ] as const) {
+      const res = await api.create(body(slug, locale), query);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect((await api.read(slug)).body.post).toMatchObject({ slug, title: "T" });
+    }
+  });
+
+  it("takes `locale` in an update's body as in its query: the German translation is written, not the post's own", async () => {
+    const api = await workspace();
+    const post = await api.post("patch-body");
+    const written = await api.update(post.id, {
+      ...api.german("patch-koerper", { status: "published" }),
+      locale: "de",
+    });
+    expect(written.status, JSON.stringify(written.body)).toBe(200);
+    expect(written.body.post).toMatchObject({ slug: "patch-koerper", title: "Hallo patch-koerper" });
+    expect((await api.read(post.id)).body.post).toMatchObject({
+      slug: "patch-body",
+      title: "Hello patch-body",
+    });
+    expect((await api.read(post.id, "locale=de&fallback=none")).body.post).toMatchObject({
+      locale: "de",
+      title: "Hallo patch-koerper",
+    });
+    const disagree = await api.update(post.id, { title: "x", locale: "de" }, "?locale=fr");
+    expect(disagree.status).toBe(400);
+    expect((disagree.body.details as Body[]).map((detail) => detail.field)).toEqual(["locale"]);
+    const unknown = await api.update(post.id, { title: "x", locale: "it" });
+    expect(unknown.status).toBe(400);
+    expect((unknown.body.details as Body[]).map((detail) => detail.field)).toEqual(["locale"]);
+    expect((await api.read(post.id)).body.post).toMatchObject({ title: "Hello patch-body" });
+  });
 });
 
 describe("scheduling", () => {
@@ -587,6 +652,120 @@ describe("listing in a locale", () => {
       "post-1",
     ]);
     expect(Object.keys(plain.posts[0] as Body)).not.toContain("locale");
+  });
+});
+
+describe("locale=auto", () => {
+  /** A workspace with en (default), de and fr, one post published in all three. */
+  async function trilingual() {
+    const api = await workspace();
+    const post = await api.post("auto");
+    await api.update(post.id, api.german("automatisch", { status: "published" }), "?locale=de");
+    await api.update(
+      post.id,
+      { title: "Bonjour", slug: "automatique", description: "fr", content: "<p>x</p>", status: "published" },
+      "?locale=fr",
+    );
+    /** GET `path` with a public key and this Accept-Language (none when null). */
+    const get = async (path: string, language: string | null) => {
+      const res = await app.request("GET", path, {
+        key: api.ws.publicKey,
+        headers: language === null ? {} : { "accept-language": language },
+      });
+      const template = path.split("?")[0] === "/v1/posts" ? "/v1/posts" : POST_ITEM;
+      expectMatchesOpenApi(res, "get", template);
+      return res;
+    };
+    const served = async (path: string, language: string | null) => {
+      const res = await get(path, language);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const post = (res.body.post ?? (res.body.posts as Body[])[0]) as Body;
+      return post.locale;
+    };
+    return { api, post, get, served };
+  }
+
+  it("serves the best of the workspace's locales by the request's Accept-Language, one post and lists", async () => {
+    const { post, served } = await trilingual();
+    for (const path of [`/v1/posts/${post.id}?locale=auto`, "/v1/posts?locale=auto"]) {
+      // A language range matches its language: de-CH is served de.
+      expect(await served(path, "de-CH, fr;q=0.9"), path).toBe("de");
+      expect(await served(path, "fr-CA"), path).toBe("fr");
+      expect(await served(path, "FR"), path).toBe("fr");
+      // Quality values order the choices, whatever order the header lists them in.
+      expect(await served(path, "fr;q=0.5, de;q=0.8, en;q=0.1"), path).toBe("de");
+      expect(await served(path, "de;q=0.2, it, fr;q=0.9"), path).toBe("fr");
+      // q=0 refuses a language.
+      expect(await served(path, "de;q=0, *"), path).toBe("en");
+      expect(await served(path, "de;q=0, fr;q=0.3, *;q=0.1"), path).toBe("fr");
+      // No match, or no header: the workspace's default locale.
+      expect(await served(path, "it, es;q=0.5"), path).toBe("en");
+      expect(await served(path, null), path).toBe("en");
+    }
+    // The slug of the chosen locale is matched, and its fallback chain applies.
+    expect(await served("/v1/posts/automatisch?locale=auto", "de")).toBe("de");
+    expect(await served(`/v1/posts/${post.id}?locale=auto&fallback=none`, "fr")).toBe("fr");
+  });
+
+  it("answers Vary: Accept-Language only with locale=auto, on answers and refusals", async () => {
+    const { post, get } = await trilingual();
+    const plain = "Authorization, Accept-Encoding";
+    for (const path of [`/v1/posts/${post.id}`, "/v1/posts"]) {
+      for (const query of ["", "?locale=de", "?locale=fr&fallback=en"]) {
+        // Twice: the cache's answer (HIT) must carry the same headers as the computed one.
+        for (const cache of ["MISS", "HIT"]) {
+          const res = await get(`${path}${query}`, "de");
+          expect(res.status).toBe(200);
+          expect(res.headers.get("x-cache"), `${path}${query}`).toBe(cache);
+          expect(res.headers.get("vary"), `${path}${query}`).toBe(plain);
+        }
+      }
+      for (const cache of ["MISS", "HIT"]) {
+        const res = await get(`${path}?locale=auto`, "de");
+        expect(res.status).toBe(200);
+        expect(res.headers.get("x-cache"), path).toBe(cache);
+        expect(res.headers.get("vary")).toBe(`${plain}, Accept-Language`);
+      }
+    }
+    const missing = await get("/v1/posts/no-such-post?locale=auto", "de");
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("vary")).toContain("Accept-Language");
+    const badFallback = await get(`/v1/posts/${post.id}?locale=auto&fallback=it`, "de");
+    expect(badFallback.status).toBe(400);
+    expect((badFallback.body.details as Body[]).map((detail) => detail.field)).toEqual(["fallback"]);
+    expect(badFallback.headers.get("vary")).toContain("Accept-Language");
+  });
+
+  it("keeps cached answers apart by the locale chosen: one URL, another Accept-Language, another answer", async () => {
+    const { api, post, get } = await trilingual();
+    for (const path of [`/v1/posts/${post.id}?locale=auto`, "/v1/posts?locale=auto"]) {
+      const title = (res: { body: Body }) =>
+        ((res.body.post ?? (res.body.posts as Body[])[0]) as Body).title as string;
+      const de = await get(path, "de");
+      expect(title(de)).toBe("Hallo automatisch");
+      const fr = await get(path, "fr");
+      expect(title(fr)).toBe("Bonjour");
+      expect(fr.headers.get("etag")).not.toBe(de.headers.get("etag"));
+      // The same choice from another header is the same stored answer.
+      const deAgain = await get(path, "de-AT, en;q=0.5");
+      expect(title(deAgain)).toBe("Hallo automatisch");
+      expect(deAgain.headers.get("x-cache"), path).toBe("HIT");
+      expect(deAgain.headers.get("etag")).toBe(de.headers.get("etag"));
+      const none = await get(path, "it");
+      expect(title(none)).toBe("Hello auto");
+      expect((await get(path, "fr;q=0.9")).headers.get("x-cache"), path).toBe("HIT");
+      // An If-None-Match of another locale's answer is no 304.
+      const other = await app.request("GET", path, {
+        key: api.ws.publicKey,
+        headers: { "accept-language": "fr", "if-none-match": de.headers.get("etag") as string },
+      });
+      expect(other.status).toBe(200);
+      expect(title(other)).toBe("Bonjour");
+    }
+    // A write replaces the answers of every locale chosen.
+    await api.update(post.id, { title: "Hallo neu" }, "?locale=de");
+    const fresh = await get(`/v1/posts/${post.id}?locale=auto`, "de");
+    expect(fresh.body.post).toMatchObject({ title: "Hallo neu", locale: "de" });
   });
 });
 

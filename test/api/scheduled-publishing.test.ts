@@ -2,7 +2,8 @@
 // reads (single, lists, counts, search, the delta feed) until that moment, visible to private keys as
 // `scheduled: true` (and with `status=scheduled`); at the due time the scheduler records ONE
 // post.published event, which webhooks deliver — in-process here, across two real server processes
-// on PostgreSQL below. A restart after the due time publishes on start-up.
+// on PostgreSQL below. A restart after the due time publishes on start-up. Translations (issue 56) are
+// released on their own, each once, with two schedulers racing for them on one database (both stores).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBackgroundWork } from "../../src/bootstrap.ts";
 import { silentLogger } from "../../src/logger.ts";
@@ -241,6 +242,109 @@ describe("scheduled publishing", () => {
       await stopped.close();
     }
   });
+});
+
+describe("scheduled translations on two schedulers (issue 56)", () => {
+  it("releases each translation due at one moment exactly once; one deleted before its time never appears", async () => {
+    // No background work of its own: two instances' worth (two schedulers, two webhook dispatchers) on
+    // one database, started below, race for every due translation as two server processes would.
+    const shared = await startTestApp({ env: ENV });
+    const instances: Awaited<ReturnType<typeof startBackgroundWork>>[] = [];
+    try {
+      const ws = await shared.workspace("Two schedulers, translations");
+      const make = restFixtures(shared, ws.privateKey);
+      const call = async (method: string, path: string, body?: unknown, key = ws.privateKey) => {
+        const res = await shared.request(method, path, { key, body });
+        expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+        return res.body as Record<string, unknown>;
+      };
+      for (const code of ["de", "fr"]) await call("POST", "/v1/locales", { code });
+      const hook = await receiver();
+      await call("POST", "/v1/webhooks", { url: hook.url, events: ["post.published"] });
+      const news = await make.category("news");
+      const translation = (slug: string, publishedAt: string) => ({
+        title: slug,
+        slug,
+        description: slug,
+        content: `<p>${slug}</p>`,
+        status: "published",
+        publishedAt,
+      });
+
+      // Scheduled an hour ahead while the instances start (seconds on a loaded machine): P's de and
+      // fr, Q's default locale (its own row) and Q's fr.
+      const later = inFuture(3_600_000);
+      const p = await make.post({ slug: "p-en", categoryId: news.id });
+      const q = await make.post({ slug: "q-en", categoryId: news.id, publishedAt: later });
+      await call("PATCH", `/v1/posts/${p.id}?locale=de`, translation("p-de", later));
+      await call("PATCH", `/v1/posts/${p.id}?locale=fr`, translation("p-fr", later));
+      await call("PATCH", `/v1/posts/${q.id}?locale=fr`, translation("q-fr", later));
+      for (let n = 0; n < 2; n++)
+        instances.push(
+          await startBackgroundWork(shared.config, shared.db, silentLogger, shared.mediaStorage),
+        );
+      const publicRead = (path: string) => shared.request("GET", path, { key: ws.publicKey });
+      expect((await publicRead("/v1/posts/p-de?locale=de&fallback=none")).status).toBe(404);
+
+      // Then all four to one moment a few seconds ahead; P's French translation is removed at once.
+      const due = inFuture(5_000);
+      await call("PATCH", `/v1/posts/${p.id}?locale=fr`, { publishedAt: due });
+      await call("DELETE", `/v1/posts/${p.id}?locale=fr`);
+      await call("PATCH", `/v1/posts/${p.id}?locale=de`, { publishedAt: due });
+      await call("PATCH", `/v1/posts/${q.id}`, { publishedAt: due });
+      await call("PATCH", `/v1/posts/${q.id}?locale=fr`, { publishedAt: due });
+      // All before their time, so that the two schedulers' timers are what release them.
+      expect(Date.now(), "the writes took longer than the schedule ahead").toBeLessThan(Date.parse(due));
+
+      const published = async () => {
+        const res = await call("GET", "/v1/events?types=post.published&limit=100");
+        return (res.events as { resourceId: string; data: { locale?: string } }[])
+          .map((event) => `${event.resourceId === p.id ? "p" : "q"} ${event.data.locale ?? "default"}`)
+          .sort();
+      };
+      // P's default locale went public at its creation.
+      expect(await published()).toEqual(["p default"]);
+      const expected = ["p de", "p default", "q default", "q fr"];
+      const deadline = Date.now() + 15_000;
+      while ((await published()).length < expected.length && Date.now() < deadline) await sleep(100);
+      expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(due));
+      // Once each: anything more would come right behind (both schedulers re-arm and look again).
+      await sleep(1_500);
+      expect(await published()).toEqual(expected);
+      await hook.waitFor((got) => got.length >= expected.length, 10_000);
+      await sleep(500);
+      expect(
+        hook.received
+          .map((r) => `${r.json.data.id === p.id ? "p" : "q"} ${r.json.data.locale ?? "default"}`)
+          .sort(),
+      ).toEqual(expected);
+
+      // What a public key sees now: de and Q's fr; P's fr nowhere.
+      const german = await publicRead("/v1/posts/p-de?locale=de&fallback=none");
+      expect(german.body.post).toMatchObject({ id: p.id, locale: "de", availableLocales: ["en", "de"] });
+      expect(german.body.post.alternates).toEqual([
+        { locale: "en", slug: "p-en" },
+        { locale: "de", slug: "p-de" },
+      ]);
+      expect((await publicRead("/v1/posts/p-fr?locale=fr&fallback=none")).status).toBe(404);
+      expect((await publicRead(`/v1/posts/${p.id}?locale=fr&fallback=none`)).status).toBe(404);
+      const french = await publicRead("/v1/posts?locale=fr&fallback=none");
+      expect((french.body.posts as { slug: string }[]).map((post) => post.slug)).toEqual(["q-fr"]);
+      expect(french.body.pagination.totalItems).toBe(1);
+      // Nor to a private key: the translation is gone, not hidden.
+      const privateFrench = await shared.request(
+        "GET",
+        `/v1/posts/${p.id}?locale=fr&fallback=none&status=all`,
+        {
+          key: ws.privateKey,
+        },
+      );
+      expect(privateFrench.status).toBe(404);
+    } finally {
+      await Promise.all(instances.map((instance) => instance.stop(1_000)));
+      await shared.close();
+    }
+  }, 60_000);
 });
 
 describe.skipIf(storageMode !== "postgres")("scheduled publishing across instances", () => {

@@ -4,6 +4,7 @@
 // both make their rows here.
 import { isDeepStrictEqual } from "node:util";
 import type { GraphQLResolveInfo } from "graphql";
+import { logHeadExpression } from "../../content/changes/change-log.ts";
 import type { PostStatusFilter } from "../../content/post-visibility.ts";
 import { isLive } from "../../content/post-visibility.ts";
 import { checkSearchText } from "../../content/posts/post-search.ts";
@@ -80,6 +81,7 @@ export async function localizedPostList(
     chain = chainOf(locales, args.locale, args.fallback);
   }
   const now = new Date();
+  const wantsHead = ctx.answerHead?.head === null;
   const pageOn = (on: ReadChain) =>
     localizedPostPage(ctx.sql, workspaceId, {
       filter: { ...args, status, now },
@@ -93,7 +95,10 @@ export async function localizedPostList(
         const definitions = withDefinitions
           ? `, ${fieldDefinitionsJson(workspace)} AS "fieldDefinitions"`
           : "";
-        return `${definitions}, ${localesJson(workspace)} AS locales`;
+        // The response cache's head (AnswerHead in context.ts), in the snapshot the page and the
+        // locales were read in: the rows, read after, are newer still.
+        const head = wantsHead ? `, ${logHeadExpression(workspace)} AS head` : "";
+        return `${definitions}, ${localesJson(workspace)} AS locales${head}`;
       },
     });
   let read = await pageOn(chain);
@@ -104,6 +109,7 @@ export async function localizedPostList(
     read = await pageOn(chain);
   }
   const { total, page, translations, extras } = read;
+  if (wantsHead && ctx.answerHead) ctx.answerHead.head = extras.head as string;
   const definitions = extras.fieldDefinitions as FieldDefinitionSummary[] | undefined;
   if (definitions) ctx.loaders.primeFieldDefinitions(workspaceId, definitions);
   const pagination = paginate(total, window);

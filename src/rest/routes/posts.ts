@@ -41,6 +41,29 @@ const WRITE_LOCALE_PARAM: QueryParam = {
 function writeLocale(query: Record<string, unknown>): string | undefined {
   const locale = query.locale;
   if (typeof locale !== "string") return undefined;
+  return checkedLocale(locale);
+}
+
+/**
+ * A create's or update's locale: the query's `locale` or the body's (a body field is never ignored: a
+ * post sent as German must not be made, or overwrite, an English one), the same when both are given,
+ * else a 400 naming `locale`.
+ */
+function bodyOrQueryLocale(query: Record<string, unknown>, body: string | undefined): string | undefined {
+  const fromQuery = writeLocale(query);
+  if (body === undefined) return fromQuery;
+  const fromBody = checkedLocale(body);
+  if (fromQuery !== undefined && canonicalLocaleCode(fromQuery) !== canonicalLocaleCode(fromBody)) {
+    const refusal = validationError("Invalid post", [
+      { field: "locale", message: "The query's locale and the body's differ: give one, or both alike" },
+    ]);
+    throw new RestInputError(refusal.status, refusal.body);
+  }
+  return fromBody;
+}
+
+/** A locale code as given, when well-formed; a 400 naming `locale` otherwise. */
+function checkedLocale(locale: string): string {
   if (canonicalLocaleCode(locale) === null) {
     const refusal = validationError("Invalid locale code", [
       { field: "locale", message: localeCodeProblem(locale) },
@@ -55,14 +78,14 @@ const READ_LOCALE_PARAM: QueryParam = {
   kind: "string",
   maxLength: 35,
   description:
-    "Serve this locale's translation (a locale of the workspace): the identifier is matched as an id, or as a slug of this locale, then of each fallback in order. The answer then also carries locale, availableLocales and alternates",
+    "Serve this locale's translation (a locale of the workspace), or `auto`: the best match of the request's Accept-Language among the workspace's locales (else the default; the answer then says Vary: Accept-Language). The identifier is matched as an id, or as a slug of this locale, then of each fallback in order. The answer then also carries locale, availableLocales and alternates",
 };
 const LIST_LOCALE_PARAM: QueryParam = {
   name: "locale",
   kind: "string",
   maxLength: 35,
   description:
-    "List each post in this locale's translation, or its fallbacks' (the first the key may see): filters, search, order and totalItems apply to the translation served. Each post then also carries locale, availableLocales and alternates",
+    "List each post in this locale's translation, or its fallbacks' (the first the key may see), or `auto`: the locale is the best match of the request's Accept-Language among the workspace's locales (else the default; the answer then says Vary: Accept-Language). Filters, search, order and totalItems apply to the translation served. Each post then also carries locale, availableLocales and alternates",
 };
 const FALLBACK_PARAM: QueryParam = {
   name: "fallback",
@@ -142,8 +165,26 @@ const postWriteFields = {
   attribution: z.string().nullable().optional(),
   fields: z.record(z.string(), z.unknown()).optional(),
 };
-const CreatePostBody = z.object(postWriteFields);
-const UpdatePostBody = z.object(postWriteFields).partial();
+const CreatePostBody = z.object({
+  ...postWriteFields,
+  locale: z
+    .string()
+    .optional()
+    .describe(
+      "The locale the post is created in, as the `locale` query parameter says it (either, or both alike): the workspace's default locale; another is a 400 (add a translation with an update naming that locale)",
+    ),
+});
+const UpdatePostBody = z
+  .object(postWriteFields)
+  .partial()
+  .extend({
+    locale: z
+      .string()
+      .optional()
+      .describe(
+        "The translation to write, as the `locale` query parameter says it (either, or both alike); absent: the default locale's",
+      ),
+  });
 
 function writeInput(body: z.infer<typeof UpdatePostBody>) {
   return {
@@ -170,6 +211,7 @@ export const postRoutes: RestRoute[] = [
     method: "get",
     cached: true,
     headInAnswer: true,
+    autoLocale: true,
     path: "/posts",
     tag: "Posts",
     summary: "List posts",
@@ -204,6 +246,7 @@ export const postRoutes: RestRoute[] = [
     name: "getPost",
     method: "get",
     cached: true,
+    autoLocale: true,
     path: "/posts/{identifier}",
     tag: "Posts",
     summary: "Get a post by id or slug",
@@ -236,10 +279,10 @@ export const postRoutes: RestRoute[] = [
     document: `mutation CreatePost($input: CreatePostInput!, $locale: LocaleCode) {
       createPost(input: $input, locale: $locale) { ${WRITE_RESULT} }
     }`,
-    variables: ({ body, query }) => ({
-      input: writeInput(body as z.infer<typeof CreatePostBody>),
-      locale: writeLocale(query),
-    }),
+    variables: ({ body, query }) => {
+      const { locale, ...input } = body as z.infer<typeof CreatePostBody>;
+      return { input: writeInput(input), locale: bodyOrQueryLocale(query, locale) };
+    },
     reshape: (data) => ({ post: writeResult(data.createPost as Record<string, unknown>, "createdAt") }),
     status: 201,
     response: z.object({
@@ -257,11 +300,14 @@ export const postRoutes: RestRoute[] = [
     document: `mutation UpdatePost($identifier: String!, $input: UpdatePostInput!, $locale: LocaleCode) {
       updatePost(identifier: $identifier, input: $input, locale: $locale) { ${WRITE_RESULT} }
     }`,
-    variables: ({ params, body, query }) => ({
-      identifier: params.identifier,
-      input: writeInput(body as z.infer<typeof UpdatePostBody>),
-      locale: writeLocale(query),
-    }),
+    variables: ({ params, body, query }) => {
+      const { locale, ...input } = body as z.infer<typeof UpdatePostBody>;
+      return {
+        identifier: params.identifier,
+        input: writeInput(input),
+        locale: bodyOrQueryLocale(query, locale),
+      };
+    },
     reshape: (data) => ({ post: writeResult(data.updatePost as Record<string, unknown>, "updatedAt") }),
     status: 200,
     response: z.object({
