@@ -170,7 +170,12 @@ describe("format version 2: locales and post translations", () => {
 
   it("round trip: the target's export has the same locale and post lines as the source's, but for ids", async () => {
     await exportToFile(context(), { ...target, name: "Localized target" }, second);
-    expect(await comparableLines(second)).toEqual(await comparableLines(first));
+    const lines = await comparableLines(second);
+    expect(lines).toEqual(await comparableLines(first));
+    expect(lines.filter((line) => line.kind === "locale")).toHaveLength(3);
+    expect(lines.flatMap((line) => ("translations" in line ? (line.translations ?? []) : []))).toHaveLength(
+      2,
+    );
   });
 
   it("a second import of the same archive changes nothing", async () => {
