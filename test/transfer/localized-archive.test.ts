@@ -145,7 +145,18 @@ describe("format version 2: locales and post translations", () => {
 
   it("imports into a fresh workspace: the locales and translations are recreated, served as the source serves them", async () => {
     target = await app.workspace("Localized target");
+    // A dry run counts what the import then does (locales it would create count as there for the posts).
+    const dry = await importInto(
+      context(),
+      { ...target, name: target.slug },
+      { from: "archive", location: first },
+      { dryRun: true, webhooks: false },
+    );
+    expect(((await get(target, "/v1/locales")).locales as Body[]).map((locale) => locale.code)).toEqual([
+      "en",
+    ]);
     const summary = await importArchive(target, first);
+    expect(summary.totals).toEqual(dry.totals);
     expect(summary.failures).toEqual([]);
     expect(summary.conflicts).toEqual([]);
     // The target's own `en` is the archive's: renamed, not created again.
@@ -166,6 +177,16 @@ describe("format version 2: locales and post translations", () => {
     }
     const french = await get(target, "/v1/posts/bonjour?locale=fr&fallback=none&status=all");
     expect(french.post).toMatchObject({ locale: "fr", status: "draft", title: "Bonjour" });
+    // Each translation's write is in the change log with its locale, as an API write's is.
+    const events = (await get(target, "/v1/events?limit=100")).events as { type: string; data: Body }[];
+    const ofHello = events.filter((event) => event.data.id === (french.post as Body).id);
+    expect(ofHello.map((event) => [event.type, event.data.locale ?? null])).toEqual(
+      expect.arrayContaining([
+        ["post.created", null],
+        ["post.updated", "de"],
+        ["post.updated", "fr"],
+      ]),
+    );
   });
 
   it("round trip: the target's export has the same locale and post lines as the source's, but for ids", async () => {
