@@ -239,6 +239,28 @@ describe("format version 1 archives and posts without a default-locale translati
       "en",
       "de",
     ]);
+    // The post gets a German translation through the API; a changed version 1 archive updates the post
+    // and leaves the translation alone (its lines say nothing of translations).
+    const id = (read.post as Body).id as string;
+    await call(ws, "PATCH", `/v1/posts/${id}?locale=de`, {
+      title: "Alt",
+      slug: "alt",
+      description: "Deutsch",
+      content: "<p>alt</p>",
+    });
+    await writePortableArchive(
+      file,
+      { category: [category], post: [post("old-post", { title: "Changed" })] },
+      "v1-source",
+      1,
+    );
+    const again = await importArchive(ws, file);
+    expect(again.totals).toMatchObject({ updated: 1, failed: 0, conflict: 0 });
+    expect(((await get(ws, "/v1/posts/old-post")).post as Body).title).toBe("Changed");
+    expect((await get(ws, "/v1/posts/alt?locale=de&fallback=none&status=all")).post).toMatchObject({
+      id,
+      title: "Alt",
+    });
   });
 
   it("takes the translation in the workspace's default locale as the post, and refuses a post without one by name", async () => {

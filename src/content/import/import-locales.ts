@@ -213,7 +213,8 @@ export async function translationProblems(
 const statusOf = (released: boolean) => (released ? ("published" as const) : ("draft" as const));
 
 /**
- * The post's translations as the record has them: those it had before and the record lacks are removed,
+ * The post's translations as the record has them, when it has any list of them: those it had before and
+ * the record lacks are removed,
  * the others written anew (releasedAt kept where they were public). Each records its change with its
  * locale, as a write through the API does (posts.ts).
  */
@@ -224,7 +225,10 @@ export async function writeTranslations(
   record: ImportedPost,
   existed: boolean,
 ): Promise<void> {
-  const translations = record.translations ?? [];
+  // A record without translations at all (format version 1, a source without languages) says nothing
+  // of them: those the post has (written through the API since) are left as they are.
+  if (record.translations === undefined) return;
+  const translations = record.translations;
   const before = existed
     ? await uow.tx.postTranslation.findMany({
         where: { postId },
