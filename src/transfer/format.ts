@@ -1,9 +1,15 @@
-// The portable export format, version 1: one .tar.gz holding
+// The portable export format, version 2: one .tar.gz holding
 //
 //   manifest.json                  format name and version, the source workspace, counts per kind
-//   category/000001.ndjson …       the records, one JSON object a line, at most CHUNK_RECORDS a file,
-//   tag/ media/ author/ field/ post/ webhook/   in IMPORT_ORDER (what a record references comes first;
-//                                  archives written before media came first import as well)
+//   locale/000001.ndjson …         the records, one JSON object a line, at most CHUNK_RECORDS a file,
+//   category/ tag/ media/ author/ field/ post/ webhook/   in IMPORT_ORDER (what a record references
+//                                  comes first; archives written before media came first import as well)
+//
+// Version 2 (issue 56) adds the workspace's locales (`locale/`: code, name, default, fallback chain; a
+// locale after those its chain names) and, on each post line, `locale` (the locale of its own fields,
+// the workspace's default) and `translations` (the post in every other locale: slug, title,
+// description, content, status, publishedAt, createdAt, updatedAt). Version 1 archives have neither and
+// import as before: their posts are in the target's default locale.
 //   media-files/<storage key>      each media file's bytes, right after the media chunk that lists it
 //
 // Chunks keep memory bounded on both sides: the exporter holds one chunk of records and one media file
@@ -14,7 +20,7 @@ import { z } from "zod";
 import type { ImportKind } from "../content/import/import-records.ts";
 
 export const FORMAT_NAME = "content-gateway-export";
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
 
 /** Records per NDJSON chunk: a chunk of more lines than this is not one an export wrote. */
 export const CHUNK_RECORDS = 200;
@@ -54,7 +60,7 @@ export function mediaFileEntryName(storageKey: string): string {
   return `${MEDIA_FILES_FOLDER}/${storageKey}`;
 }
 
-const CHUNK_ENTRY = /^(category|tag|author|field|media|post|webhook)\/\d{6}\.ndjson$/;
+const CHUNK_ENTRY = /^(locale|category|tag|author|field|media|post|webhook)\/\d{6}\.ndjson$/;
 
 /** The kind of a chunk entry's records, or null for any other entry. */
 export function kindOfChunk(name: string): ImportKind | null {

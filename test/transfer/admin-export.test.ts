@@ -38,11 +38,14 @@ describe("GET /admin/workspaces/{workspace}/export", () => {
     }))
       records.push(record);
     expect(manifest).toMatchObject({
-      formatVersion: 1,
+      formatVersion: 2,
       workspace: { id: ws.id, slug: ws.slug },
-      counts: { category: 1 },
+      counts: { locale: 1, category: 1 },
     });
-    expect(records).toEqual([expect.objectContaining({ kind: "category", slug: "notes", name: "Notes" })]);
+    expect(records).toEqual([
+      expect.objectContaining({ kind: "locale", code: "en", isDefault: true }),
+      expect.objectContaining({ kind: "category", slug: "notes", name: "Notes" }),
+    ]);
   });
 
   it("refuses a request without the admin token", async () => {

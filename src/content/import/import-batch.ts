@@ -48,6 +48,8 @@ export function labelOf(record: ImportRecord): string {
   switch (record.kind) {
     case "field":
       return record.key;
+    case "locale":
+      return record.code;
     case "media":
     case "webhook":
       return record.url;

@@ -14,6 +14,17 @@ export class ImportLinks {
   /** A dry run's would-be records (`kind:slug`): later records may reference them as if written. */
   private readonly planned = new Set<string>();
 
+  /** A dry run's would-be default locale (a locale record that would become it). */
+  private plannedDefault: string | null = null;
+
+  planDefaultLocale(code: string): void {
+    this.plannedDefault = code;
+  }
+
+  get plannedDefaultLocale(): string | null {
+    return this.plannedDefault;
+  }
+
   plan(kind: string, slug: string): void {
     this.planned.add(`${kind}:${slug}`);
   }

@@ -76,9 +76,47 @@ export interface ImportedRevision {
   snapshot: Record<string, unknown>;
 }
 
+/**
+ * A workspace locale (issue 56): created when the workspace lacks its code, else the workspace's is
+ * given the name and chain the record has (import-locales.ts). A chain names locales that come before it
+ * in the stream. Absent name, chain or default (a markdown folder knows only the code): the workspace's
+ * as it is, or a new locale's defaults.
+ */
+export interface ImportedLocale {
+  kind: "locale";
+  sourceId: string;
+  /** BCP 47; canonicalised on import. */
+  code: string;
+  name?: string;
+  isDefault?: boolean;
+  fallback?: string[];
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+/** A post in one more locale: the localized fields, with a status and dates of its own. */
+export interface ImportedTranslation {
+  locale: string;
+  slug: string;
+  title: string;
+  description: string;
+  /** HTML: sanitized on import. */
+  content: string;
+  status: "published" | "draft";
+  publishedAt: string;
+  createdAt?: string;
+  updatedAt?: string;
+}
+
 export interface ImportedPost {
   kind: "post";
   sourceId: string;
+  /**
+   * The locale of the post's own localized fields (slug … publishedAt). Absent: the workspace's default
+   * (format version 1, and sources without languages). Whichever of these and `translations` is in the
+   * workspace's default locale becomes the post's own row; the others its translations.
+   */
+  locale?: string;
   slug: string;
   title: string;
   status: "published" | "draft";
@@ -99,6 +137,8 @@ export interface ImportedPost {
   fields: Record<string, unknown>;
   /** Oldest first; none: the import makes the post's first revision, as a create would. */
   revisions: ImportedRevision[];
+  /** The post in other locales (none: only the one of its own fields). */
+  translations?: ImportedTranslation[];
 }
 
 export interface ImportedWebhook {
@@ -113,6 +153,7 @@ export interface ImportedWebhook {
 }
 
 export type ImportRecord =
+  | ImportedLocale
   | ImportedTaxonomy
   | ImportedAuthor
   | ImportedField
@@ -155,10 +196,11 @@ export const isLeftOut = (record: SourceRecord): record is LeftOutRecord => "lef
 
 /**
  * The order records must be imported in: what a record references before it, so its ids and media URLs
- * can be rewritten: media before the authors whose images and the posts whose covers and bodies show
+ * can be rewritten: locales first (a post's translations name them); media before the authors whose images and the posts whose covers and bodies show
  * them; taxonomy, authors and fields before the posts. Streams list their records in this order.
  */
 export const IMPORT_ORDER: readonly ImportKind[] = [
+  "locale",
   "category",
   "tag",
   "media",

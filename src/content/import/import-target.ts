@@ -5,7 +5,7 @@ import type { IngestedMedia } from "../../media/ingest.ts";
 import type { TargetPolicy } from "../../webhooks/target-safety.ts";
 import type { LedgerScope } from "./import-ledger.ts";
 import type { ImportLinks } from "./import-links.ts";
-import type { ImportRecord } from "./import-records.ts";
+import type { ImportOutcome, ImportRecord } from "./import-records.ts";
 
 /** A media file stored for a record about to be written (import-run.ts stores it before the batch). */
 export type PreparedMedia = IngestedMedia;
@@ -29,4 +29,13 @@ export interface PreparedRecord {
   media?: PreparedMedia;
   /** For media: the SHA-256 of its file (content-hash.ts), once read; `media` is unset when a record of the workspace has these bytes already. */
   contentHash?: string;
+}
+
+/** What writing one record did (import-writes.ts). */
+export interface Written {
+  outcome: ImportOutcome;
+  targetId?: string;
+  reason?: string;
+  /** Skipped as the same record as one the workspace has (a media file's bytes, a locale's code): the ledger still remembers it. */
+  shared?: true;
 }

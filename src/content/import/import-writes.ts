@@ -15,24 +15,19 @@ import { sanitizeHtml } from "../sanitize-html.ts";
 import { isValidSlug } from "../slugs.ts";
 import type { ReadClient, UnitOfWork } from "../writer.ts";
 import type { LedgerEntry } from "./import-ledger.ts";
+import { localePlan, postInDefaultLocale, translationProblems, writeTranslations } from "./import-locales.ts";
 import type {
   ImportedAuthor,
   ImportedField,
+  ImportedLocale,
   ImportedMedia,
   ImportedPost,
   ImportedTaxonomy,
   ImportedWebhook,
-  ImportOutcome,
 } from "./import-records.ts";
-import type { ImportTarget, PreparedRecord } from "./import-target.ts";
+import type { ImportTarget, PreparedRecord, Written } from "./import-target.ts";
 
-export interface Written {
-  outcome: ImportOutcome;
-  targetId?: string;
-  reason?: string;
-  /** Skipped as the same file as an existing media item (targetId): the ledger still remembers it. */
-  shared?: true;
-}
+export type { Written } from "./import-target.ts";
 
 /** Revisions a post keeps, as a create without a request would (posts.ts). */
 const KEEP_REVISIONS = 50;
@@ -48,12 +43,20 @@ export async function writeImportedRecord(
   prepared: PreparedRecord,
   entry: LedgerEntry | null,
 ): Promise<Written> {
-  const { record } = prepared;
-  const existing = entry ? await stillThere(client, target.workspaceId, record.kind, entry.targetId) : null;
+  const existing = entry
+    ? await stillThere(client, target.workspaceId, prepared.record.kind, entry.targetId)
+    : null;
   if (existing && entry?.fingerprint === prepared.fingerprint) {
-    await remember(client, target, record, existing);
+    await remember(client, target, prepared.record, existing);
     return { outcome: "skipped", targetId: existing };
   }
+  if (prepared.record.kind === "locale") return writeLocale(client, uow, target, prepared.record);
+  // A post with translations: the one in the workspace's default locale is the post's own row.
+  const record =
+    prepared.record.kind === "post"
+      ? await postInDefaultLocale(client, target, prepared.record)
+      : prepared.record;
+  if (typeof record === "string") return { outcome: "failed", reason: record };
   if (
     record.kind !== "media" &&
     record.kind !== "webhook" &&
@@ -84,6 +87,7 @@ export async function writeImportedRecord(
 
 function slugOrKey(record: PreparedRecord["record"]): string {
   if (record.kind === "field") return record.key;
+  if (record.kind === "locale") return record.code;
   if (record.kind === "media" || record.kind === "webhook") return record.url;
   return record.slug;
 }
@@ -107,9 +111,11 @@ async function stillThere(
             ? await client.field.findFirst({ where, select })
             : kind === "media"
               ? await client.media.findFirst({ where, select })
-              : kind === "post"
-                ? await client.post.findFirst({ where, select })
-                : await client.webhookEndpoint.findFirst({ where, select });
+              : kind === "locale"
+                ? await client.locale.findFirst({ where, select })
+                : kind === "post"
+                  ? await client.post.findFirst({ where, select })
+                  : await client.webhookEndpoint.findFirst({ where, select });
   return row?.id ?? null;
 }
 
@@ -389,6 +395,8 @@ async function writePost(
   // something and lost all of it to the sanitizer is refused, as the API refuses it.
   if (!content.trim() && record.content.trim())
     return { outcome: "failed", reason: "its body is empty once unsafe markup is removed" };
+  const translationProblem = await translationProblems(client, target, record, existing);
+  if (translationProblem) return translationProblem;
   if (!uow) return { outcome: existing ? "updated" : "created" };
   const now = new Date();
   const publishedAt = new Date(record.publishedAt);
@@ -454,6 +462,7 @@ async function writePost(
     // The source's revisions are the post's history; without any, the import is its first write.
     ...(record.revisions.length === 0 ? { revision: { actor: null, keep: KEEP_REVISIONS } } : {}),
   });
+  await writeTranslations(uow, target, postId, record, existing !== null);
   return { outcome: existing ? "updated" : "created", targetId: postId };
 }
 
@@ -563,4 +572,72 @@ function done(
     ...(record.kind === "media" ? { mediaUrl: (key: string) => target.mediaReference(key) } : {}),
   });
   return { outcome: action, targetId: id };
+}
+
+/**
+ * A locale (import-locales.ts decides): created when the workspace lacks its code; the workspace's own
+ * otherwise, given the record's name and chain where it has them (an archive's; a markdown folder's
+ * records name only the code). Made the default only while the workspace has no posts (their own rows
+ * are in the default locale): otherwise kept beside the default and reported as a conflict.
+ */
+async function writeLocale(
+  client: ReadClient,
+  uow: UnitOfWork | null,
+  target: ImportTarget,
+  record: ImportedLocale,
+): Promise<Written> {
+  const plan = await localePlan(client, uow, target, record);
+  if ("failed" in plan) return { outcome: "failed", reason: plan.failed };
+  if (!uow) {
+    target.links.plan("locale", plan.code);
+    if (plan.becomesDefault) target.links.planDefaultLocale(plan.code);
+    return plan.refusedDefault
+      ? { outcome: "conflict", reason: plan.refusedDefault }
+      : { outcome: plan.id ? (plan.changes ? "updated" : "skipped") : "created" };
+  }
+  const now = new Date();
+  if (plan.becomesDefault && plan.oldDefault) {
+    // The old default first: the partial unique index is checked per statement.
+    await uow.tx.locale.update({ where: { id: plan.oldDefault }, data: { isDefault: false } });
+    uow.changed({
+      resource: "locale",
+      action: "updated",
+      id: plan.oldDefault,
+      workspaceId: target.workspaceId,
+    });
+  }
+  let id = plan.id;
+  if (!id) {
+    const row = await uow.tx.locale.create({
+      data: {
+        workspaceId: target.workspaceId,
+        code: plan.code,
+        name: plan.name,
+        isDefault: plan.becomesDefault,
+        fallback: plan.fallback,
+        createdAt: dateOr(record.createdAt, now),
+        updatedAt: dateOr(record.updatedAt, now),
+      },
+      select: { id: true },
+    });
+    id = row.id;
+  } else if (plan.changes) {
+    await uow.tx.locale.update({
+      where: { id },
+      data: {
+        name: plan.name,
+        fallback: plan.fallback,
+        ...(plan.becomesDefault ? { isDefault: true } : {}),
+        updatedAt: dateOr(record.updatedAt, now),
+      },
+    });
+  } else {
+    // The workspace's locale as the record has it: nothing to write, but the ledger remembers it.
+    target.links.rememberId(record.sourceId, id);
+    return plan.refusedDefault
+      ? { outcome: "conflict", reason: plan.refusedDefault }
+      : { outcome: "skipped", targetId: id, shared: true };
+  }
+  const written = done(uow, target, record, id, plan.id);
+  return plan.refusedDefault ? { outcome: "conflict", reason: plan.refusedDefault } : written;
 }

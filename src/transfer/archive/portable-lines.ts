@@ -14,7 +14,28 @@ const taxonomyLine = z.object({
   ...timestamps,
 });
 
+/** Format version 2: a post's version in another locale (import-records.ts, ImportedTranslation). */
+const translationLine = z.object({
+  locale: z.string(),
+  slug: z.string(),
+  title: z.string(),
+  description: z.string(),
+  content: z.string(),
+  status: z.enum(["published", "draft"]),
+  publishedAt: z.string(),
+  ...timestamps,
+});
+
 export const lineSchemas = {
+  /** Format version 2. */
+  locale: z.object({
+    id: z.string(),
+    code: z.string(),
+    name: z.string(),
+    isDefault: z.boolean(),
+    fallback: z.array(z.string()),
+    ...timestamps,
+  }),
   category: taxonomyLine,
   tag: taxonomyLine,
   author: z.object({
@@ -52,6 +73,8 @@ export const lineSchemas = {
   }),
   post: z.object({
     id: z.string(),
+    /** Format version 2: the locale of the post's own fields (version 1: the workspace's default). */
+    locale: z.string().optional(),
     slug: z.string(),
     title: z.string(),
     status: z.enum(["published", "draft"]),
@@ -73,6 +96,8 @@ export const lineSchemas = {
         snapshot: z.record(z.string(), z.unknown()),
       }),
     ),
+    /** Format version 2: the post in the workspace's other locales. */
+    translations: z.array(translationLine).optional(),
     ...timestamps,
   }),
   webhook: z.object({

@@ -22,6 +22,7 @@ import {
   authorLines,
   countRecords,
   fieldLines,
+  localeLines,
   mediaLines,
   postLines,
   taxonomyLines,
@@ -67,6 +68,7 @@ export async function exportWorkspace(
   const tar = createPack();
   const written = pipeline(tar, createGzip(), out);
   const counts: Record<ImportKind, number> = {
+    locale: 0,
     category: 0,
     tag: 0,
     author: 0,
@@ -101,6 +103,7 @@ export async function exportWorkspace(
       }
       await flush();
     };
+    await writeKind("locale", localeLines(prisma, workspace.id));
     await writeKind("category", taxonomyLines(prisma, workspace.id, "category"));
     await writeKind("tag", taxonomyLines(prisma, workspace.id, "tag"));
     await writeKind(

@@ -40,7 +40,8 @@ export async function countRecords(
   workspaceId: string,
 ): Promise<Record<ImportKind, number>> {
   const where = { workspaceId };
-  const [category, tag, author, field, media, post, webhook] = await Promise.all([
+  const [locale, category, tag, author, field, media, post, webhook] = await Promise.all([
+    prisma.locale.count({ where }),
     prisma.category.count({ where }),
     prisma.tag.count({ where }),
     prisma.author.count({ where }),
@@ -49,7 +50,45 @@ export async function countRecords(
     prisma.post.count({ where }),
     prisma.webhookEndpoint.count({ where }),
   ]);
-  return { category, tag, author, field, media, post, webhook };
+  return { locale, category, tag, author, field, media, post, webhook };
+}
+
+/**
+ * The workspace's locales (a few: read at once), the default first and then by code, each after the
+ * locales its fallback chain names, so an import can check a chain against locales it has written.
+ */
+export async function* localeLines(
+  prisma: PrismaClient,
+  workspaceId: string,
+): AsyncGenerator<PortableLine<"locale">> {
+  const rows = await prisma.locale.findMany({
+    where: { workspaceId },
+    orderBy: [{ isDefault: "desc" }, { code: "asc" }],
+    select: {
+      id: true,
+      code: true,
+      name: true,
+      isDefault: true,
+      fallback: true,
+      createdAt: true,
+      updatedAt: true,
+    },
+  });
+  const byCode = new Map(rows.map((row) => [row.code, row]));
+  const written = new Set<string>();
+  const ordered: typeof rows = [];
+  // Chains are acyclic (locales.ts): a depth-first walk puts each locale after its chain's.
+  const visit = (row: (typeof rows)[number]) => {
+    if (written.has(row.code)) return;
+    written.add(row.code);
+    for (const code of row.fallback) {
+      const next = byCode.get(code);
+      if (next) visit(next);
+    }
+    ordered.push(row);
+  };
+  for (const row of rows) visit(row);
+  for (const row of ordered) yield { ...row, createdAt: iso(row.createdAt), updatedAt: iso(row.updatedAt) };
 }
 
 export async function* taxonomyLines(
@@ -153,6 +192,10 @@ export async function* postLines(
   storage: MediaStorage,
   workspaceId: string,
 ): AsyncGenerator<PortableLine<"post">> {
+  const defaultLocale = await prisma.locale.findFirst({
+    where: { workspaceId, isDefault: true },
+    select: { code: true },
+  });
   const rows = paged(
     (after) =>
       prisma.post.findMany({
@@ -178,6 +221,20 @@ export async function* postLines(
             orderBy: { number: "asc" },
             select: { number: true, createdAt: true, actorName: true, snapshot: true },
           },
+          translations: {
+            orderBy: { locale: "asc" },
+            select: {
+              locale: true,
+              slug: true,
+              title: true,
+              description: true,
+              content: true,
+              status: true,
+              publishedAt: true,
+              createdAt: true,
+              updatedAt: true,
+            },
+          },
         },
         ...page(after, POST_PAGE),
       }),
@@ -186,6 +243,7 @@ export async function* postLines(
   for await (const row of rows) {
     yield {
       id: row.id,
+      ...(defaultLocale ? { locale: defaultLocale.code } : {}),
       slug: row.slug,
       title: row.title,
       status: row.status,
@@ -210,6 +268,13 @@ export async function* postLines(
           string,
           unknown
         >,
+      })),
+      translations: row.translations.map((translation) => ({
+        ...translation,
+        content: absoluteMediaReferences(translation.content, (key) => storage.urlFor(key)),
+        publishedAt: iso(translation.publishedAt),
+        createdAt: iso(translation.createdAt),
+        updatedAt: iso(translation.updatedAt),
       })),
     };
   }

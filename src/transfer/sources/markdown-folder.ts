@@ -13,10 +13,11 @@
 // time.
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import type { SourceRecord } from "../../content/import/import-records.ts";
+import type { ImportedPost, ImportedTranslation, SourceRecord } from "../../content/import/import-records.ts";
 import { markdownToHtml } from "../../content/posts/markdown.ts";
 import { slugify } from "../../content/slugs.ts";
 import { ImportSourceError } from "../../domain/errors.ts";
+import { canonicalLocaleCode, localeCodeProblem } from "../../domain/locale-codes.ts";
 import { FrontMatterError, type MarkdownParts, splitFrontMatter } from "./front-matter.ts";
 import { isHttpUrl, mediaAtUrl } from "./remote-media.ts";
 import type { ImportSource } from "./source-types.ts";
@@ -100,7 +101,7 @@ function coverOf(data: FrontMatter): string | null {
 
 function slugOf(data: FrontMatter, file: string): string {
   if (typeof data.slug === "string" && data.slug) return slugify(data.slug);
-  const base = path.basename(file).replace(MARKDOWN, "");
+  const base = withoutLanguageSuffix(path.basename(file).replace(MARKDOWN, ""));
   const name = base === "index" ? path.basename(path.dirname(file)) : base;
   return slugify(name.replace(JEKYLL_DATE, ""));
 }
@@ -139,29 +140,52 @@ async function readMarkdown(file: string): Promise<MarkdownParts | string> {
   }
 }
 
+/** What the first pass keeps of a file: where it belongs and what its post shares (no body). */
+interface FileFacts {
+  file: string;
+  sourceId: string;
+  /** Canonical locale code, null when the file names none (the workspace's default), or why not. */
+  language: string | null | { refused: string };
+  /** Files of one key are translations of one post. */
+  key: string;
+  categories: string[];
+  tags: string[];
+  authors: string[];
+  cover: string | null;
+}
+
 async function* records(folder: string, files: string[]): AsyncGenerator<SourceRecord> {
   const categories = new Map<string, string>();
   const tags = new Map<string, string>();
   const authors = new Map<string, string>();
   const covers = new Set<string>();
   const posts = files.filter((file) => !isSectionPage(file));
+  const folders = languageFolders(posts.map((file) => path.relative(folder, file)));
+  const facts: FileFacts[] = [];
   for (const file of posts) {
     const parts = await readMarkdown(file);
     // A refused file brings no taxonomy: it is reported once, as a failed post, by the second pass.
     if (typeof parts === "string") continue;
-    const { data } = parts;
-    const postCategories = categoriesOf(data);
-    if (postCategories.length === 0) categories.set(UNCATEGORIZED.slug, UNCATEGORIZED.name);
-    for (const name of postCategories) categories.set(slugify(name), name);
-    for (const name of tagsOf(data)) tags.set(slugify(name), name);
-    for (const name of list(data.authors ?? data.author)) authors.set(slugify(name), name);
-    const cover = coverOf(data);
-    if (isHttpUrl(cover)) covers.add(cover);
+    facts.push(factsOf(folder, file, parts.data, folders));
+  }
+  const groups = translationGroups(facts, await siteLanguageOf(folder));
+  for (const group of groups) {
+    const shared = group.representative;
+    if (shared.categories.length === 0) categories.set(UNCATEGORIZED.slug, UNCATEGORIZED.name);
+    for (const name of shared.categories) categories.set(slugify(name), name);
+    for (const name of shared.tags) tags.set(slugify(name), name);
+    for (const name of shared.authors) authors.set(slugify(name), name);
+    if (isHttpUrl(shared.cover)) covers.add(shared.cover);
   }
   for (const file of files.filter(isSectionPage)) {
     const sourceId = path.relative(folder, file);
     yield { kind: "post", sourceId, label: sourceId, leftOut: "Hugo section pages (_index.md)" };
   }
+  // The languages the files are in: a locale the workspace lacks is created (import-locales.ts).
+  const languages = new Set(
+    facts.flatMap(({ language }) => (typeof language === "string" ? [language] : [])),
+  );
+  for (const code of [...languages].sort()) yield { kind: "locale", sourceId: code, code };
   for (const [slug, name] of categories)
     yield { kind: "category", sourceId: slug, slug, name, description: null };
   for (const [slug, name] of tags) yield { kind: "tag", sourceId: slug, slug, name, description: null };
@@ -178,50 +202,250 @@ async function* records(folder: string, files: string[]): AsyncGenerator<SourceR
       socials: [],
     };
   for (const url of covers) yield mediaAtUrl(url);
+  const grouped = new Map(groups.map((group) => [group.representative.file, group]));
+  const inGroups = new Set(groups.flatMap((group) => group.members.map((member) => member.file)));
   for (const file of posts) {
-    const parts = await readMarkdown(file);
     const sourceId = path.relative(folder, file);
-    if (typeof parts === "string") {
-      yield { kind: "post", sourceId, label: sourceId, rejected: parts };
-      continue;
-    }
-    const { data, content } = parts;
-    const date = dateOf(data, file);
-    if (!date) {
-      yield { kind: "post", sourceId, label: sourceId, rejected: NEEDS_A_DATE };
-      continue;
-    }
-    const title = typeof data.title === "string" ? data.title : path.basename(file).replace(MARKDOWN, "");
-    const draft = data.draft === true || data.published === false;
-    const description = firstOf(data, ["description", "summary", "excerpt"]);
-    const postCategories = categoriesOf(data);
-    const cover = coverOf(data);
-    if (cover && !isHttpUrl(cover))
+    const group = grouped.get(file);
+    if (!group) {
+      // A file the first pass refused (its front matter), or a translation, written with its post.
+      if (inGroups.has(file)) continue;
+      const parts = await readMarkdown(file);
       yield {
-        kind: "media",
-        sourceId: `${sourceId}#cover`,
-        label: `${sourceId}: ${cover}`,
-        leftOut: "markdown covers with a relative path (not imported)",
+        kind: "post",
+        sourceId,
+        label: sourceId,
+        rejected: typeof parts === "string" ? parts : "its front matter could not be read",
       };
-    yield {
-      kind: "post",
-      sourceId,
-      slug: slugOf(data, file),
-      title,
-      status: draft ? "draft" : "published",
-      featured: data.featured === true,
-      coverImage: isHttpUrl(cover) ? cover : null,
-      description: typeof description === "string" ? description : "",
-      content: markdownToHtml(withoutMdxStatements(file, content)),
-      attribution: null,
-      publishedAt: date.toISOString(),
-      category: postCategories[0] ? slugify(postCategories[0]) : UNCATEGORIZED.slug,
-      tags: tagsOf(data).map(slugify),
-      authors: list(data.authors ?? data.author).map(slugify),
-      fields: {},
-      revisions: [],
-      createdAt: date.toISOString(),
-      updatedAt: date.toISOString(),
-    };
+      continue;
+    }
+    const versions: ImportedPost[] = [];
+    for (const member of group.members) {
+      if (member.language !== null && typeof member.language === "object") {
+        yield {
+          kind: "post",
+          sourceId: member.sourceId,
+          label: member.sourceId,
+          rejected: member.language.refused,
+        };
+        continue;
+      }
+      const post = await postOf(member);
+      if (typeof post === "string") {
+        yield { kind: "post", sourceId: member.sourceId, label: member.sourceId, rejected: post };
+        continue;
+      }
+      if (member === group.representative && member.cover && !isHttpUrl(member.cover))
+        yield {
+          kind: "media",
+          sourceId: `${member.sourceId}#cover`,
+          label: `${member.sourceId}: ${member.cover}`,
+          leftOut: "markdown covers with a relative path (not imported)",
+        };
+      versions.push(post);
+    }
+    const [own, ...others] = versions;
+    if (!own) continue;
+    yield others.length === 0 ? own : { ...own, translations: others.map(translationOf) };
   }
+}
+
+/** The post a file holds, in its own language (`locale`, when it names one), or why it has none. */
+async function postOf(facts: FileFacts): Promise<ImportedPost | string> {
+  const { file, sourceId } = facts;
+  const parts = await readMarkdown(file);
+  if (typeof parts === "string") return parts;
+  const { data, content } = parts;
+  const date = dateOf(data, file);
+  if (!date) return NEEDS_A_DATE;
+  const title =
+    typeof data.title === "string"
+      ? data.title
+      : withoutLanguageSuffix(path.basename(file).replace(MARKDOWN, ""));
+  const draft = data.draft === true || data.published === false;
+  const description = firstOf(data, ["description", "summary", "excerpt"]);
+  const cover = facts.cover;
+  return {
+    kind: "post",
+    sourceId,
+    ...(typeof facts.language === "string" ? { locale: facts.language } : {}),
+    slug: slugOf(data, file),
+    title,
+    status: draft ? "draft" : "published",
+    featured: data.featured === true,
+    coverImage: isHttpUrl(cover) ? cover : null,
+    description: typeof description === "string" ? description : "",
+    content: markdownToHtml(withoutMdxStatements(file, content)),
+    attribution: null,
+    publishedAt: date.toISOString(),
+    category: facts.categories[0] ? slugify(facts.categories[0]) : UNCATEGORIZED.slug,
+    tags: facts.tags.map(slugify),
+    authors: facts.authors.map(slugify),
+    fields: {},
+    revisions: [],
+    createdAt: date.toISOString(),
+    updatedAt: date.toISOString(),
+  };
+}
+
+function translationOf(post: ImportedPost): ImportedTranslation {
+  return {
+    locale: post.locale ?? "",
+    slug: post.slug,
+    title: post.title,
+    description: post.description,
+    content: post.content,
+    status: post.status,
+    publishedAt: post.publishedAt,
+    ...(post.createdAt ? { createdAt: post.createdAt } : {}),
+    ...(post.updatedAt ? { updatedAt: post.updatedAt } : {}),
+  };
+}
+
+// Hugo's multilingual trees (https://gohugo.io/content-management/multilingual/): a file's language is
+// its front matter's `lang` (or `locale`), else its name's suffix (`post.fr.md`, `index.de.md`), else
+// its language folder (`content/fr/posts/post.md`: every top-level folder of the tree, under an
+// optional `content/`, is named for a language). A file that names none is in the workspace's default
+// locale. Translations of one post share a `translationKey`, or else their path once the language is
+// taken out of it (`content/en/posts/a.md` ↔ `content/fr/posts/a.md`, `a.md` ↔ `a.fr.md`).
+
+/** A Hugo language key: `en`, `fr`, `pt-br`, `zh-hans`; a folder or suffix of another shape is not one. */
+const LANGUAGE_SHAPE = /^[a-z]{2,3}(?:-[a-z0-9]{2,8})*$/i;
+const LANGUAGE_NAMES = new Intl.DisplayNames(["en"], { type: "language", fallback: "none" });
+
+/** The canonical code a folder or suffix names, if it is a language ICU knows (`posts`, `dev`: none). */
+function languageCode(value: string): string | null {
+  if (!LANGUAGE_SHAPE.test(value)) return null;
+  const code = canonicalLocaleCode(value);
+  if (!code) return null;
+  try {
+    return LANGUAGE_NAMES.of(code.split("-")[0] ?? code) ? code : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Hugo's site configuration files, at the tree's root or above its `content/` folder. */
+const HUGO_CONFIGS = [
+  "hugo.toml",
+  "hugo.yaml",
+  "hugo.yml",
+  "hugo.json",
+  "config.toml",
+  "config.yaml",
+  "config.yml",
+  "config.json",
+];
+const DEFAULT_CONTENT_LANGUAGE = /["']?defaultContentLanguage["']?\s*[=:]\s*["']?([A-Za-z0-9-]+)/;
+
+/**
+ * The site's default language: its Hugo configuration's defaultContentLanguage (found by a pattern,
+ * the file is never run or parsed as anything but text), else Hugo's own default, `en`.
+ */
+async function siteLanguageOf(folder: string): Promise<string> {
+  const dirs = path.basename(folder) === "content" ? [folder, path.dirname(folder)] : [folder];
+  for (const dir of dirs)
+    for (const name of HUGO_CONFIGS) {
+      const text = await readFile(path.join(dir, name), "utf8").catch(() => null);
+      const named = text ? DEFAULT_CONTENT_LANGUAGE.exec(text)?.[1] : undefined;
+      const code = named ? canonicalLocaleCode(named) : null;
+      if (code) return code;
+    }
+  return "en";
+}
+
+/** A relative path without a leading `content/`, as segments. */
+const segmentsOf = (relative: string) => {
+  const segments = relative.split(path.sep);
+  return segments[0] === "content" && segments.length > 1 ? segments.slice(1) : segments;
+};
+
+/**
+ * Whether the tree is laid out by language folders: every top-level folder that holds markdown (under
+ * an optional `content/`) is named for a language. One folder of another name (`posts`) and it is not.
+ */
+function languageFolders(relatives: string[]): boolean {
+  const tops = new Set(
+    relatives.map(segmentsOf).flatMap((segments) => (segments.length > 1 ? [segments[0] as string] : [])),
+  );
+  return tops.size > 0 && [...tops].every((top) => languageCode(top) !== null);
+}
+
+/** `post.fr` → `post`; a name without a language suffix as it is. */
+function withoutLanguageSuffix(base: string): string {
+  const dot = base.lastIndexOf(".");
+  return dot > 0 && languageCode(base.slice(dot + 1)) ? base.slice(0, dot) : base;
+}
+
+function factsOf(folder: string, file: string, data: FrontMatter, folders: boolean): FileFacts {
+  const sourceId = path.relative(folder, file);
+  const segments = segmentsOf(sourceId);
+  const folderLanguage = folders && segments.length > 1 ? languageCode(segments[0] as string) : null;
+  const base = path.basename(file).replace(MARKDOWN, "");
+  const dot = base.lastIndexOf(".");
+  const suffixLanguage = dot > 0 ? languageCode(base.slice(dot + 1)) : null;
+  const named = firstOf(data, ["lang", "locale"]);
+  let language: FileFacts["language"] = suffixLanguage ?? folderLanguage;
+  if (named !== undefined) {
+    const code = typeof named === "string" ? canonicalLocaleCode(named) : null;
+    language = code ?? { refused: `its front matter's lang: ${localeCodeProblem(String(named))}` };
+  }
+  const inTree = (folderLanguage ? segments.slice(1) : segments).join("/");
+  const withoutSuffix = path.posix.join(path.posix.dirname(inTree), withoutLanguageSuffix(base));
+  const translationKey = data.translationKey;
+  return {
+    file,
+    sourceId,
+    language,
+    key:
+      typeof translationKey === "string" || typeof translationKey === "number"
+        ? `key:${translationKey}`
+        : `path:${withoutSuffix}`,
+    categories: categoriesOf(data),
+    tags: tagsOf(data),
+    authors: list(data.authors ?? data.author),
+    cover: coverOf(data),
+  };
+}
+
+interface TranslationGroup {
+  /** Whose fields the post shares (category, tags, authors, cover) and whose path is its source id. */
+  representative: FileFacts;
+  /** The representative first, then the others in path order. */
+  members: FileFacts[];
+}
+
+/**
+ * The files as posts: in a tree without languages, each file its own; else the files of one key
+ * together, the one without a language first, else the one in the site's default language (Hugo's
+ * defaultContentLanguage), else the first by path. A second file
+ * in a language the group has already is a post of its own (the import reports what it collides with).
+ */
+function translationGroups(facts: FileFacts[], siteLanguage: string): TranslationGroup[] {
+  const multilingual = facts.some((fact) => fact.language !== null);
+  if (!multilingual) return facts.map((fact) => ({ representative: fact, members: [fact] }));
+  const byKey = new Map<string, FileFacts[][]>();
+  for (const fact of facts) {
+    const groups = byKey.get(fact.key) ?? [];
+    byKey.set(fact.key, groups);
+    const languageOf = (other: FileFacts) =>
+      typeof other.language === "object" ? other.file : (other.language ?? "");
+    const room = groups.find((group) => !group.some((other) => languageOf(other) === languageOf(fact)));
+    if (room) room.push(fact);
+    else groups.push([fact]);
+  }
+  const groups = [...byKey.values()].flat().map((members) => {
+    const representative =
+      members.find((member) => member.language === null) ??
+      members.find((member) => member.language === siteLanguage) ??
+      (members[0] as FileFacts);
+    return {
+      representative,
+      members: [representative, ...members.filter((member) => member !== representative)],
+    };
+  });
+  const order = new Map(facts.map((fact, index) => [fact.file, index]));
+  return groups.sort(
+    (a, b) => (order.get(a.representative.file) ?? 0) - (order.get(b.representative.file) ?? 0),
+  );
 }

@@ -10,12 +10,14 @@ export async function writePortableArchive(
   file: string,
   lines: Partial<Record<ImportKind, object[]>>,
   workspaceId = "source-ws",
+  /** Version 1: an archive as exports before locales (issue 56) wrote it. */
+  formatVersion = FORMAT_VERSION,
 ): Promise<void> {
   const tar = createPack();
   const counts = Object.fromEntries(Object.entries(lines).map(([kind, list]) => [kind, list?.length ?? 0]));
   const manifest = {
     format: FORMAT_NAME,
-    formatVersion: FORMAT_VERSION,
+    formatVersion,
     exportedAt: new Date(0).toISOString(),
     workspace: { id: workspaceId, name: "Source", slug: "source" },
     counts,
