@@ -21,10 +21,12 @@ let app: TestApp;
 let ws: TestWorkspace;
 let postId: string;
 /** What each reader holds before the French draft is written: cursors at the head, open streams. */
-const before: { feeds: Record<string, string>; streams: Record<string, SseSubscription> } = {
-  feeds: {},
-  streams: {},
-};
+const before: {
+  feeds: Record<string, string>;
+  streams: Record<string, SseSubscription>;
+  /** The public feeds read right after the draft's writes, before the shared edits. */
+  afterDraft: Record<string, Body[]>;
+} = { feeds: {}, streams: {}, afterDraft: {} };
 /** A subscription to every change, or to those of one locale. */
 const live = (locale: string | null) =>
   `subscription { contentChanged${locale ? `(locale: "${locale}")` : ""} { type resourceId slug locales data } }`;
@@ -111,6 +113,12 @@ beforeAll(async () => {
     content: "<p>Contenu secret</p>",
   });
   await write("PATCH", `/v1/posts/${postId}?locale=fr`, { title: "Brouillon secret, encore" });
+  for (const [name, query] of [
+    ["public", ""],
+    ["public fr", "&locale=fr"],
+    ["public de", "&locale=de"],
+  ] as const)
+    before.afterDraft[name] = await feed(ws.publicKey, query, before.feeds[name]);
   const js = await fixtures.tag("js");
   await write("PATCH", `/v1/posts/${postId}`, { featured: true });
   await write("PATCH", `/v1/posts/${postId}?locale=de`, { tags: [js.id] });
@@ -193,6 +201,9 @@ describe("a draft translation, after its post's shared fields changed", () => {
   });
 
   it("is not in a public key's change feed: no entry, no upsert timed by its edits, in any locale", async () => {
+    // Read between the draft's writes and the shared edits: nothing happened that a public key may see.
+    expect(before.afterDraft).toEqual({ public: [], "public fr": [], "public de": [] });
+
     // From the start (the listing of what is visible now, then the log) and from before the draft.
     const fromStart = {
       all: await feed(ws.publicKey, ""),
