@@ -10,10 +10,14 @@ ADD COLUMN     "publicLocales" TEXT[] DEFAULT ARRAY[]::TEXT[];
 -- Post events written before: the translation their data names, else the workspace's default locale;
 -- public when the form they carry was (a departure always: it says a public form left).
 UPDATE "Event" e SET
-  "locales" = ARRAY[COALESCE(e.data->>'locale', l.code)],
+  "locales" = ARRAY[c.code],
   "publicLocales" = CASE
     WHEN e.type IN ('post.published', 'post.unpublished', 'post.deleted')
       OR (e.data->>'status' = 'published' AND (e.data->>'publishedAt')::timestamptz <= e."createdAt" AT TIME ZONE 'UTC')
-    THEN ARRAY[COALESCE(e.data->>'locale', l.code)] ELSE ARRAY[]::TEXT[] END
-FROM "Locale" l
-WHERE e.type LIKE 'post.%' AND l."workspaceId" = e."workspaceId" AND l."isDefault";
+    THEN ARRAY[c.code] ELSE ARRAY[]::TEXT[] END
+FROM (
+  SELECT x.id, COALESCE(x.data->>'locale',
+    (SELECT l.code FROM "Locale" l WHERE l."workspaceId" = x."workspaceId" AND l."isDefault")) AS code
+  FROM "Event" x WHERE x.type LIKE 'post.%'
+) c
+WHERE c.id = e.id AND c.code IS NOT NULL;
