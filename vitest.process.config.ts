@@ -32,6 +32,7 @@ export const PROCESS_CONTRACT_FILES = [
   "posts-list",
   "posts-update",
   "post-translations",
+  "post-translation-isolation",
   "rate-limits",
   "request-id",
   "response-cache",

@@ -51,6 +51,17 @@ export interface Change {
    * its event carries that translation and names the locale.
    */
   locale?: string;
+  /**
+   * Posts without `locale`: which translations the change concerns (the event's `locales`, change-log.ts).
+   * `default`: only the default locale's (its localized fields, its status); absent: every translation of
+   * the post, as a change of shared fields (category, tags, authors, featured, …) shows in all of them.
+   */
+  concerns?: "default";
+  /**
+   * Post deletes: the translations the post had (null: the default locale's, the post's own row) and
+   * whether each was public; they are gone by the time the change log records the delete.
+   */
+  translationsBefore?: readonly { locale: string | null; live: boolean }[];
   /** Deletes: the last known slug (a field's key, a locale's code); the row is gone when the change log records it. */
   slug?: string;
   /**

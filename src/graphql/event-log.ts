@@ -3,7 +3,9 @@
 // The log is read forward only: a consumer resumes from the last cursor it processed.
 import { validateConnectionArguments } from "@pothos/core";
 import { logHead } from "../content/changes/change-log.ts";
+import { eventsConcerning } from "../content/changes/event-locales.ts";
 import { retentionCutoff } from "../content/changes/event-retention.ts";
+import { namedLocale } from "../content/locales/locales.ts";
 import type { FieldProblem } from "../domain/errors.ts";
 import { EVENT_TYPES, isEventType } from "../domain/event-types.ts";
 import type { Event } from "../generated/prisma/client.ts";
@@ -28,6 +30,7 @@ export interface EventLogArgs {
   after?: string | null;
   before?: string | null;
   types?: readonly string[] | null;
+  locale?: string | null;
 }
 
 export type EventConnection = Connection<Event>;
@@ -48,10 +51,12 @@ export async function eventConnection(ctx: GraphQLContext, args: EventLogArgs): 
   const retentionDays = ctx.services.config.events.retentionDays;
   if (after && after.createdAt < retentionCutoff(retentionDays)) throw cursorExpiredError(retentionDays);
 
+  const locale = args.locale == null ? null : await namedLocale(ctx.prisma, workspaceId, args.locale);
   const where = {
     workspaceId,
     ...(after ? { position: { gt: after.position } } : {}),
     ...(types ? { type: { in: types } } : {}),
+    ...(locale ? eventsConcerning(locale.code, ctx.caller.audience !== "private") : {}),
   };
   const rows = await ctx.prisma.event.findMany({ where, orderBy: { position: "asc" }, take: limit + 1 });
   const page = rows.slice(0, limit);

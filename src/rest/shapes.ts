@@ -139,6 +139,12 @@ export const EventShape = z.object({
   workspaceId: z.string(),
   resourceId: z.string(),
   slug: nullableString,
+  locales: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "Posts: the locales the event concerns — the translation written, or all of the post's for a change of shared fields or its removal",
+    ),
   data: z.record(z.string(), z.unknown()),
   createdAt: dateTime,
 });

@@ -279,3 +279,96 @@ describe("the feed's cursors", () => {
     expect(res.body.changes[0].data.content).toBe("Hello **world**");
   });
 });
+
+describe("a locale's feed (?locale=)", () => {
+  it("serves each post as that translation shows it, from the changes that concern it, with its own cursors", async () => {
+    const ws = await app.workspace("Feed locale");
+    const f = restFixtures(app, ws.privateKey);
+    for (const code of ["de", "fr"])
+      expect((await app.request("POST", "/v1/locales", { key: ws.privateKey, body: { code } })).status).toBe(
+        201,
+      );
+    const category = await f.category("welt");
+    const german = {
+      title: "Hallo",
+      slug: "hallo",
+      description: "d",
+      content: "<p>x</p>",
+      status: "published",
+    };
+    const both = await f.post({ slug: "both", categoryId: category.id });
+    const englishOnly = await f.post({ slug: "english-only", categoryId: category.id });
+    const patch = (id: string, body: Record<string, unknown>, query = "") =>
+      app.request("PATCH", `/v1/posts/${id}${query}`, { key: ws.privateKey, body });
+    expect((await patch(both.id, german, "?locale=de")).status).toBe(200);
+    const posts = async (query: string, since?: string) => {
+      const res = await app.request(
+        "GET",
+        `/v1/changes?types=posts${query}${since ? `&since=${since}` : ""}`,
+        {
+          key: ws.publicKey,
+        },
+      );
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body as { changes: Entry[]; nextCursor: string };
+    };
+    const view = (page: { changes: Entry[] }) =>
+      page.changes.map((entry) =>
+        entry.op === "upsert"
+          ? `${entry.id === both.id ? "both" : "english-only"}:${entry.data.slug}:${entry.data.locale}`
+          : entry.op,
+      );
+
+    // The listing: German translations in German; the default's posts as before, without `locale`.
+    const de = await posts("&locale=de");
+    expect(view(de)).toEqual(["both:hallo:de"]);
+    const plain = await posts("");
+    expect(view(plain).sort()).toEqual(["both:both:undefined", "english-only:english-only:undefined"]);
+    expect(view(await posts("&locale=en")).sort()).toEqual(["both:both:en", "english-only:english-only:en"]);
+
+    // Then the log: a German write reaches the German feed only, an English-only write the English feed
+    // only, a shared field's change both.
+    await patch(both.id, { title: "Hallo wieder" }, "?locale=de");
+    await patch(englishOnly.id, { title: "Hello again" });
+    expect(view(await posts("&locale=de", de.nextCursor))).toEqual(["both:hallo:de"]);
+    expect(view(await posts("", plain.nextCursor))).toEqual(["english-only:english-only:undefined"]);
+    await patch(both.id, { featured: true });
+    const shared = await posts("&locale=de", de.nextCursor);
+    expect(shared.changes).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ featured: true }) }),
+    ]);
+    // Unpublishing the German translation is a tombstone with the slug it was public under in German.
+    await patch(both.id, { status: "draft" }, "?locale=de");
+    const gone = await posts("&locale=de", shared.nextCursor);
+    expect(gone.changes).toEqual([expect.objectContaining({ op: "delete", id: both.id, slug: "hallo" })]);
+
+    // A cursor belongs to its locale's feed.
+    expect(
+      (await app.request("GET", `/v1/changes?types=posts&since=${de.nextCursor}`, { key: ws.publicKey }))
+        .status,
+    ).toBe(400);
+    expect(
+      (
+        await app.request("GET", `/v1/changes?types=posts&locale=fr&since=${de.nextCursor}`, {
+          key: ws.publicKey,
+        })
+      ).status,
+    ).toBe(400);
+  });
+
+  it("refuses a malformed or unknown locale with a 400 naming `locale`, on /v1/changes and /v1/events", async () => {
+    const ws = await app.workspace("Feed locale refusals");
+    for (const [path, key] of [
+      ["/v1/changes", ws.publicKey],
+      ["/v1/events", ws.privateKey],
+    ] as const)
+      for (const [locale, message] of [
+        ["not_a_locale!", /not a valid locale code/],
+        ["it", /"it" is not a locale of this workspace/],
+      ] as const) {
+        const res = await app.request("GET", `${path}?locale=${encodeURIComponent(locale)}`, { key });
+        expect(res.status, `${path} ${locale}`).toBe(400);
+        expect(res.body.details).toEqual([{ field: "locale", message: expect.stringMatching(message) }]);
+      }
+  });
+});

@@ -169,6 +169,8 @@ describe("the stream is bounded", () => {
       position: BigInt(position),
       workspaceId: "w",
       keepsListings: false,
+      locales: [],
+      publicLocales: [],
       type: "tag.created",
       resourceId: `t${position}`,
       slug: null,

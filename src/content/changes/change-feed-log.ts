@@ -22,10 +22,11 @@ import {
   type FeedPage,
   type FeedPosition,
   type FeedRequest,
-  feedEventTypes,
+  feedEvents,
   visible,
 } from "./change-feed-model.ts";
 import { linkedPostsAfter, previousPostForms, relatedOfPost } from "./change-feed-relations.ts";
+import { carriesFormIn } from "./event-locales.ts";
 import { currentSnapshot, type FeedResource } from "./event-snapshots.ts";
 import {
   type FormBefore,
@@ -106,11 +107,11 @@ export async function logPage(
   let read = 0;
   for (;;) {
     const events = await prisma.event.findMany({
-      where: { workspaceId: request.workspaceId, position: { gt: after }, OR: feedEventTypes() },
+      where: { workspaceId: request.workspaceId, position: { gt: after }, ...feedEvents(request) },
       orderBy: { position: "asc" },
       take: EVENTS_PER_READ,
     });
-    await readHistories(prisma, request.workspaceId, events, formsAt, page.histories);
+    await readHistories(prisma, request, events, formsAt, page.histories);
     for (const event of events) {
       const stopped = await expand(prisma, request, page, event, progress);
       if (stopped)
@@ -134,7 +135,7 @@ export async function logPage(
 /** The form before the page of every post these events name that the page has not met yet. */
 async function readHistories(
   prisma: PrismaClient,
-  workspaceId: string,
+  request: FeedRequest,
   events: Event[],
   formsAt: bigint,
   histories: Map<string, PostHistory>,
@@ -143,9 +144,10 @@ async function readHistories(
   if (unseen.length === 0) return;
   const forms = await previousPostForms(
     prisma,
-    workspaceId,
+    request.workspaceId,
     unseen.map((event) => event.resourceId),
     formsAt,
+    request.locale,
   );
   for (const event of unseen)
     if (!histories.has(event.resourceId)) {
@@ -181,10 +183,12 @@ async function expand(
       for (const form of [history.form, event.data])
         for (const related of relatedOfPost(form))
           items.set(`${related.type}:${related.id}`, { ...related, at, slug: null, own: false });
-    page.histories.set(event.resourceId, {
-      form: event.data as Record<string, unknown>,
-      life: liveThrough(history.life, history.form, event.type, at),
-    });
+    // The post's history in the feed's locale: its forms there, and its removal.
+    if (carriesFormIn(event, request.locale) || event.type === "post.deleted")
+      page.histories.set(event.resourceId, {
+        form: event.data as Record<string, unknown>,
+        life: liveThrough(history.life, history.form, event.type, at),
+      });
   }
   for (const [index, item] of [...items.values()].entries()) {
     if (progress && index < progress.items) continue;
@@ -218,7 +222,7 @@ function countsCanChange(request: FeedRequest, before: FormBefore, event: Event)
 async function render(prisma: PrismaClient, request: FeedRequest, page: Page): Promise<FeedEntry[]> {
   const entries: FeedEntry[] = [];
   for (const item of page.implied.values()) {
-    const data = await currentSnapshot(prisma, item.type, item.id);
+    const data = await currentSnapshot(prisma, item.type, item.id, request.locale);
     if (data && visible(request, item.type, data)) {
       entries.push({ op: "upsert", type: item.type, id: item.id, data });
       continue;

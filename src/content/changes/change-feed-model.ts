@@ -2,6 +2,7 @@
 // positions, entries and pages, the resources it serves, which events it follows and what a key sees.
 
 import { isLive } from "../post-visibility.ts";
+import { eventsConcerning } from "./event-locales.ts";
 import type { FeedResource } from "./event-snapshots.ts";
 
 export const FEED_RESOURCES: readonly FeedResource[] = ["post", "category", "tag", "author"];
@@ -47,11 +48,31 @@ export interface FeedRequest {
   from: FeedPosition | GlobalPosition | null;
   /** Entries per page, at most: a page may stop inside the records one event implies. */
   limit: number;
+  /**
+   * The locale whose posts the feed serves (issue 56): each post as that translation shows it, from the
+   * events that concern it (event-locales.ts). `named`: asked for, so a post's data names it; without,
+   * the default locale's, each post as before.
+   */
+  locale: FeedLocale;
 }
 
-/** The events the feed follows: every feed resource's, whatever `types` asks for (a tag's rename changes posts too). */
-export function feedEventTypes() {
-  return FEED_RESOURCES.map((type) => ({ type: { startsWith: `${type}.` } }));
+/** A feed's locale: its code, whether it is the workspace's default, whether the request named it. */
+export interface FeedLocale {
+  code: string;
+  isDefault: boolean;
+  named: boolean;
+}
+
+/**
+ * The events the feed follows: every feed resource's, whatever `types` asks for (a tag's rename changes
+ * posts too), those of posts only when they concern the feed's locale (for a public key, a public
+ * translation of it: a draft translation's edits are none of its business, not even as their timing).
+ */
+export function feedEvents(request: FeedRequest) {
+  return {
+    OR: FEED_RESOURCES.map((type) => ({ type: { startsWith: `${type}.` } })),
+    AND: [eventsConcerning(request.locale.code, request.publicOnly)],
+  };
 }
 
 export function visible(request: FeedRequest, type: FeedResource, data: Record<string, unknown>): boolean {

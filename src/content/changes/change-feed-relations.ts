@@ -2,14 +2,19 @@
 // post's read form names, the posts linked to a category, tag or author now, and each post's read form
 // before a point of the log (its newest event there).
 import type { PrismaClient } from "../../generated/prisma/client.ts";
+import { formsIn } from "./event-locales.ts";
 import type { FeedResource } from "./event-snapshots.ts";
 
-/** Each post's newest event at or before `position`: its read form before the events after it. */
+/**
+ * Each post's newest event at or before `position` that carries its form in `locale`: its read form
+ * there before the events after it.
+ */
 export async function previousPostForms(
   prisma: PrismaClient,
   workspaceId: string,
   postIds: string[],
   position: bigint,
+  locale: { code: string; isDefault: boolean },
 ): Promise<Map<string, Record<string, unknown>>> {
   if (postIds.length === 0) return new Map();
   const rows = await prisma.event.findMany({
@@ -18,6 +23,7 @@ export async function previousPostForms(
       resourceId: { in: [...new Set(postIds)] },
       position: { lte: position },
       type: { startsWith: "post." },
+      ...formsIn(locale),
     },
     orderBy: [{ resourceId: "asc" }, { position: "desc" }],
     distinct: ["resourceId"],

@@ -33,7 +33,7 @@ import {
   type FeedPage,
   type FeedPosition,
   type FeedRequest,
-  feedEventTypes,
+  feedEvents,
   type GlobalPosition,
   visible,
 } from "./change-feed-model.ts";
@@ -127,7 +127,7 @@ async function snapshotPage(
     const wanted = request.limit - entries.length;
     const ids = await visibleIds(prisma, request, type, at.afterId, wanted);
     for (const id of ids) {
-      const data = await currentSnapshot(prisma, type, id);
+      const data = await currentSnapshot(prisma, type, id, request.locale);
       if (data && visible(request, type, data)) entries.push({ op: "upsert", type, id, data });
     }
     const last = ids.at(-1);
@@ -160,6 +160,21 @@ async function visibleIds(
 ): Promise<string[]> {
   const where = { workspaceId: request.workspaceId, ...(afterId ? { id: { gt: afterId } } : {}) };
   const page = { where, orderBy: { id: "asc" as const }, take: limit, select: { id: true } };
+  // Another locale's posts: those with a translation in it (a public key: a live one).
+  if (type === "post" && !request.locale.isDefault) {
+    const translations = await prisma.postTranslation.findMany({
+      where: {
+        workspaceId: request.workspaceId,
+        locale: request.locale.code,
+        ...(afterId ? { postId: { gt: afterId } } : {}),
+        ...(request.publicOnly ? { status: "published", publishedAt: { lte: new Date() } } : {}),
+      },
+      orderBy: { postId: "asc" },
+      take: limit,
+      select: { postId: true },
+    });
+    return translations.map((row) => row.postId);
+  }
   const rows =
     type === "post"
       ? await prisma.post.findMany({
@@ -177,7 +192,7 @@ async function visibleIds(
 async function eventsAfter(prisma: PrismaClient, request: FeedRequest, position: bigint): Promise<boolean> {
   const found = await prisma.event.findFirst({
     // Any resource's: a tag's rename changes posts too.
-    where: { workspaceId: request.workspaceId, position: { gt: position }, OR: feedEventTypes() },
+    where: { workspaceId: request.workspaceId, position: { gt: position }, ...feedEvents(request) },
     select: { id: true },
   });
   return found !== null;

@@ -16,6 +16,7 @@ import type { Change } from "../change.ts";
 import { newId } from "../ids.ts";
 import { WEBHOOK_CHANNEL_PREFIX } from "../webhook-delivery-ids.ts";
 import { EVENT_ID_SQL, eventIdTail, tickStartWithinMillisecond } from "./event-ids.ts";
+import { type DefaultLocales, eventLocalesOf } from "./event-locales.ts";
 import { snapshotOf } from "./event-snapshots.ts";
 import { type LoggedChange, type LoggedChangeRow, loggedChange } from "./log-tail.ts";
 
@@ -42,6 +43,9 @@ interface EventRow {
   data: Record<string, unknown>;
   /** Change.keepsListings, on the post.updated row only. */
   keepsListings: boolean;
+  /** The locales a post event concerns, and those of them public (event-locales.ts); none otherwise. */
+  locales: string[];
+  publicLocales: string[];
 }
 
 /**
@@ -83,9 +87,11 @@ export async function appendEvents(
 ): Promise<Appended> {
   const rows: EventRow[] = [];
   const revisions: RevisionRow[] = [];
+  const defaults: DefaultLocales = new Map();
   for (const change of changes) {
     const types = eventTypesOf(change);
     if (types.length === 0) continue;
+    const { locales, publicLocales } = await eventLocalesOf(tx, change, defaults);
     const snapshot = change.action === "deleted" ? null : await snapshotOf(tx, change);
     const data = snapshot ?? lastKnown(change);
     const slug = change.action === "deleted" ? (change.slug ?? null) : slugOf(change, data);
@@ -110,6 +116,8 @@ export async function appendEvents(
         slug,
         data,
         keepsListings: type === "post.updated" && change.keepsListings === true,
+        locales,
+        publicLocales,
       });
     }
   }
@@ -173,9 +181,9 @@ const APPEND_LOCK_ID = 72707370;
 const APPEND_SQL = `WITH turn AS (SELECT pg_advisory_xact_lock($1)),
 ticks AS MATERIALIZED (SELECT ${EVENT_ID_SQL.firstTick("$4", "$5")} AS first FROM turn),
 appended AS (
-  INSERT INTO "Event" (id, "workspaceId", type, "resourceId", slug, data, "keepsListings", "createdAt")
-  SELECT ${EVENT_ID_SQL.id('ticks.first + e."order"', "e.tail")}, e."workspaceId", e.type, e."resourceId", e.slug, e.data, e."keepsListings", now() AT TIME ZONE 'UTC'
-  FROM turn, ticks, jsonb_to_recordset($2::jsonb) AS e("order" int, tail text, "workspaceId" text, type text, "resourceId" text, slug text, data jsonb, "keepsListings" boolean)
+  INSERT INTO "Event" (id, "workspaceId", type, "resourceId", slug, data, "keepsListings", locales, "publicLocales", "createdAt")
+  SELECT ${EVENT_ID_SQL.id('ticks.first + e."order"', "e.tail")}, e."workspaceId", e.type, e."resourceId", e.slug, e.data, e."keepsListings", e.locales, e."publicLocales", now() AT TIME ZONE 'UTC'
+  FROM turn, ticks, jsonb_to_recordset($2::jsonb) AS e("order" int, tail text, "workspaceId" text, type text, "resourceId" text, slug text, data jsonb, "keepsListings" boolean, locales text[], "publicLocales" text[])
   ORDER BY e."order"
   RETURNING position, "workspaceId", type, "resourceId", data->>'status' AS status, "keepsListings"
 ),

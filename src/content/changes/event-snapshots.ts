@@ -59,11 +59,23 @@ export async function snapshotOf(tx: Tx, change: Change): Promise<Snapshot> {
 /** Records the change feed (change-feed.ts) serves, by their resource names. */
 export type FeedResource = "post" | "category" | "tag" | "author";
 
-/** A record's REST read form as it is now (the change feed's upserts), or null when it is gone. */
-export function currentSnapshot(client: Tx, resource: FeedResource, id: string): Promise<Snapshot> {
+/**
+ * A record's REST read form as it is now (the change feed's upserts), or null when it is gone; a post in
+ * `locale` (issue 56): its default-locale form, naming the locale when `named`, or that translation's
+ * (null when the post has none in it).
+ */
+export async function currentSnapshot(
+  client: Tx,
+  resource: FeedResource,
+  id: string,
+  locale: { code: string; isDefault: boolean; named: boolean },
+): Promise<Snapshot> {
   switch (resource) {
-    case "post":
-      return postSnapshot(client, id);
+    case "post": {
+      if (!locale.isDefault) return translationSnapshot(client, id, locale.code);
+      const post = await postSnapshot(client, id);
+      return post && locale.named ? { ...post, locale: locale.code } : post;
+    }
     case "category":
       return categorySnapshot(client, id);
     case "tag":

@@ -309,3 +309,33 @@ function canonicalFallback(
 function checkName(name: string | null | undefined, problems: ProblemList): void {
   problems.text("name", name, { max: MAX_NAME_LENGTH });
 }
+
+/** A locale a read names (the change log, the delta feed, a subscription), as the workspace has it. */
+export interface NamedLocale {
+  code: string;
+  isDefault: boolean;
+  /** Named by the request; false: the default, as a read without a locale reads. */
+  named: boolean;
+}
+
+/**
+ * The workspace's locale `locale` names (canonicalised), or its default when none is named. Malformed or
+ * not one of the workspace's: a 400 naming `field`, with the words reads of posts use.
+ */
+export async function namedLocale(
+  prisma: Pick<PrismaClient, "locale">,
+  workspaceId: string,
+  locale: string | null | undefined,
+  field = "locale",
+): Promise<NamedLocale> {
+  const code = locale === undefined || locale === null ? null : requireLocaleCode(field, locale);
+  const row = await prisma.locale.findFirst({
+    where: { workspaceId, ...(code === null ? { isDefault: true } : { code }) },
+    select: { code: true, isDefault: true },
+  });
+  if (!row)
+    throw new InvalidInputError("Unknown locale", [
+      { field, message: `"${code}" is not a locale of this workspace (see /v1/locales)` },
+    ]);
+  return { ...row, named: code !== null };
+}

@@ -8,6 +8,7 @@ import type { PrismaClient } from "../../generated/prisma/client.ts";
 import type { RevisionActor } from "../change.ts";
 import { byIdentifier } from "../identifiers.ts";
 import { newId } from "../ids.ts";
+import { isLive } from "../post-visibility.ts";
 import { sanitizeHtml } from "../sanitize-html.ts";
 import type { FieldValueChanges } from "../taxonomy/custom-field-values.ts";
 import { validateFieldValues } from "../taxonomy/custom-field-values.ts";
@@ -166,6 +167,8 @@ export async function updatePost(
       statusChange,
       keepsListings:
         statusChange.from === statusChange.to && LISTING_INPUTS.every((key) => input[key] === undefined),
+      // Shared fields show in every translation: then the event concerns them all (event-locales.ts).
+      ...(setsSharedFields(input) ? {} : { concerns: "default" as const }),
       revision: revisionOf(origin),
     });
     return context.postId;
@@ -190,13 +193,30 @@ export async function deletePost(
     }
     const existing = await uow.tx.post.findFirst({
       where: byIdentifier(workspaceId, identifier, "posts"),
-      select: { id: true, slug: true },
+      select: { id: true, slug: true, status: true, publishedAt: true },
     });
     if (!existing) throw new NotFoundError("Post", identifier);
+    // The translations it takes along (the foreign key cascades), as its event names them.
+    const translations = await uow.tx.postTranslation.findMany({
+      where: { postId: existing.id },
+      select: { locale: true, status: true, publishedAt: true },
+      orderBy: { locale: "asc" },
+    });
     // No row deleted: a concurrent DELETE was first.
     const { count } = await uow.tx.post.deleteMany({ where: { id: existing.id } });
     if (count === 0) throw new NotFoundError("Post", identifier);
-    uow.changed({ resource: "post", action: "deleted", id: existing.id, workspaceId, slug: existing.slug });
+    const now = new Date();
+    uow.changed({
+      resource: "post",
+      action: "deleted",
+      id: existing.id,
+      workspaceId,
+      slug: existing.slug,
+      translationsBefore: [existing, ...translations].map((row) => ({
+        locale: "locale" in row ? row.locale : null,
+        live: isLive(row, now),
+      })),
+    });
     return existing.id;
   });
 }

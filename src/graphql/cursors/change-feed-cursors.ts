@@ -55,8 +55,15 @@ const FormatOne = z.tuple([
   CursorMoment,
 ]);
 
-export function changeFeedScope(workspaceId: string, audience: string, types: readonly string[]): string {
-  return cursorScope(["changes", workspaceId, audience, [...types].sort()]);
+/** `locale`: the one a feed names (its cursors are its own); null for the default's, as before locales. */
+export function changeFeedScope(
+  workspaceId: string,
+  audience: string,
+  types: readonly string[],
+  locale: string | null = null,
+): string {
+  const scope: unknown[] = ["changes", workspaceId, audience, [...types].sort()];
+  return cursorScope(locale === null ? scope : [...scope, locale]);
 }
 
 export function encodeFeedCursor(scope: string, at: FeedPosition, issuedAt: Date): string {

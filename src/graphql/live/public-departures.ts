@@ -6,6 +6,8 @@
 //
 // A stage of its own around the stream's iterator, because the filter runs synchronously inside the
 // stream's reader and this needs a read of the log; only departures, which are rare, make that read.
+
+import { formsIn } from "../../content/changes/event-locales.ts";
 import {
   type FormBefore,
   liveThrough,
@@ -21,13 +23,15 @@ const DEPARTURES = new Set(["post.unpublished", "post.deleted"]);
 export function checkPublicDepartures(
   events: AsyncIterableIterator<StreamItem>,
   prisma: PrismaClient,
+  /** The locale whose forms of the post tell whether it was public (issue 56). */
+  formLocale: (event: Event) => { code: string; isDefault: boolean },
 ): AsyncIterableIterator<StreamItem> {
   const checked: AsyncIterableIterator<StreamItem> = {
     async next() {
       for (;;) {
         const result = await events.next();
         if (result.done || isStreamEnd(result.value) || !DEPARTURES.has(result.value.type)) return result;
-        const departure = await publicDeparture(prisma, result.value);
+        const departure = await publicDeparture(prisma, result.value, formLocale(result.value));
         if (departure) return { value: departure, done: false };
       }
     },
@@ -39,7 +43,11 @@ export function checkPublicDepartures(
   return checked;
 }
 
-async function publicDeparture(prisma: PrismaClient, event: Event): Promise<Event | null> {
+async function publicDeparture(
+  prisma: PrismaClient,
+  event: Event,
+  locale: { code: string; isDefault: boolean },
+): Promise<Event | null> {
   // The post's form before the write: an unpublish is recorded right after its write's post.updated
   // (consecutive positions, change-log.ts), which already holds the form after; a delete is alone.
   const writeStart = event.type === "post.unpublished" ? event.position - 1n : event.position;
@@ -49,6 +57,8 @@ async function publicDeparture(prisma: PrismaClient, event: Event): Promise<Even
       resourceId: event.resourceId,
       type: { startsWith: "post." },
       position: { lt: writeStart },
+      // Its forms in that locale: another translation's slug is not the one it was public under there.
+      ...formsIn(locale),
     },
     orderBy: { position: "desc" },
     select: { data: true },

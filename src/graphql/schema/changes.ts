@@ -1,9 +1,11 @@
-// The change feed: `changes(since:, first:, types:, format:)` — what this key can see that changed since
-// its cursor, as upserts and tombstones (src/content/changes/change-feed.ts). Public and private keys alike; a
-// public key's feed holds published posts only.
+// The change feed: `changes(since:, first:, types:, format:, locale:)` — what this key can see that
+// changed since its cursor, as upserts and tombstones (src/content/changes/change-feed.ts). Public and
+// private keys alike; a public key's feed holds published posts only, and with `locale` that locale's
+// published translations only (issue 56).
 import { FEED_RESOURCES, feedHead, readChanges } from "../../content/changes/change-feed.ts";
 import { retentionCutoff } from "../../content/changes/event-retention.ts";
 import type { FeedResource } from "../../content/changes/event-snapshots.ts";
+import { namedLocale } from "../../content/locales/locales.ts";
 import { htmlToMarkdown } from "../../content/posts/markdown.ts";
 import { absoluteMediaReferencesIn } from "../../media/media-references.ts";
 import { builder } from "../builder.ts";
@@ -95,6 +97,12 @@ builder.queryField("changes", (t) =>
         description: "posts, categories, tags, authors (default all)",
       }),
       format: t.arg({ type: ContentFormatEnum, defaultValue: "html" }),
+      locale: t.arg({
+        type: "LocaleCode",
+        required: false,
+        description:
+          "Posts in this locale's translation, from the changes that concern it (a key that cannot read drafts: its published translations only); default: the default locale's",
+      }),
     },
     complexity: (args) => ({ field: 1, multiplier: args.first ?? DEFAULT_FEED_PAGE_SIZE }),
     resolve: async (_root, args, ctx) => {
@@ -104,7 +112,13 @@ builder.queryField("changes", (t) =>
         throw userInputError(`first must be 1–${MAX_PAGE_SIZE}`, [
           { field: "first", message: `1–${MAX_PAGE_SIZE}` },
         ]);
-      const scope = changeFeedScope(ctx.caller.workspaceId, ctx.caller.audience, types);
+      const locale = await namedLocale(ctx.prisma, ctx.caller.workspaceId, args.locale);
+      const scope = changeFeedScope(
+        ctx.caller.workspaceId,
+        ctx.caller.audience,
+        types,
+        locale.named ? locale.code : null,
+      );
       const since =
         args.since == null
           ? null
@@ -119,6 +133,7 @@ builder.queryField("changes", (t) =>
         types,
         from: since?.at ?? null,
         limit,
+        locale,
       });
       const markdown = args.format === "markdown";
       // Records as stored name imported files relative (media-references.ts): absolute, as reads have

@@ -1,4 +1,5 @@
 // The change log: Event and the `events` connection (private keys only; see event-log.ts).
+import { visibleLocales } from "../../content/changes/event-locales.ts";
 import type { Event as EventRow } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import { DEFAULT_EVENT_PAGE_SIZE, eventConnection } from "../event-log.ts";
@@ -13,6 +14,13 @@ export const Event = builder.objectRef<EventRow>("Event").implement({
     slug: t.exposeString("slug", {
       nullable: true,
       description: "The resource's slug (a field's key); null for media",
+    }),
+    locales: t.field({
+      type: ["LocaleCode"],
+      nullable: true,
+      description:
+        "Posts: the locales the event concerns — the translation written, or all of the post's for a change of shared fields or its removal (a key that cannot read drafts: the published ones only); null for records without translations",
+      resolve: (event, _args, ctx) => visibleLocales(event, ctx.caller.audience !== "private"),
     }),
     data: t.field({
       type: "JSON",
@@ -32,6 +40,12 @@ builder.queryField("events", (t) =>
         "The change log, oldest first; resume with `after` = the last cursor processed. Private keys only",
       args: {
         types: t.arg.stringList({ required: false, description: "Only these event types (post.created, …)" }),
+        locale: t.arg({
+          type: "LocaleCode",
+          required: false,
+          description:
+            "Only the events that concern this locale: a post's name theirs in `locales`; those of records without translations concern every locale",
+        }),
       },
       complexity: (args) => ({ field: 1, multiplier: args.first ?? DEFAULT_EVENT_PAGE_SIZE }),
       resolve: (_root, args, ctx) => eventConnection(ctx, args),

@@ -2,7 +2,7 @@
 // since `since`, as upserts and tombstones; without `since`, everything visible now, then the log.
 import { z } from "zod";
 import type { RestRoute } from "../route.ts";
-import { graphqlEnum } from "./conventions.ts";
+import { graphqlEnum, localeQuery } from "./conventions.ts";
 
 const ChangeShape = z.union([
   z.object({
@@ -65,9 +65,16 @@ export const changeRoutes: RestRoute[] = [
         default: "html",
         description: "Body format of a post's `content`",
       },
+      {
+        name: "locale",
+        kind: "string",
+        maxLength: 35,
+        description:
+          "Only the changes that concern this locale (a locale of the workspace), each post as its translation there shows it, naming `locale` (a public key: its published translations only; a draft translation leaves no trace). Records without translations (categories, tags, authors) concern every locale. Default: the default locale's",
+      },
     ],
-    document: `query Changes($since: String, $first: Int, $types: [String!], $format: ContentFormat) {
-      changes(since: $since, first: $first, types: $types, format: $format) {
+    document: `query Changes($since: String, $first: Int, $types: [String!], $format: ContentFormat, $locale: LocaleCode) {
+      changes(since: $since, first: $first, types: $types, format: $format, locale: $locale) {
         changes { op type id slug removedAt data } nextCursor hasMore
       }
     }`,
@@ -76,6 +83,7 @@ export const changeRoutes: RestRoute[] = [
       first: query.limit,
       types: query.types,
       format: graphqlEnum(query.format),
+      locale: localeQuery(query),
     }),
     reshape: (data) => {
       const page = data.changes as { changes: GraphQLEntry[]; nextCursor: string; hasMore: boolean };

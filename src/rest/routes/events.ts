@@ -3,6 +3,7 @@ import { z } from "zod";
 import { EVENT_TYPES } from "../../domain/event-types.ts";
 import type { RestRoute } from "../route.ts";
 import { EventShape } from "../shapes.ts";
+import { localeQuery } from "./conventions.ts";
 
 export const eventRoutes: RestRoute[] = [
   {
@@ -26,21 +27,36 @@ export const eventRoutes: RestRoute[] = [
         kind: "list",
         description: `Only these event types, comma separated: ${EVENT_TYPES.join(", ")}`,
       },
+      {
+        name: "locale",
+        kind: "string",
+        maxLength: 35,
+        description:
+          "Only the events that concern this locale (a locale of the workspace): a post's events name theirs in `locales`; those of records without translations concern every locale",
+      },
     ],
-    document: `query Events($after: String, $first: Int, $types: [String!]) {
-      events(after: $after, first: $first, types: $types) {
-        edges { cursor node { id type workspaceId resourceId slug data createdAt } }
+    document: `query Events($after: String, $first: Int, $types: [String!], $locale: LocaleCode) {
+      events(after: $after, first: $first, types: $types, locale: $locale) {
+        edges { cursor node { id type workspaceId resourceId slug locales data createdAt } }
         pageInfo { endCursor hasNextPage }
       }
     }`,
-    variables: ({ query }) => ({ after: query.after, first: query.limit, types: query.types }),
+    variables: ({ query }) => ({
+      after: query.after,
+      first: query.limit,
+      types: query.types,
+      locale: localeQuery(query),
+    }),
     reshape: (data, { query }) => {
       const page = data.events as {
-        edges: { node: unknown }[];
+        edges: { node: { locales: string[] | null } }[];
         pageInfo: { endCursor: string | null; hasNextPage: boolean };
       };
       return {
-        events: page.edges.map((edge) => edge.node),
+        // `locales` on the events of records that have translations (posts) only.
+        events: page.edges.map(({ node: { locales, ...event } }) =>
+          locales ? { ...event, locales } : event,
+        ),
         // An empty page keeps the client where it was.
         nextCursor: page.pageInfo.endCursor ?? (query.after as string | undefined) ?? null,
         hasMore: page.pageInfo.hasNextPage,

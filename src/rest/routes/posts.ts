@@ -8,7 +8,7 @@ import { LIMIT_PARAM, PAGE_PARAM, type QueryParam } from "../query-params.ts";
 import { RestInputError } from "../rest-input-error.ts";
 import type { RestRoute } from "../route.ts";
 import { DeleteResultShape, PaginationShape, PostShape, PostWriteResultShape } from "../shapes.ts";
-import { graphqlEnum, PAGINATION_SELECTION } from "./conventions.ts";
+import { graphqlEnum, localeQuery, PAGINATION_SELECTION } from "./conventions.ts";
 import { POST_FRAGMENT, toPostBody } from "./post-body.ts";
 import { PREVIEW_PARAM, PREVIEW_READ_ERRORS } from "./post-previews.ts";
 
@@ -37,12 +37,7 @@ const WRITE_LOCALE_PARAM: QueryParam = {
     "The translation to write (a locale of the workspace, see /v1/locales); absent: the default locale's. A post is created in the default locale; an update with another locale writes that translation's title, slug, description, content, status and publishedAt (creating it when missing), the other fields to the post; a delete with one removes only that translation (not the default's: 409)",
 };
 
-/** The `locale` query parameter, canonical; a malformed one is a 400 naming `locale`. */
-function writeLocale(query: Record<string, unknown>): string | undefined {
-  const locale = query.locale;
-  if (typeof locale !== "string") return undefined;
-  return checkedLocale(locale);
-}
+const writeLocale = localeQuery;
 
 /**
  * A create's or update's locale: the query's `locale` or the body's (a body field is never ignored: a

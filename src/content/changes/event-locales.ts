@@ -1,0 +1,117 @@
+// The locales a post event concerns (issue 56; the event's `locales` and `publicLocales` columns): the
+// translation a write names; the default locale's for a write of the post's own localized fields or
+// status; every translation of the post for a change of what they all show (shared fields: category,
+// tags, authors, featured, …) or the post's removal. `publicLocales` keeps those whose translation was
+// public before or after the change: all a key that cannot read drafts may be told of, so that a draft
+// translation leaves no trace in its change feed, events or subscriptions. Records without translations
+// (categories, tags, authors, media, fields, locales) concern every locale: none named.
+import type { Event, Prisma } from "../../generated/prisma/client.ts";
+import type { Change } from "../change.ts";
+import { isLive } from "../post-visibility.ts";
+
+type Tx = Prisma.TransactionClient;
+
+export interface EventLocales {
+  locales: string[];
+  publicLocales: string[];
+}
+
+const EVERY_LOCALE: EventLocales = { locales: [], publicLocales: [] };
+
+/** Reads each workspace's default locale once per append. */
+export type DefaultLocales = Map<string, Promise<string | null>>;
+
+export async function eventLocalesOf(
+  tx: Tx,
+  change: Change,
+  defaults: DefaultLocales,
+): Promise<EventLocales> {
+  if (change.resource !== "post") return EVERY_LOCALE;
+  const status = change.statusChange;
+  const ownPublic =
+    change.action === "released" || status?.from === "published" || status?.to === "published";
+  if (change.locale) return of([{ locale: change.locale, live: ownPublic }]);
+  const defaultCode = await defaultLocale(tx, change.workspaceId, defaults);
+  if (defaultCode === null) return EVERY_LOCALE;
+  if (change.translationsBefore)
+    return of(change.translationsBefore.map(({ locale, live }) => ({ locale: locale ?? defaultCode, live })));
+  const now = new Date();
+  // A write that names no status change (a tag's removal from its posts): as public as the post is.
+  const post = status
+    ? null
+    : await tx.post.findUnique({ where: { id: change.id }, select: { status: true, publishedAt: true } });
+  const own = { locale: defaultCode, live: ownPublic || (post !== null && isLive(post, now)) };
+  if (change.concerns === "default" || change.action === "released" || change.action === "created")
+    return of([own]);
+  const translations = await tx.postTranslation.findMany({
+    where: { postId: change.id },
+    select: { locale: true, status: true, publishedAt: true },
+    orderBy: { locale: "asc" },
+  });
+  return of([own, ...translations.map((row) => ({ locale: row.locale, live: isLive(row, now) }))]);
+}
+
+function of(concerned: { locale: string; live: boolean }[]): EventLocales {
+  return {
+    locales: concerned.map((entry) => entry.locale),
+    publicLocales: concerned.filter((entry) => entry.live).map((entry) => entry.locale),
+  };
+}
+
+function defaultLocale(tx: Tx, workspaceId: string, defaults: DefaultLocales): Promise<string | null> {
+  let code = defaults.get(workspaceId);
+  if (!code) {
+    code = tx.locale
+      .findFirst({ where: { workspaceId, isDefault: true }, select: { code: true } })
+      .then((row) => row?.code ?? null);
+    defaults.set(workspaceId, code);
+  }
+  return code;
+}
+
+/**
+ * Whether an event concerns `locale` for a reader: a record without translations concerns every locale;
+ * a post's event the locales it names, for a key that cannot read drafts only its public ones.
+ */
+export function concernsLocale(
+  event: { locales?: readonly string[] | null; publicLocales?: readonly string[] | null },
+  locale: string,
+  publicOnly: boolean,
+): boolean {
+  if (!event.locales || event.locales.length === 0) return true;
+  return (publicOnly ? (event.publicLocales ?? []) : event.locales).includes(locale);
+}
+
+/** The `locales` of an event as a reader may see them: a public key's, public translations only. */
+export function visibleLocales(
+  event: { locales?: readonly string[] | null; publicLocales?: readonly string[] | null },
+  publicOnly: boolean,
+): string[] | null {
+  if (!event.locales || event.locales.length === 0) return null;
+  return [...(publicOnly ? (event.publicLocales ?? []) : event.locales)];
+}
+
+/** concernsLocale as a Prisma `where` on Event. */
+export function eventsConcerning(locale: string, publicOnly: boolean): Prisma.EventWhereInput {
+  const named = publicOnly ? { publicLocales: { has: locale } } : { locales: { has: locale } };
+  return { OR: [{ locales: { isEmpty: true } }, named] };
+}
+
+/**
+ * The post events whose `data` is the post as `locale` shows it: a translation's own events name it
+ * alone; every event naming the default locale carries the default's form (the post's own row).
+ */
+export function formsIn(locale: { code: string; isDefault: boolean }): Prisma.EventWhereInput {
+  return locale.isDefault ? { locales: { has: locale.code } } : { locales: { equals: [locale.code] } };
+}
+
+/** formsIn for an event read already. */
+export function carriesFormIn(
+  event: Pick<Event, "locales">,
+  locale: { code: string; isDefault: boolean },
+): boolean {
+  const locales = event.locales ?? [];
+  return locale.isDefault
+    ? locales.includes(locale.code)
+    : locales.length === 1 && locales[0] === locale.code;
+}
