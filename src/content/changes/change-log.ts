@@ -16,7 +16,7 @@ import type { Change } from "../change.ts";
 import { newId } from "../ids.ts";
 import { WEBHOOK_CHANNEL_PREFIX } from "../webhook-delivery-ids.ts";
 import { EVENT_ID_SQL, eventIdTail, tickStartWithinMillisecond } from "./event-ids.ts";
-import { type DefaultLocales, eventLocalesOf } from "./event-locales.ts";
+import { eventLocalesOf } from "./event-locales.ts";
 import { snapshotOf } from "./event-snapshots.ts";
 import { type LoggedChange, type LoggedChangeRow, loggedChange } from "./log-tail.ts";
 
@@ -43,9 +43,14 @@ interface EventRow {
   data: Record<string, unknown>;
   /** Change.keepsListings, on the post.updated row only. */
   keepsListings: boolean;
-  /** The locales a post event concerns, and those of them public (event-locales.ts); none otherwise. */
+  /**
+   * The locales a post event concerns, and those of them public (event-locales.ts: DEFAULT_LOCALE for the
+   * workspace's default, and with withTranslations every translation of the post, both put in by
+   * APPEND_SQL); none otherwise.
+   */
   locales: string[];
   publicLocales: string[];
+  withTranslations: boolean;
 }
 
 /**
@@ -87,11 +92,10 @@ export async function appendEvents(
 ): Promise<Appended> {
   const rows: EventRow[] = [];
   const revisions: RevisionRow[] = [];
-  const defaults: DefaultLocales = new Map();
   for (const change of changes) {
     const types = eventTypesOf(change);
     if (types.length === 0) continue;
-    const { locales, publicLocales } = await eventLocalesOf(tx, change, defaults);
+    const { locales, publicLocales, withTranslations } = await eventLocalesOf(tx, change);
     const snapshot = change.action === "deleted" ? null : await snapshotOf(tx, change);
     const data = snapshot ?? lastKnown(change);
     const slug = change.action === "deleted" ? (change.slug ?? null) : slugOf(change, data);
@@ -118,6 +122,7 @@ export async function appendEvents(
         keepsListings: type === "post.updated" && change.keepsListings === true,
         locales,
         publicLocales,
+        withTranslations,
       });
     }
   }
@@ -153,6 +158,26 @@ export const CHANGES_CHANNEL_PREFIX = "content_changes:";
 /** Our own advisory lock id (Prisma's migrate lock is 72707369). */
 const APPEND_LOCK_ID = 72707370;
 
+// An event's locales and public locales (event-locales.ts) as the append writes them: the workspace's
+// default locale put in for DEFAULT_LOCALE (''), and with withTranslations the post's translations
+// after (by code; among the public ones those live now). Looked up here rather than by the writer, so a
+// post's write costs no round trip for them. When the row needs the default and the workspace has
+// none, the event names no locale.
+const EVENT_LOCALES_SQL = (() => {
+  const defaultCode = `(SELECT l.code FROM "Locale" l WHERE l."workspaceId" = e."workspaceId" AND l."isDefault")`;
+  const translations = (condition: string) =>
+    `CASE WHEN e."withTranslations" THEN ARRAY(SELECT t.locale FROM "PostTranslation" t
+       WHERE t."postId" = e."resourceId"${condition} ORDER BY t.locale) ELSE '{}'::text[] END`;
+  const needsDefault = `(e."withTranslations" OR '' = ANY(e.locales))`;
+  const column = (list: string, condition: string) =>
+    `CASE WHEN ${needsDefault} AND ${defaultCode} IS NULL THEN '{}'::text[]
+     ELSE array_replace(${list}, '', ${defaultCode}) || ${translations(condition)} END`;
+  return `${column("e.locales", "")}, ${column(
+    'e."publicLocales"',
+    ` AND t.status = 'published'::"PostStatus" AND t."publishedAt" <= now() AT TIME ZONE 'UTC'`,
+  )}`;
+})();
+
 // Positions in commit order. A BIGSERIAL is drawn at INSERT, not at COMMIT: with two writers, position
 // 11 could commit before 10, and a reader resuming after 11 would never see 10. The transaction-scoped
 // advisory lock, taken in the same statement before the positions are drawn and held until COMMIT or
@@ -182,8 +207,8 @@ const APPEND_SQL = `WITH turn AS (SELECT pg_advisory_xact_lock($1)),
 ticks AS MATERIALIZED (SELECT ${EVENT_ID_SQL.firstTick("$4", "$5")} AS first FROM turn),
 appended AS (
   INSERT INTO "Event" (id, "workspaceId", type, "resourceId", slug, data, "keepsListings", locales, "publicLocales", "createdAt")
-  SELECT ${EVENT_ID_SQL.id('ticks.first + e."order"', "e.tail")}, e."workspaceId", e.type, e."resourceId", e.slug, e.data, e."keepsListings", e.locales, e."publicLocales", now() AT TIME ZONE 'UTC'
-  FROM turn, ticks, jsonb_to_recordset($2::jsonb) AS e("order" int, tail text, "workspaceId" text, type text, "resourceId" text, slug text, data jsonb, "keepsListings" boolean, locales text[], "publicLocales" text[])
+  SELECT ${EVENT_ID_SQL.id('ticks.first + e."order"', "e.tail")}, e."workspaceId", e.type, e."resourceId", e.slug, e.data, e."keepsListings", ${EVENT_LOCALES_SQL}, now() AT TIME ZONE 'UTC'
+  FROM turn, ticks, jsonb_to_recordset($2::jsonb) AS e("order" int, tail text, "workspaceId" text, type text, "resourceId" text, slug text, data jsonb, "keepsListings" boolean, locales text[], "publicLocales" text[], "withTranslations" boolean)
   ORDER BY e."order"
   RETURNING position, "workspaceId", type, "resourceId", data->>'status' AS status, "keepsListings"
 ),

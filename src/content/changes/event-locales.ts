@@ -12,61 +12,52 @@ import { isLive } from "../post-visibility.ts";
 type Tx = Prisma.TransactionClient;
 
 export interface EventLocales {
+  /** DEFAULT_LOCALE stands for the workspace's default locale, named by the append (change-log.ts). */
   locales: string[];
   publicLocales: string[];
+  /**
+   * Also every translation the post has when the event is appended, after these (by code), and those of
+   * them live then among the public ones: read by the append's own statement, no round trip of its own.
+   */
+  withTranslations: boolean;
 }
 
-const EVERY_LOCALE: EventLocales = { locales: [], publicLocales: [] };
+/**
+ * The workspace's default locale, in `locales` and `publicLocales` until the append's statement puts
+ * its code there (no code is empty). A workspace without locales (made before them, never read in a
+ * locale) has none: its events then name no locale, as a record without translations does.
+ */
+export const DEFAULT_LOCALE = "";
 
-/** Reads each workspace's default locale once per append. */
-export type DefaultLocales = Map<string, Promise<string | null>>;
+const EVERY_LOCALE: EventLocales = { locales: [], publicLocales: [], withTranslations: false };
 
-export async function eventLocalesOf(
-  tx: Tx,
-  change: Change,
-  defaults: DefaultLocales,
-): Promise<EventLocales> {
+export async function eventLocalesOf(tx: Tx, change: Change): Promise<EventLocales> {
   if (change.resource !== "post") return EVERY_LOCALE;
   const status = change.statusChange;
   const ownPublic =
     change.action === "released" || status?.from === "published" || status?.to === "published";
   if (change.locale) return of([{ locale: change.locale, live: ownPublic }]);
-  const defaultCode = await defaultLocale(tx, change.workspaceId, defaults);
-  if (defaultCode === null) return EVERY_LOCALE;
   if (change.translationsBefore)
-    return of(change.translationsBefore.map(({ locale, live }) => ({ locale: locale ?? defaultCode, live })));
+    return of(
+      change.translationsBefore.map(({ locale, live }) => ({ locale: locale ?? DEFAULT_LOCALE, live })),
+    );
   const now = new Date();
   // A write that names no status change (a tag's removal from its posts): as public as the post is.
   const post = status
     ? null
     : await tx.post.findUnique({ where: { id: change.id }, select: { status: true, publishedAt: true } });
-  const own = { locale: defaultCode, live: ownPublic || (post !== null && isLive(post, now)) };
+  const own = { locale: DEFAULT_LOCALE, live: ownPublic || (post !== null && isLive(post, now)) };
   if (change.concerns === "default" || change.action === "released" || change.action === "created")
     return of([own]);
-  const translations = await tx.postTranslation.findMany({
-    where: { postId: change.id },
-    select: { locale: true, status: true, publishedAt: true },
-    orderBy: { locale: "asc" },
-  });
-  return of([own, ...translations.map((row) => ({ locale: row.locale, live: isLive(row, now) }))]);
+  return { ...of([own]), withTranslations: true };
 }
 
 function of(concerned: { locale: string; live: boolean }[]): EventLocales {
   return {
     locales: concerned.map((entry) => entry.locale),
     publicLocales: concerned.filter((entry) => entry.live).map((entry) => entry.locale),
+    withTranslations: false,
   };
-}
-
-function defaultLocale(tx: Tx, workspaceId: string, defaults: DefaultLocales): Promise<string | null> {
-  let code = defaults.get(workspaceId);
-  if (!code) {
-    code = tx.locale
-      .findFirst({ where: { workspaceId, isDefault: true }, select: { code: true } })
-      .then((row) => row?.code ?? null);
-    defaults.set(workspaceId, code);
-  }
-  return code;
 }
 
 /**
