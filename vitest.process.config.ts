@@ -51,6 +51,8 @@ export default defineConfig({
   test: {
     ...base.test,
     include: [...PROCESS_CONTRACT_FILES, "test/soak/*.soak.ts"],
+    // The base's split into parallel and timed files is not this run's: one list, as above.
+    projects: undefined,
     env: { TEST_SERVER: "process" },
     globalSetup: ["test/process/build-once.ts"],
     // A file's server process starts (a data folder from the template, or a schema migrated by the
