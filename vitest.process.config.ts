@@ -15,6 +15,7 @@ export const PROCESS_CONTRACT_FILES = [
   "categories",
   "changes",
   "cursor-values",
+  "default-locale-search",
   "error-echo",
   "event-id-order",
   "event-order",

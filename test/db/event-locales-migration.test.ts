@@ -3,38 +3,25 @@
 // public for that locale when their form was public at the event, or when they are a departure (an
 // unpublish or a delete says a public form left); other resources' events name none. On an in-memory
 // PGlite, and on PostgreSQL in a schema of its own when DATABASE_URL is set.
-import { randomBytes } from "node:crypto";
-import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { applyPendingMigrations, defaultMigrationsDir } from "../../src/db/migrations.ts";
-import { pgExecutor, pgliteExecutor, type SqlExecutor } from "../../src/db/sql-executor.ts";
+import { applyPendingMigrations } from "../../src/db/migrations.ts";
+import { pgExecutor, type SqlExecutor } from "../../src/db/sql-executor.ts";
+import {
+  inPostgresSchema,
+  migrationsBefore,
+  onPglite,
+  removeMigrationCopies,
+} from "../helpers/migration-stores.ts";
 
 const EVENT_LOCALES_MIGRATION = "20261128163000_event_locales";
 
-const tempDirs: string[] = [];
-afterAll(async () => {
-  await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-async function migrationsBefore(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "migrations-before-event-locales-"));
-  tempDirs.push(dir);
-  await cp(defaultMigrationsDir, dir, { recursive: true });
-  for (const entry of await readdir(dir))
-    if (entry >= EVENT_LOCALES_MIGRATION && entry !== "migration_lock.toml")
-      await rm(join(dir, entry), { recursive: true, force: true });
-  return dir;
-}
+afterAll(removeMigrationCopies);
 
 const event = (id: string, type: string, data: Record<string, unknown>) =>
   `('${id}', 'w1', '${type}', 'p1', '${JSON.stringify(data)}'::jsonb, now() AT TIME ZONE 'UTC')`;
 
 async function migrateAndCheck(db: SqlExecutor): Promise<void> {
-  await applyPendingMigrations(db, { migrationsDir: await migrationsBefore() });
+  await applyPendingMigrations(db, { migrationsDir: await migrationsBefore(EVENT_LOCALES_MIGRATION) });
   const past = "2020-01-01T00:00:00.000Z";
   const ahead = "2999-01-01T00:00:00.000Z";
   await db.exec(`
@@ -59,29 +46,11 @@ async function migrateAndCheck(db: SqlExecutor): Promise<void> {
 }
 
 describe("the event locales migration", () => {
-  it("names the locale of each post event written before it, and whether it was public — embedded", async () => {
-    const pglite = await PGlite.create();
-    try {
-      await migrateAndCheck(pgliteExecutor(pglite));
-    } finally {
-      await pglite.close();
-    }
-  });
+  it("names the locale of each post event written before it, and whether it was public — embedded", () =>
+    onPglite(migrateAndCheck));
 
   it.skipIf(!process.env.DATABASE_URL)(
     "names the locale of each post event written before it, and whether it was public — PostgreSQL",
-    async () => {
-      const schema = `test_evloc_${randomBytes(6).toString("hex")}`;
-      const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await client.connect();
-      try {
-        await client.query(`CREATE SCHEMA "${schema}"`);
-        await client.query(`SET search_path TO "${schema}"`);
-        await migrateAndCheck(pgExecutor(client));
-      } finally {
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await client.end();
-      }
-    },
+    () => inPostgresSchema((client) => migrateAndCheck(pgExecutor(client))),
   );
 });

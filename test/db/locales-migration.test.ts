@@ -2,36 +2,24 @@
 // it gains one default locale, `en` ("English"), per workspace, and the database itself then refuses a
 // second default or a second locale of one code. On an in-memory PGlite, and on PostgreSQL in a schema
 // of its own when DATABASE_URL is set.
-import { randomBytes } from "node:crypto";
-import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { applyPendingMigrations, defaultMigrationsDir } from "../../src/db/migrations.ts";
-import { pgExecutor, pgliteExecutor, type SqlExecutor } from "../../src/db/sql-executor.ts";
+import { applyPendingMigrations } from "../../src/db/migrations.ts";
+import { pgExecutor, type SqlExecutor } from "../../src/db/sql-executor.ts";
+import {
+  inPostgresSchema,
+  migrationsBefore,
+  onPglite,
+  removeMigrationCopies,
+} from "../helpers/migration-stores.ts";
 
 const LOCALES_MIGRATION = "20261128090756_workspace_locales";
 
-const tempDirs: string[] = [];
-afterAll(async () => {
-  await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-/** The migrations folder as it was before the locales migration (and every one after it). */
-async function migrationsBeforeLocales(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "migrations-before-locales-"));
-  tempDirs.push(dir);
-  await cp(defaultMigrationsDir, dir, { recursive: true });
-  for (const entry of await readdir(dir))
-    if (entry >= LOCALES_MIGRATION) await rm(join(dir, entry), { recursive: true, force: true });
-  await cp(join(defaultMigrationsDir, "migration_lock.toml"), join(dir, "migration_lock.toml"));
-  return dir;
-}
+afterAll(removeMigrationCopies);
 
 async function expectExistingWorkspacesGetEnglish(db: SqlExecutor): Promise<void> {
-  const before = await applyPendingMigrations(db, { migrationsDir: await migrationsBeforeLocales() });
+  const before = await applyPendingMigrations(db, {
+    migrationsDir: await migrationsBefore(LOCALES_MIGRATION),
+  });
   expect(before).not.toContain(LOCALES_MIGRATION);
   await db.exec(`
     INSERT INTO "Workspace" (id, name, slug, "updatedAt") VALUES ('w1', 'Garden', 'garden', now());
@@ -86,29 +74,11 @@ async function expectExistingWorkspacesGetEnglish(db: SqlExecutor): Promise<void
 }
 
 describe("the workspace locales migration", () => {
-  it("gives every existing workspace one default locale, en (English) — embedded", async () => {
-    const pglite = await PGlite.create();
-    try {
-      await expectExistingWorkspacesGetEnglish(pgliteExecutor(pglite));
-    } finally {
-      await pglite.close();
-    }
-  });
+  it("gives every existing workspace one default locale, en (English) — embedded", () =>
+    onPglite(expectExistingWorkspacesGetEnglish));
 
   it.skipIf(!process.env.DATABASE_URL)(
     "gives every existing workspace one default locale, en (English) — PostgreSQL",
-    async () => {
-      const schema = `test_locmig_${randomBytes(6).toString("hex")}`;
-      const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await client.connect();
-      try {
-        await client.query(`CREATE SCHEMA "${schema}"`);
-        await client.query(`SET search_path TO "${schema}"`);
-        await expectExistingWorkspacesGetEnglish(pgExecutor(client));
-      } finally {
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await client.end();
-      }
-    },
+    () => inPostgresSchema((client) => expectExistingWorkspacesGetEnglish(pgExecutor(client))),
   );
 });

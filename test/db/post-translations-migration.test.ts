@@ -4,32 +4,20 @@
 // so — searches each translation in its locale's text-search configuration, and refuses a translation
 // in the default locale. On an in-memory PGlite, and on PostgreSQL in a schema of its own when
 // DATABASE_URL is set (there also two concurrent writes of one slug: one commits, the other fails).
-import { randomBytes } from "node:crypto";
-import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { applyPendingMigrations, defaultMigrationsDir } from "../../src/db/migrations.ts";
-import { pgExecutor, pgliteExecutor, type SqlExecutor } from "../../src/db/sql-executor.ts";
+import { applyPendingMigrations } from "../../src/db/migrations.ts";
+import { pgExecutor, type SqlExecutor } from "../../src/db/sql-executor.ts";
+import {
+  inPostgresSchema,
+  migrationsBefore,
+  onPglite,
+  removeMigrationCopies,
+} from "../helpers/migration-stores.ts";
 
 const TRANSLATIONS_MIGRATION = "20261128124420_post_translations";
 
-const tempDirs: string[] = [];
-afterAll(async () => {
-  await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-async function migrationsBeforeTranslations(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "migrations-before-translations-"));
-  tempDirs.push(dir);
-  await cp(defaultMigrationsDir, dir, { recursive: true });
-  for (const entry of await readdir(dir))
-    if (entry >= TRANSLATIONS_MIGRATION && entry !== "migration_lock.toml")
-      await rm(join(dir, entry), { recursive: true, force: true });
-  return dir;
-}
+afterAll(removeMigrationCopies);
 
 const translation = (post: string, locale: string, slug: string, title = "Die Häuser", workspace = "w1") =>
   `INSERT INTO "PostTranslation" ("postId", "workspaceId", locale, slug, title, description, content, status,
@@ -38,7 +26,7 @@ const translation = (post: string, locale: string, slug: string, title = "Die H�
 
 /** Migrates a database holding one workspace with two posts, then checks the rules on it. */
 async function migrateAndCheck(db: SqlExecutor): Promise<void> {
-  await applyPendingMigrations(db, { migrationsDir: await migrationsBeforeTranslations() });
+  await applyPendingMigrations(db, { migrationsDir: await migrationsBefore(TRANSLATIONS_MIGRATION) });
   await db.exec(`
     INSERT INTO "Workspace" (id, name, slug, "updatedAt") VALUES ('w1', 'Garden', 'garden', now());
     INSERT INTO "Category" (id, "workspaceId", name, slug, "updatedAt") VALUES ('c1', 'w1', 'Tips', 'tips', now());
@@ -132,39 +120,19 @@ async function migrateAndCheck(db: SqlExecutor): Promise<void> {
   expect(await db.query(`SELECT 1 FROM "PostSlug" WHERE "postId" = 'p1'`)).toEqual([]);
 }
 
-async function inSchema(run: (client: pg.Client, schema: string) => Promise<void>): Promise<void> {
-  const schema = `test_trmig_${randomBytes(6).toString("hex")}`;
-  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(`CREATE SCHEMA "${schema}"`);
-    await client.query(`SET search_path TO "${schema}"`);
-    await run(client, schema);
-  } finally {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
-  }
-}
-
 describe("the post translations migration", () => {
-  it("keeps existing posts as the default locale's and the slug and search rules in the database — embedded", async () => {
-    const pglite = await PGlite.create();
-    try {
-      await migrateAndCheck(pgliteExecutor(pglite));
-    } finally {
-      await pglite.close();
-    }
-  });
+  it("keeps existing posts as the default locale's and the slug and search rules in the database — embedded", () =>
+    onPglite(migrateAndCheck));
 
   it.skipIf(!process.env.DATABASE_URL)(
     "keeps existing posts as the default locale's and the slug and search rules in the database — PostgreSQL",
-    () => inSchema((client) => migrateAndCheck(pgExecutor(client))),
+    () => inPostgresSchema((client) => migrateAndCheck(pgExecutor(client))),
   );
 
   it.skipIf(!process.env.DATABASE_URL)(
     "lets one of two concurrent writes of a slug commit and fails the other, in both settings — PostgreSQL",
     () =>
-      inSchema(async (client, schema) => {
+      inPostgresSchema(async (client, schema) => {
         await applyPendingMigrations(pgExecutor(client));
         await client.query(`
           INSERT INTO "Workspace" (id, name, slug, "updatedAt") VALUES ('w1', 'Garden', 'garden', now());

@@ -1,5 +1,6 @@
 // Full-text search over title (weight A) and content (weight B), ranked by PostgreSQL's ts_rank.
-// The `search` column is kept current by a trigger (see the init migration).
+// The `search` column is kept current by a trigger, in the text-search configuration of the workspace's
+// default locale (migration 20261128203000_default_locale_search): the query is parsed in the same one.
 import type { SqlExecutor } from "../../db/sql-executor.ts";
 import { SEARCH_MAX_LENGTH } from "../../domain/constants.ts";
 import { InvalidInputError } from "../../domain/errors.ts";
@@ -40,8 +41,8 @@ export const SEARCH_MATCH_LIMIT = 1_000;
 export async function searchPostIds(sql: SqlExecutor, workspaceId: string, text: string): Promise<string[]> {
   const rows = await sql.query<{ id: string }>(
     `SELECT id FROM "Post"
-      WHERE "workspaceId" = $1 AND search @@ websearch_to_tsquery('english', $2)
-      ORDER BY ts_rank(search, websearch_to_tsquery('english', $2)) DESC, "publishedAt" DESC, id
+      WHERE "workspaceId" = $1 AND search @@ websearch_to_tsquery(workspace_search_config($1), $2)
+      ORDER BY ts_rank(search, websearch_to_tsquery(workspace_search_config($1), $2)) DESC, "publishedAt" DESC, id
       LIMIT ${SEARCH_MATCH_LIMIT}`,
     [workspaceId, text],
   );

@@ -242,12 +242,10 @@ function servedAll(list: LocalizedListQuery, parts: StatementParts): PageParts {
   });
   const pick = (column: (alias: string, locale: string) => string) =>
     `CASE ${served.map((version) => `WHEN ${version.visible} THEN ${column(version.alias, version.locale)}`).join(" ")} END`;
-  // The default's document is the post's own, built with the English configuration (its migration).
-  const config = (alias: string, locale: string) =>
-    alias === "p" ? "'english'::regconfig" : `locale_search_config(${locale}::text)`;
+  // Every version's document, the default's (the post's own) too, is in its locale's configuration.
   const text = list.search ? params.add(list.search) : null;
   const query = text
-    ? pick((alias, locale) => `websearch_to_tsquery(${config(alias, locale)}, ${text})`)
+    ? pick((_alias, locale) => `websearch_to_tsquery(locale_search_config(${locale}::text), ${text})`)
     : null;
   const order =
     list.order === "rank" && query
