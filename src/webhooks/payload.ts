@@ -8,6 +8,8 @@ export interface WebhookEvent {
   createdAt: Date;
   workspaceId: string;
   data: unknown;
+  /** A post's events: the translations the change concerns (the change log's `locales`). */
+  locales?: readonly string[];
 }
 
 /** An event ready to send: what the headers name, and the body exactly as it is sent and signed. */
@@ -18,7 +20,8 @@ export interface OutgoingEvent {
 }
 
 /**
- * `{"id", "type", "event", "createdAt", "workspaceId", "data"}`: `event` repeats `type` for receivers
+ * `{"id", "type", "event", "createdAt", "workspaceId", "data"}`, and `locales` after `data` for a post's
+ * events: `event` repeats `type` for receivers
  * written for Marble, whose payloads name it so. The change log's events are serialized the same way by
  * the claim statement itself (src/content/deliveries/webhook-deliveries.ts), `data` as PostgreSQL prints it.
  */
@@ -30,6 +33,7 @@ export function webhookBody(event: WebhookEvent): string {
     createdAt: event.createdAt.toISOString(),
     workspaceId: event.workspaceId,
     data: event.data,
+    ...(event.locales?.length ? { locales: event.locales } : {}),
   });
 }
 

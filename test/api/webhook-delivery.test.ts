@@ -113,8 +113,15 @@ describe("every event type arrives, signed twice", () => {
     await send(ws, "POST", "/v1/locales", { code: "de" });
     await send(ws, "PATCH", "/v1/locales/de", { name: "Deutsch" });
     await send(ws, "DELETE", "/v1/locales/de");
+    await send(ws, "POST", "/v1/locales", { code: "fr" });
     const post = await f.post({ slug: "p1", categoryId: category.id, status: "draft" });
     await send(ws, "PATCH", `/v1/posts/${post.id}`, { status: "published" });
+    await send(ws, "PATCH", `/v1/posts/${post.id}?locale=fr`, {
+      title: "Bonjour",
+      slug: "p1-fr",
+      description: "Français",
+      content: "<p>Bonjour</p>",
+    });
     await send(ws, "PATCH", `/v1/posts/${post.id}`, { status: "draft" });
     await send(ws, "DELETE", `/v1/posts/${post.id}`);
     const form = new FormData();
@@ -149,7 +156,17 @@ describe("every event type arrives, signed twice", () => {
       expect(got.headers["x-marble-event"]).toBe(got.json.type);
       expect(got.headers["x-marble-timestamp"]).toBe(got.headers["webhook-timestamp"]);
       expect(got.headers["x-marble-delivery-id"]).toMatch(/^dlv_[0-9a-f]{24}$/);
-      expect(Object.keys(got.json)).toEqual(["id", "type", "event", "createdAt", "workspaceId", "data"]);
+      // A post's events also name the translations they concern.
+      const postEvent = String(got.json.type).startsWith("post.");
+      expect(Object.keys(got.json)).toEqual([
+        "id",
+        "type",
+        "event",
+        "createdAt",
+        "workspaceId",
+        "data",
+        ...(postEvent ? ["locales"] : []),
+      ]);
       expect(got.json).toMatchObject({ event: got.json.type, workspaceId: ws.id });
     }
     // The body is the change log's event: the same id, type and data as GET /v1/events shows.
@@ -163,9 +180,26 @@ describe("every event type arrives, signed twice", () => {
         createdAt: event.createdAt,
         workspaceId: ws.id,
         data: event.data,
+        ...(event.locales ? { locales: event.locales } : {}),
       });
     }
     expect(log.body.events).toHaveLength(all.length);
+    // The translations each post event concerns: the default's for its writes (a publish and an
+    // unpublish are an update and the transition), the French one's for its, both for the removal.
+    expect(
+      all
+        .filter((r) => String(r.json.type).startsWith("post."))
+        .sort((a, b) => String(a.json.id).localeCompare(String(b.json.id)))
+        .map((r) => [r.json.type, r.json.locales]),
+    ).toEqual([
+      ["post.created", ["en"]],
+      ["post.updated", ["en"]],
+      ["post.published", ["en"]],
+      ["post.updated", ["fr"]],
+      ["post.updated", ["en"]],
+      ["post.unpublished", ["en"]],
+      ["post.deleted", ["en", "fr"]],
+    ]);
     // Every delivery succeeded with one attempt, and none was sent twice.
     expect(new Set(all.map((r) => r.json.id)).size).toBe(all.length);
     const list = await waitForDelivery(

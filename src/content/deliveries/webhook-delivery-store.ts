@@ -25,11 +25,13 @@ const LEASE = `${NOW} + $2 * interval '1 millisecond'`;
 // A logged event's body as payload.ts's webhookBody() makes it, built here: the event's data goes from
 // the row to the receiver as text, never parsed into objects and serialized again by the service (that
 // was a tenth of what the service spent on a delivery). `createdAt` is stored in UTC, printed as
-// toISOString() does.
+// toISOString() does. A post's events also name the translations they concern (`locales`, as /v1/events
+// shows them to a private key: a receiver of a workspace in several languages can tell which changed).
 const LOGGED_BODY_SQL = `CASE WHEN e.id IS NOT NULL THEN '{"id":' || to_json(e.id)::text || ',"type":' || to_json(e.type)::text
     || ',"event":' || to_json(e.type)::text
     || ',"createdAt":"' || to_char(e."createdAt", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-    || '","workspaceId":' || to_json(e."workspaceId")::text || ',"data":' || e.data::text || '}' END`;
+    || '","workspaceId":' || to_json(e."workspaceId")::text || ',"data":' || e.data::text
+    || CASE WHEN cardinality(e.locales) > 0 THEN ',"locales":' || to_json(e.locales)::text ELSE '' END || '}' END`;
 
 // A claim round in one statement: first the fan-out (webhook-fan-out.ts) of the events written since
 // the last round, whose new deliveries are inserted already leased to this instance (as many as it has
