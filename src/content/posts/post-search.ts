@@ -1,6 +1,6 @@
 // Full-text search over title (weight A) and content (weight B), ranked by PostgreSQL's ts_rank.
 // The `search` column is kept current by a trigger, in the text-search configuration of the workspace's
-// default locale (migration 20261128203000_default_locale_search): the query is parsed in the same one.
+// default locale (migration 20261128211500_default_locale_search): the query is parsed in the same one.
 import type { SqlExecutor } from "../../db/sql-executor.ts";
 import { SEARCH_MAX_LENGTH } from "../../domain/constants.ts";
 import { InvalidInputError } from "../../domain/errors.ts";
