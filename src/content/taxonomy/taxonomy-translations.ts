@@ -27,7 +27,9 @@ export interface TranslationFields {
 
 /**
  * Writes the record's translation in `locale` (not the default: the caller writes the record's own
- * columns then), creating it when missing. The record is locked first, as its own updates do.
+ * columns then), creating it when missing. One statement either way, so two concurrent first writes of
+ * one locale cannot both insert: with a name, an insert that updates the row a concurrent write made;
+ * without, an update, and no row to update is the 400 asking for a name.
  */
 export async function writeTranslation(
   tx: WriteClient,
@@ -38,40 +40,37 @@ export async function writeTranslation(
   fields: TranslationFields,
 ): Promise<void> {
   const { table, record, text } = TRANSLATION_TABLES[kind];
-  const [existing] = await tx.$queryRawUnsafe<{ found: number }[]>(
-    `SELECT 1 AS found FROM "${table}" WHERE "${record}" = $1 AND locale = $2 FOR UPDATE`,
-    id,
-    locale.code,
-  );
-  if (!existing) {
-    if (fields.name === undefined || fields.name === null)
-      throw new InvalidInputError(
-        `Invalid ${kind}: it has no "${locale.code}" translation yet, and creating it needs a name`,
-        [{ field: "name", message: "Required" }],
-      );
+  const setsText = fields.text !== undefined;
+  if (fields.name !== undefined && fields.name !== null) {
     await tx.$executeRawUnsafe(
-      `INSERT INTO "${table}" ("${record}", "workspaceId", locale, name, "${text}", "updatedAt")
-       VALUES ($1, $2, $3, $4, $5, CURRENT_TIMESTAMP AT TIME ZONE 'UTC')`,
+      `INSERT INTO "${table}" AS t ("${record}", "workspaceId", locale, name, "${text}", "updatedAt")
+       VALUES ($1, $2, $3, $4, $5, CURRENT_TIMESTAMP AT TIME ZONE 'UTC')
+       ON CONFLICT ("${record}", locale) DO UPDATE SET name = EXCLUDED.name,
+         "${text}" = CASE WHEN $6 THEN EXCLUDED."${text}" ELSE t."${text}" END,
+         "updatedAt" = EXCLUDED."updatedAt"`,
       id,
       workspaceId,
       locale.code,
       fields.name,
       fields.text ?? null,
+      setsText,
     );
     return;
   }
-  if (fields.name === undefined && fields.text === undefined) return;
-  await tx.$executeRawUnsafe(
-    `UPDATE "${table}" SET name = COALESCE($3, name),
-       "${text}" = CASE WHEN $4 THEN $5 ELSE "${text}" END,
+  const updated = await tx.$executeRawUnsafe(
+    `UPDATE "${table}" SET "${text}" = CASE WHEN $3 THEN $4 ELSE "${text}" END,
        "updatedAt" = CURRENT_TIMESTAMP AT TIME ZONE 'UTC'
      WHERE "${record}" = $1 AND locale = $2`,
     id,
     locale.code,
-    fields.name ?? null,
-    fields.text !== undefined,
+    setsText,
     fields.text ?? null,
   );
+  if (updated === 0)
+    throw new InvalidInputError(
+      `Invalid ${kind}: it has no "${locale.code}" translation yet, and creating it needs a name`,
+      [{ field: "name", message: "Required" }],
+    );
 }
 
 /** Removes the record's translation in `locale`: never the default's (409), a missing one is a 404. */
