@@ -188,7 +188,15 @@ describe("category and tag names per locale over REST", () => {
       (event) => event.type === "category.updated" && (event.data as Body).id === category.id,
     );
     expect(mine).toHaveLength(1);
-    expect(JSON.stringify(mine[0])).toContain('"fr"');
+    expect(mine[0]?.locales).toEqual(["fr"]);
+    // A write of the record's own columns concerns every locale: it names none.
+    await api.patch("categories", category.id, { name: "Headlines" });
+    const later = await api.call("GET", "/v1/events", "/v1/events?limit=100");
+    const own = (later.body.events as Body[]).filter(
+      (event) => event.type === "category.updated" && (event.data as Body).id === category.id,
+    );
+    expect(own).toHaveLength(2);
+    expect(own[1]).not.toHaveProperty("locales");
   });
 });
 
