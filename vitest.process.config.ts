@@ -41,6 +41,7 @@ export const PROCESS_CONTRACT_FILES = [
   "shared-cache-lifetime",
   "shared-cache-outage",
   "tags",
+  "taxonomy-translations",
   "transfer-api",
   "webhook-fairness",
   "workspaces",

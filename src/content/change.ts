@@ -48,7 +48,9 @@ export interface Change {
   keepsListings?: boolean;
   /**
    * Posts: the translation the change concerns, when not the default locale's (the post's own row):
-   * its event carries that translation and names the locale.
+   * its event carries that translation and names the locale. Categories, tags and authors: the locale
+   * whose name and description (bio) alone the write changed (absent: the record's own columns, which
+   * every locale shows).
    */
   locale?: string;
   /**

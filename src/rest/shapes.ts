@@ -27,7 +27,13 @@ export const AuthorRefShape = z.object({
   socials: z.array(SocialShape),
 });
 
-export const AuthorShape = AuthorRefShape.extend({ count: z.object({ posts: z.number().int() }) });
+export const AuthorShape = AuthorRefShape.extend({
+  count: z.object({ posts: z.number().int() }),
+  locale: z
+    .string()
+    .optional()
+    .describe("The locale whose name and bio were served (read with `locale` only)"),
+});
 
 export const TaxonomyRefShape = z.object({
   id: z.string(),
@@ -36,7 +42,16 @@ export const TaxonomyRefShape = z.object({
   description: nullableString,
 });
 
-export const TaxonomyShape = TaxonomyRefShape.extend({ count: z.object({ posts: z.number().int() }) });
+/** A read with `locale` (issue 56) also says which locale served the name; one without answers as before. */
+const servedLocale = z
+  .string()
+  .optional()
+  .describe("The locale whose name and description were served (read with `locale` only)");
+
+export const TaxonomyShape = TaxonomyRefShape.extend({
+  count: z.object({ posts: z.number().int() }),
+  locale: servedLocale,
+});
 
 export const FieldValueShape = z.union([z.string(), z.number(), z.boolean(), z.array(z.string()), z.null()]);
 

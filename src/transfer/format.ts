@@ -8,8 +8,9 @@
 // Version 2 (issue 56) adds the workspace's locales (`locale/`: code, name, default, fallback chain; a
 // locale after those its chain names) and, on each post line, `locale` (the locale of its own fields,
 // the workspace's default) and `translations` (the post in every other locale: slug, title,
-// description, content, status, publishedAt, createdAt, updatedAt). Version 1 archives have neither and
-// import as before: their posts are in the target's default locale.
+// description, content, status, publishedAt, createdAt, updatedAt), and on each category, tag and author
+// line `translations` (its name and description, an author's bio, in every other locale). Version 1
+// archives have none of these and import as before: their posts are in the target's default locale.
 //   media-files/<storage key>      each media file's bytes, right after the media chunk that lists it
 //
 // Chunks keep memory bounded on both sides: the exporter holds one chunk of records and one media file

@@ -818,7 +818,7 @@ describe("GraphQL", () => {
 
     const makeDefault = await api.call("PATCH", "/v1/locales/{code}", "/v1/locales/fr", { isDefault: true });
     expect(makeDefault.status).toBe(409);
-    expect(makeDefault.body.message).toContain("holds post translations");
+    expect(makeDefault.body.message).toContain("holds translations");
 
     const removed = await gql(`mutation($id: String!) { deletePost(identifier: $id, locale: "fr") { id } }`, {
       id: post.id,

@@ -87,6 +87,12 @@ async function seedLocalized(ws: TestWorkspace) {
     publishedAt: "2024-01-02T03:04:05.000Z",
   });
   await fixtures.post({ slug: "only-english", categoryId: news.id });
+  await call(ws, "PATCH", `/v1/categories/${news.id}?locale=de`, {
+    name: "Nachrichten",
+    description: "Aktuelles",
+  });
+  const ada = await fixtures.author("ada", { name: "Ada", bio: "Writes" });
+  await call(ws, "PATCH", `/v1/authors/${ada.id}?locale=fr`, { name: "Ada (fr)", bio: "Écrit" });
   await call(ws, "PATCH", `/v1/posts/${post.id}?locale=de`, {
     title: "Hallo",
     slug: "hallo",
@@ -194,9 +200,22 @@ describe("format version 2: locales and post translations", () => {
     const lines = await comparableLines(second);
     expect(lines).toEqual(await comparableLines(first));
     expect(lines.filter((line) => line.kind === "locale")).toHaveLength(3);
-    expect(lines.flatMap((line) => ("translations" in line ? (line.translations ?? []) : []))).toHaveLength(
-      2,
-    );
+    expect(
+      lines.flatMap((line) => ("translations" in line ? ((line.translations ?? []) as unknown[]) : [])),
+    ).toHaveLength(2);
+  });
+
+  it("carries category and author names in other locales (format version 2)", async () => {
+    const records = await recordsOf(first);
+    expect(records.find((record) => record.kind === "category")).toMatchObject({
+      slug: "news",
+      translations: [{ locale: "de", name: "Nachrichten", description: "Aktuelles" }],
+    });
+    const category = await get(target, "/v1/categories/news?locale=de");
+    expect(category.category).toMatchObject({ name: "Nachrichten", description: "Aktuelles", locale: "de" });
+    const author = await get(target, "/v1/authors/ada?locale=fr");
+    expect(author.author).toMatchObject({ name: "Ada (fr)", bio: "Écrit", locale: "fr" });
+    expect((await get(target, "/v1/authors/ada")).author).toMatchObject({ name: "Ada", bio: "Writes" });
   });
 
   it("a second import of the same archive changes nothing", async () => {

@@ -4,7 +4,8 @@
 // tags, authors, featured, …) or the post's removal. `publicLocales` keeps those whose translation was
 // public before or after the change: all a key that cannot read drafts may be told of, so that a draft
 // translation leaves no trace in its change feed, events or subscriptions. Records without translations
-// (categories, tags, authors, media, fields, locales) concern every locale: none named.
+// (media, fields, locales) concern every locale: none named; so does a write of a category's, tag's or
+// author's own columns, while a write of one of their translations names its locale.
 import type { Event, Prisma } from "../../generated/prisma/client.ts";
 import type { Change } from "../change.ts";
 import { isLive } from "../post-visibility.ts";
@@ -32,7 +33,9 @@ export const DEFAULT_LOCALE = "";
 const EVERY_LOCALE: EventLocales = { locales: [], publicLocales: [], withTranslations: false };
 
 export async function eventLocalesOf(tx: Tx, change: Change): Promise<EventLocales> {
-  if (change.resource !== "post") return EVERY_LOCALE;
+  // A category's, tag's or author's name in one locale: always public, as the record is.
+  if (change.resource !== "post")
+    return change.locale ? of([{ locale: change.locale, live: true }]) : EVERY_LOCALE;
   const status = change.statusChange;
   const ownPublic =
     change.action === "released" || status?.from === "published" || status?.to === "published";

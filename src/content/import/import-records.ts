@@ -14,6 +14,8 @@ export interface ImportedTaxonomy {
   description: string | null;
   createdAt?: string;
   updatedAt?: string;
+  /** Format version 2 (issue 56): the name and description in other locales; absent: left as they are. */
+  translations?: { locale: string; name: string; description: string | null }[];
 }
 
 export interface ImportedAuthor {
@@ -28,6 +30,8 @@ export interface ImportedAuthor {
   socials: { platform: string; url: string }[];
   createdAt?: string;
   updatedAt?: string;
+  /** Format version 2 (issue 56): the name and bio in other locales; absent: left as they are. */
+  translations?: { locale: string; name: string; bio: string | null }[];
 }
 
 export interface ImportedField {

@@ -26,6 +26,7 @@ import type {
   ImportedWebhook,
 } from "./import-records.ts";
 import type { ImportTarget, PreparedRecord, Written } from "./import-target.ts";
+import { nameProblems, writeNames } from "./import-taxonomy-translations.ts";
 
 export type { Written } from "./import-target.ts";
 
@@ -166,6 +167,13 @@ async function writeTaxonomy(
   existing: string | null,
 ): Promise<Written> {
   if (!uow) return { outcome: existing ? "updated" : "created" };
+  const names = record.translations?.map(({ locale, name, description }) => ({
+    locale,
+    name,
+    text: description,
+  }));
+  const problem = await nameProblems(uow, target, names);
+  if (problem) return { outcome: "failed", reason: problem };
   const now = new Date();
   const data = {
     name: record.name,
@@ -183,6 +191,7 @@ async function writeTaxonomy(
         data: { ...data, workspaceId: target.workspaceId, createdAt: dateOr(record.createdAt, now) },
         select: { id: true },
       });
+  await writeNames(uow, target, record.kind, row.id, names);
   return done(uow, target, record, row.id, existing);
 }
 
@@ -193,6 +202,9 @@ async function writeAuthor(
   existing: string | null,
 ): Promise<Written> {
   if (!uow) return { outcome: existing ? "updated" : "created" };
+  const names = record.translations?.map(({ locale, name, bio }) => ({ locale, name, text: bio }));
+  const problem = await nameProblems(uow, target, names);
+  if (problem) return { outcome: "failed", reason: problem };
   const now = new Date();
   const data = {
     name: record.name,
@@ -210,6 +222,7 @@ async function writeAuthor(
         data: { ...data, workspaceId: target.workspaceId, createdAt: dateOr(record.createdAt, now) },
         select: { id: true },
       });
+  await writeNames(uow, target, "author", row.id, names);
   return done(uow, target, record, row.id, existing);
 }
 

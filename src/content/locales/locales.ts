@@ -106,7 +106,7 @@ export async function updateLocale(
     // locale that holds translations would need them moved there first, which nothing does yet.
     if (becomesDefault && (await holdsTranslations(uow.tx, workspaceId, localeCode)))
       throw new ConflictError(
-        `Locale "${localeCode}" holds post translations; only a locale without any can become the default`,
+        `Locale "${localeCode}" holds translations (of posts, categories, tags or authors); only a locale without any can become the default`,
         "isDefault",
       );
     // The old default first: the partial unique index is checked per statement.
@@ -250,11 +250,16 @@ async function holdsTranslations(tx: WriteClient, workspaceId: string, code: str
     workspaceId,
     code,
   );
-  const one = await tx.postTranslation.findFirst({
-    where: { workspaceId, locale: code },
-    select: { postId: true },
-  });
-  return one !== null;
+  // Category, tag and author translations too: the default's names are the records' own columns.
+  const [held] = await tx.$queryRawUnsafe<{ held: boolean }[]>(
+    `SELECT EXISTS (SELECT 1 FROM "PostTranslation" WHERE "workspaceId" = $1 AND locale = $2)
+         OR EXISTS (SELECT 1 FROM "CategoryTranslation" WHERE "workspaceId" = $1 AND locale = $2)
+         OR EXISTS (SELECT 1 FROM "TagTranslation" WHERE "workspaceId" = $1 AND locale = $2)
+         OR EXISTS (SELECT 1 FROM "AuthorTranslation" WHERE "workspaceId" = $1 AND locale = $2) AS held`,
+    workspaceId,
+    code,
+  );
+  return held?.held === true;
 }
 
 /**

@@ -6,38 +6,9 @@
 // image, attribution, custom field values) belong to the post, whichever locale a write names.
 import { ConflictError, InvalidInputError } from "../../domain/errors.ts";
 import type { UpdatePostData } from "../../domain/inputs.ts";
-import { requireLocaleCode } from "../locales/locale-rules.ts";
-import type { ReadClient } from "../writer.ts";
+import type { WriteLocale } from "../locales/write-locale.ts";
 
-/** The locale a write names, as the workspace has it. */
-export interface WriteLocale {
-  code: string;
-  isDefault: boolean;
-}
-
-/**
- * The workspace's locale `locale` names (canonicalised), its row read FOR SHARE so that it cannot become
- * the default (locales.ts) before this write commits; null when none is named (the default). Malformed
- * or not one of the workspace's: a 400 naming `locale`.
- */
-export async function localeOfWrite(
-  tx: ReadClient,
-  workspaceId: string,
-  locale: string | null | undefined,
-): Promise<WriteLocale | null> {
-  if (locale === undefined || locale === null) return null;
-  const code = requireLocaleCode("locale", locale);
-  const [row] = await tx.$queryRawUnsafe<WriteLocale[]>(
-    `SELECT code, "isDefault" FROM "Locale" WHERE "workspaceId" = $1 AND code = $2 FOR SHARE`,
-    workspaceId,
-    code,
-  );
-  if (!row)
-    throw new InvalidInputError("Unknown locale", [
-      { field: "locale", message: `"${code}" is not a locale of this workspace (see /v1/locales)` },
-    ]);
-  return row;
-}
+export { localeOfWrite, type WriteLocale } from "../locales/write-locale.ts";
 
 /** What a post write may set that is shared by all of the post's translations. */
 export const SHARED_INPUTS = [

@@ -4,10 +4,12 @@ import { NotFoundError } from "../../domain/errors.ts";
 import type { AuthorWrite, Social } from "../../domain/inputs.ts";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
 import { byIdentifier } from "../identifiers.ts";
+import { localeOfWrite } from "../locales/write-locale.ts";
 import { orNotFound } from "../or-not-found.ts";
 import { isHttpUrl, ProblemList } from "../validation.ts";
 import { type ReadClient, write } from "../writer.ts";
 import { unlinkPosts } from "./taxonomy.ts";
+import { removeTranslation, writeTranslation } from "./taxonomy-translations.ts";
 
 export async function findAuthorId(
   prisma: ReadClient,
@@ -52,28 +54,42 @@ export async function updateAuthor(
   workspaceId: string,
   identifier: string,
   input: AuthorWrite,
+  /** The locale whose name and bio to write (taxonomy-translations.ts); absent: the default's. */
+  locale?: string | null,
 ): Promise<string> {
   const problems = check(input);
   for (const key of ["name", "slug"] as const) if (input[key] === null) problems.add(key, "Cannot be null");
   problems.throwIfAny("Invalid author");
   return write(prisma, async (uow) => {
+    const target = await localeOfWrite(uow.tx, workspaceId, locale);
     const id = await findAuthorId(uow.tx, workspaceId, identifier);
-    const update = uow.tx.author.update({
-      where: { id },
-      data: {
-        name: input.name ?? undefined,
-        slug: input.slug ?? undefined,
-        bio: input.bio,
-        role: input.role,
-        email: input.email,
-        image: input.image,
-        // `socials`, when given, replaces the whole list; null clears it.
-        socials: input.socials === undefined ? undefined : toJson(input.socials ?? []),
-      },
-      select: { id: true },
-    });
-    await orNotFound(update, "Author", identifier);
-    uow.changed({ resource: "author", action: "updated", id, workspaceId });
+    const translated = target !== null && !target.isDefault;
+    if (translated)
+      await writeTranslation(uow.tx, "author", workspaceId, id, target, {
+        name: input.name,
+        text: input.bio,
+      });
+    // Everything but the name and bio is shared by every locale: the author's, whichever locale is named.
+    const data = {
+      name: translated ? undefined : (input.name ?? undefined),
+      slug: input.slug ?? undefined,
+      bio: translated ? undefined : input.bio,
+      role: input.role,
+      email: input.email,
+      image: input.image,
+      // `socials`, when given, replaces the whole list; null clears it.
+      socials: input.socials === undefined ? undefined : toJson(input.socials ?? []),
+    };
+    const writesOwn = Object.values(data).some((value) => value !== undefined);
+    if (!translated || writesOwn)
+      await orNotFound(
+        uow.tx.author.update({ where: { id }, data, select: { id: true } }),
+        "Author",
+        identifier,
+      );
+    // A write of one translation alone concerns that locale; one of the author's own columns, every locale.
+    const onlyLocale = translated && !writesOwn ? { locale: target.code } : {};
+    uow.changed({ resource: "author", action: "updated", id, workspaceId, ...onlyLocale });
     return id;
   });
 }
@@ -82,7 +98,17 @@ export async function deleteAuthor(
   prisma: PrismaClient,
   workspaceId: string,
   identifier: string,
+  /** Remove only this locale's name and bio (never the default's), not the author. */
+  locale?: string | null,
 ): Promise<string> {
+  if (locale !== undefined && locale !== null)
+    return write(prisma, async (uow) => {
+      const target = await localeOfWrite(uow.tx, workspaceId, locale);
+      const id = await findAuthorId(uow.tx, workspaceId, identifier);
+      if (target) await removeTranslation(uow.tx, "author", id, identifier, target);
+      uow.changed({ resource: "author", action: "updated", id, workspaceId, locale: target?.code });
+      return id;
+    });
   return write(prisma, async (uow) => {
     // The slug too: the change log records it as the deleted author's last known one.
     const found = await uow.tx.author.findFirst({

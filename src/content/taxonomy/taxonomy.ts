@@ -5,9 +5,11 @@ import { InvalidInputError, NotFoundError } from "../../domain/errors.ts";
 import type { TaxonomyCreate, TaxonomyUpdate } from "../../domain/inputs.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { byIdentifier } from "../identifiers.ts";
+import { localeOfWrite } from "../locales/write-locale.ts";
 import { orNotFound } from "../or-not-found.ts";
 import { ProblemList } from "../validation.ts";
 import { type ReadClient, type WriteClient, write } from "../writer.ts";
+import { removeTranslation, writeTranslation } from "./taxonomy-translations.ts";
 
 export type TaxonomyModel = "category" | "tag";
 
@@ -64,27 +66,35 @@ export async function updateTaxonomy(
   workspaceId: string,
   identifier: string,
   input: TaxonomyUpdate,
+  /** The locale whose name and description to write (taxonomy-translations.ts); absent: the default's. */
+  locale?: string | null,
 ): Promise<string> {
   const problems = check(input);
   if (input.name === null) problems.add("name", "Cannot be null");
   if (input.slug === null) problems.add("slug", "Cannot be null");
   problems.throwIfAny(`Invalid ${model}`);
   return write(prisma, async (uow) => {
+    const target = await localeOfWrite(uow.tx, workspaceId, locale);
     const id = await findTaxonomyId(uow.tx, model, workspaceId, identifier);
-    await orNotFound(
-      delegate(uow.tx, model).update({
-        where: { id },
-        data: {
-          name: input.name ?? undefined,
-          slug: input.slug ?? undefined,
-          description: input.description,
-        },
-        select: { id: true },
-      }),
-      label[model],
-      identifier,
-    );
-    uow.changed({ resource: model, action: "updated", id, workspaceId });
+    const translated = target !== null && !target.isDefault;
+    if (translated)
+      await writeTranslation(uow.tx, model, workspaceId, id, target, {
+        name: input.name,
+        text: input.description,
+      });
+    // The slug is shared by every locale: it is the record's, whichever locale the write names.
+    const own = translated
+      ? { slug: input.slug ?? undefined }
+      : { name: input.name ?? undefined, slug: input.slug ?? undefined, description: input.description };
+    if (!translated || own.slug !== undefined)
+      await orNotFound(
+        delegate(uow.tx, model).update({ where: { id }, data: own, select: { id: true } }),
+        label[model],
+        identifier,
+      );
+    // A write of one translation alone concerns that locale; one of the record's own columns, every locale.
+    const onlyLocale = translated && own.slug === undefined ? { locale: target.code } : {};
+    uow.changed({ resource: model, action: "updated", id, workspaceId, ...onlyLocale });
     return id;
   });
 }
@@ -94,7 +104,11 @@ export async function deleteTaxonomy(
   model: TaxonomyModel,
   workspaceId: string,
   identifier: string,
+  /** Remove only this locale's name and description (never the default's), not the record. */
+  locale?: string | null,
 ): Promise<string> {
+  if (locale !== undefined && locale !== null)
+    return deleteTaxonomyTranslation(prisma, model, workspaceId, identifier, locale);
   try {
     return await write(prisma, async (uow) => {
       // The slug too: the change log records it as the deleted record's last known one.
@@ -126,6 +140,22 @@ export async function deleteTaxonomy(
       { field: "identifier", message: "Move or delete the category's posts first" },
     ]);
   }
+}
+
+async function deleteTaxonomyTranslation(
+  prisma: PrismaClient,
+  model: TaxonomyModel,
+  workspaceId: string,
+  identifier: string,
+  locale: string,
+): Promise<string> {
+  return write(prisma, async (uow) => {
+    const target = await localeOfWrite(uow.tx, workspaceId, locale);
+    const id = await findTaxonomyId(uow.tx, model, workspaceId, identifier);
+    if (target) await removeTranslation(uow.tx, model, id, identifier, target);
+    uow.changed({ resource: model, action: "updated", id, workspaceId, locale: target?.code });
+    return id;
+  });
 }
 
 function check(input: TaxonomyUpdate): ProblemList {

@@ -1,15 +1,19 @@
 // Author: type, queries and mutations.
 
 import { liveWhere } from "../../content/post-visibility.ts";
+import { readChain } from "../../content/posts/post-translation-reads.ts";
 import { createAuthor, deleteAuthor, findAuthorId, updateAuthor } from "../../content/taxonomy/authors.ts";
 import type { Social } from "../../domain/inputs.ts";
+import type { Prisma } from "../../generated/prisma/client.ts";
 import { absoluteMediaReferences } from "../../media/media-references.ts";
 import { builder } from "../builder.ts";
 import { listPage } from "../list-page.ts";
 import { pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { readBack } from "../read-back.ts";
+import { localizeRecords, servableWhere, servedLocaleOf } from "../read-model/taxonomy-localized.ts";
 import { DeleteResult } from "./enums.ts";
 import { PostCount } from "./taxonomy-fields.ts";
+import { readLocaleArgs, writeLocaleArg } from "./taxonomy-locale-args.ts";
 
 const SocialRef = builder.objectRef<Social>("Social").implement({
   fields: (t) => ({ platform: t.exposeString("platform"), url: t.exposeString("url") }),
@@ -39,6 +43,12 @@ export const Author = builder.prismaObject("Author", {
         absoluteMediaReferences(author.image, (key) => ctx.services.mediaStorage.urlFor(key)),
     }),
     bio: t.exposeString("bio", { nullable: true }),
+    locale: t.field({
+      type: "LocaleCode",
+      nullable: true,
+      description: "The locale whose name and bio were served; null unless read with `locale`",
+      resolve: (author) => servedLocaleOf(author),
+    }),
     role: t.exposeString("role", { nullable: true }),
     email: t.string({
       nullable: true,
@@ -90,22 +100,40 @@ builder.queryFields((t) => ({
   author: t.prismaField({
     type: "Author",
     description: "An author by id or slug",
-    args: { identifier: t.arg.string({ required: true }) },
+    args: { identifier: t.arg.string({ required: true }), ...readLocaleArgs(t.arg) },
     resolve: async (query, _root, args, ctx) => {
+      const chain =
+        args.locale == null
+          ? null
+          : await readChain(ctx.prisma, ctx.caller.workspaceId, args.locale, args.fallback);
       const id = await findAuthorId(ctx.prisma, ctx.caller.workspaceId, args.identifier);
-      return readBack(ctx.prisma.author.findUnique({ ...query, where: { id } }), "Author", args.identifier);
+      const row = await readBack(
+        ctx.prisma.author.findUnique({ ...query, where: { id } }),
+        "Author",
+        args.identifier,
+      );
+      if (!chain) return row;
+      const [served] = await localizeRecords(ctx, "author", [row], chain);
+      return readBack(Promise.resolve(served ?? null), "Author", args.identifier);
     },
   }),
   authors: t.field({
     type: AuthorPage,
-    args: pageArgs(t.arg),
+    args: { ...pageArgs(t.arg), ...readLocaleArgs(t.arg) },
     complexity: pageListComplexity,
-    resolve: (_root, args, ctx, info) =>
-      listPage(ctx, info, ctx.prisma.author, {
-        where: { workspaceId: ctx.caller.workspaceId },
+    resolve: async (_root, args, ctx, info) => {
+      const chain =
+        args.locale == null
+          ? null
+          : await readChain(ctx.prisma, ctx.caller.workspaceId, args.locale, args.fallback);
+      const listed = await listPage<Prisma.AuthorGetPayload<object>>(ctx, info, ctx.prisma.author, {
+        where: { workspaceId: ctx.caller.workspaceId, ...(chain ? servableWhere(chain) : {}) },
         orderBy: [{ name: "asc" }, { id: "asc" }],
         args,
-      }),
+      });
+      if (!chain) return listed;
+      return { ...listed, items: await localizeRecords(ctx, "author", listed.items, chain) };
+    },
   }),
 }));
 
@@ -120,20 +148,38 @@ builder.mutationFields((t) => ({
   }),
   updateAuthor: t.prismaField({
     type: "Author",
+    description:
+      "Changes only the given fields. With `locale` (not the default), the name and bio go to that locale (created when missing: it then needs a name), the other fields to the author",
     args: {
       identifier: t.arg.string({ required: true }),
       input: t.arg({ type: UpdateAuthorInput, required: true }),
+      ...writeLocaleArg(t.arg, "The locale whose name and bio to write; absent: the default locale's"),
     },
-    resolve: async (query, _root, { identifier, input }, ctx) => {
-      const id = await updateAuthor(ctx.prisma, ctx.caller.workspaceId, identifier, input);
-      return readBack(ctx.prisma.author.findUnique({ ...query, where: { id } }), "Author", identifier);
+    resolve: async (query, _root, { identifier, input, locale }, ctx) => {
+      const workspaceId = ctx.caller.workspaceId;
+      const id = await updateAuthor(ctx.prisma, workspaceId, identifier, input, locale);
+      const row = await readBack(
+        ctx.prisma.author.findUnique({ ...query, where: { id } }),
+        "Author",
+        identifier,
+      );
+      if (locale == null) return row;
+      const chain = await readChain(ctx.prisma, workspaceId, locale, "none");
+      const [served] = await localizeRecords(ctx, "author", [row], chain);
+      return readBack(Promise.resolve(served ?? null), "Author", identifier);
     },
   }),
   deleteAuthor: t.field({
     type: DeleteResult,
-    args: { identifier: t.arg.string({ required: true }) },
-    resolve: async (_root, { identifier }, ctx) => {
-      return { id: await deleteAuthor(ctx.prisma, ctx.caller.workspaceId, identifier) };
+    args: {
+      identifier: t.arg.string({ required: true }),
+      ...writeLocaleArg(
+        t.arg,
+        "Remove only this locale's name and bio (not the default locale's), not the author",
+      ),
+    },
+    resolve: async (_root, { identifier, locale }, ctx) => {
+      return { id: await deleteAuthor(ctx.prisma, ctx.caller.workspaceId, identifier, locale) };
     },
   }),
 }));

@@ -3,6 +3,7 @@
 // taxonomy-posts.ts, so that the post type (which lists a post's tags) and these types do not import
 // each other.
 
+import { readChain } from "../../content/posts/post-translation-reads.ts";
 import {
   createTaxonomy,
   deleteTaxonomy,
@@ -16,9 +17,11 @@ import type { GraphQLContext } from "../context.ts";
 import { listPage } from "../list-page.ts";
 import { pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { readBack } from "../read-back.ts";
+import { localizeRecords, servableWhere, servedLocaleOf } from "../read-model/taxonomy-localized.ts";
 import { DeleteResult } from "./enums.ts";
 import { PostCount } from "./taxonomy-fields.ts";
 import { TaxonomyCreateInput, TaxonomyUpdateInput } from "./taxonomy-inputs.ts";
+import { readLocaleArgs, writeLocaleArg } from "./taxonomy-locale-args.ts";
 
 interface TaxonomySchema {
   /** GraphQL and Prisma model name. */
@@ -48,6 +51,12 @@ export function defineTaxonomySchema(spec: TaxonomySchema) {
       name: t.exposeString("name"),
       slug: t.exposeString("slug"),
       description: t.exposeString("description", { nullable: true }),
+      locale: t.field({
+        type: "LocaleCode",
+        nullable: true,
+        description: "The locale whose name and description were served; null unless read with `locale`",
+        resolve: (record) => servedLocaleOf(record),
+      }),
       createdAt: t.expose("createdAt", { type: "DateTime" }),
       updatedAt: t.expose("updatedAt", { type: "DateTime" }),
       count: t.field({
@@ -68,22 +77,40 @@ export function defineTaxonomySchema(spec: TaxonomySchema) {
     [spec.one]: t.prismaField({
       type,
       description: `A ${spec.one} by id or slug`,
-      args: { identifier: t.arg.string({ required: true }) },
+      args: { identifier: t.arg.string({ required: true }), ...readLocaleArgs(t.arg) },
       resolve: async (query, _root, args, ctx) => {
+        const chain =
+          args.locale == null
+            ? null
+            : await readChain(ctx.prisma, ctx.caller.workspaceId, args.locale, args.fallback);
         const id = await findTaxonomyId(ctx.prisma, spec.one, ctx.caller.workspaceId, args.identifier);
-        return readBack(delegate(ctx).findUnique({ ...query, where: { id } }), spec.type, args.identifier);
+        const row = await readBack(
+          delegate(ctx).findUnique({ ...query, where: { id } }),
+          spec.type,
+          args.identifier,
+        );
+        if (!chain) return row;
+        const [served] = await localizeRecords(ctx, spec.one, [row], chain);
+        return readBack(Promise.resolve(served ?? null), spec.type, args.identifier);
       },
     }),
     [spec.many]: t.field({
       type: page,
-      args: pageArgs(t.arg),
+      args: { ...pageArgs(t.arg), ...readLocaleArgs(t.arg) },
       complexity: pageListComplexity,
-      resolve: (_root, args, ctx, info) =>
-        listPage(ctx, info, delegate(ctx), {
-          where: { workspaceId: ctx.caller.workspaceId },
+      resolve: async (_root, args, ctx, info) => {
+        const chain =
+          args.locale == null
+            ? null
+            : await readChain(ctx.prisma, ctx.caller.workspaceId, args.locale, args.fallback);
+        const listed = await listPage<Prisma.CategoryGetPayload<object>>(ctx, info, delegate(ctx), {
+          where: { workspaceId: ctx.caller.workspaceId, ...(chain ? servableWhere(chain) : {}) },
           orderBy: [{ name: "asc" }, { id: "asc" }],
           args,
-        }),
+        });
+        if (!chain) return listed;
+        return { ...listed, items: await localizeRecords(ctx, spec.one, listed.items, chain) };
+      },
     }),
   }));
 
@@ -98,21 +125,41 @@ export function defineTaxonomySchema(spec: TaxonomySchema) {
     }),
     [`update${spec.type}`]: t.prismaField({
       type,
+      description: `Changes only the given fields. With \`locale\` (not the default), the name and description go to that locale (created when missing: it then needs a name), the slug to the ${spec.one}`,
       args: {
         identifier: t.arg.string({ required: true }),
         input: t.arg({ type: TaxonomyUpdateInput(`Update${spec.type}Input`), required: true }),
+        ...writeLocaleArg(
+          t.arg,
+          "The locale whose name and description to write; absent: the default locale's",
+        ),
       },
-      resolve: async (query, _root, { identifier, input }, ctx) => {
-        const id = await updateTaxonomy(ctx.prisma, spec.one, ctx.caller.workspaceId, identifier, input);
-        return readBack(delegate(ctx).findUnique({ ...query, where: { id } }), spec.type, identifier);
+      resolve: async (query, _root, { identifier, input, locale }, ctx) => {
+        const workspaceId = ctx.caller.workspaceId;
+        const id = await updateTaxonomy(ctx.prisma, spec.one, workspaceId, identifier, input, locale);
+        const row = await readBack(
+          delegate(ctx).findUnique({ ...query, where: { id } }),
+          spec.type,
+          identifier,
+        );
+        if (locale == null) return row;
+        const chain = await readChain(ctx.prisma, workspaceId, locale, "none");
+        const [served] = await localizeRecords(ctx, spec.one, [row], chain);
+        return readBack(Promise.resolve(served ?? null), spec.type, identifier);
       },
     }),
     [`delete${spec.type}`]: t.field({
       type: DeleteResult,
       ...(spec.deleteDescription ? { description: spec.deleteDescription } : {}),
-      args: { identifier: t.arg.string({ required: true }) },
-      resolve: async (_root, { identifier }, ctx) => {
-        return { id: await deleteTaxonomy(ctx.prisma, spec.one, ctx.caller.workspaceId, identifier) };
+      args: {
+        identifier: t.arg.string({ required: true }),
+        ...writeLocaleArg(
+          t.arg,
+          `Remove only this locale's name and description (not the default locale's), not the ${spec.one}`,
+        ),
+      },
+      resolve: async (_root, { identifier, locale }, ctx) => {
+        return { id: await deleteTaxonomy(ctx.prisma, spec.one, ctx.caller.workspaceId, identifier, locale) };
       },
     }),
   }));

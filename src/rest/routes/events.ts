@@ -53,7 +53,7 @@ export const eventRoutes: RestRoute[] = [
         pageInfo: { endCursor: string | null; hasNextPage: boolean };
       };
       return {
-        // `locales` on the events of records that have translations (posts) only.
+        // `locales` on the events that name theirs (posts; a category's, tag's or author's name in one locale) only.
         events: page.edges.map(({ node: { locales, ...event } }) =>
           locales ? { ...event, locales } : event,
         ),

@@ -8,7 +8,7 @@ import { LIMIT_PARAM, PAGE_PARAM, type QueryParam } from "../query-params.ts";
 import { RestInputError } from "../rest-input-error.ts";
 import type { RestRoute } from "../route.ts";
 import { DeleteResultShape, PaginationShape, PostShape, PostWriteResultShape } from "../shapes.ts";
-import { graphqlEnum, localeQuery, PAGINATION_SELECTION } from "./conventions.ts";
+import { FALLBACK_PARAM, graphqlEnum, localeQuery, PAGINATION_SELECTION, readLocale } from "./conventions.ts";
 import { POST_FRAGMENT, toPostBody } from "./post-body.ts";
 import { PREVIEW_PARAM, PREVIEW_READ_ERRORS } from "./post-previews.ts";
 
@@ -82,26 +82,6 @@ const LIST_LOCALE_PARAM: QueryParam = {
   description:
     "List each post in this locale's translation, or its fallbacks' (the first the key may see), or `auto`: the locale is the best match of the request's Accept-Language among the workspace's locales (else the default; the answer then says Vary: Accept-Language). Filters, search, order and totalItems apply to the translation served. Each post then also carries locale, availableLocales and alternates",
 };
-const FALLBACK_PARAM: QueryParam = {
-  name: "fallback",
-  kind: "string",
-  maxLength: 200,
-  description:
-    "With `locale`: the locales to fall back to, comma separated, or `none`; default: the locale's fallback chain",
-};
-
-/** A read's `locale` and `fallback` (a malformed locale is a 400 naming it), and whether the answer shows them. */
-function readLocale(query: Record<string, unknown>) {
-  const locale = writeLocale(query);
-  if (locale === undefined && query.fallback !== undefined) {
-    const refusal = validationError("Invalid query parameters", [
-      { field: "fallback", message: "Only with `locale`" },
-    ]);
-    throw new RestInputError(refusal.status, refusal.body);
-  }
-  return { locale, fallback: query.fallback, localized: locale !== undefined };
-}
-
 const listQuery: QueryParam[] = [
   LIMIT_PARAM,
   PAGE_PARAM,

@@ -9,7 +9,14 @@ import {
   TaxonomyRefShape,
   TaxonomyShape,
 } from "../shapes.ts";
-import { PAGINATION_SELECTION } from "./conventions.ts";
+import {
+  FALLBACK_PARAM,
+  localeQuery,
+  NAME_READ_LOCALE_PARAM,
+  NAME_WRITE_LOCALE_PARAM,
+  PAGINATION_SELECTION,
+  readLocale,
+} from "./conventions.ts";
 
 interface Taxonomy {
   /** Singular and plural names as in paths and bodies. */
@@ -21,6 +28,9 @@ interface Taxonomy {
 }
 
 const FIELDS = "id name slug description";
+/** A read's fields: `locale` only when read with one (issue 56), so that a read without is as before. */
+const READ_FIELDS = `${FIELDS} locale @include(if: $localized)`;
+const READ_LOCALE_VARIABLES = "$locale: LocaleCode, $fallback: String, $localized: Boolean = false";
 const CreateBody = z.object({
   name: z.string().min(1),
   slug: z.string().min(1),
@@ -61,9 +71,14 @@ function taxonomyRoutes(t: Taxonomy): RestRoute[] {
       tag: t.tag,
       summary: `List ${t.many}`,
       workspacePathForm: true,
-      query: [LIMIT_PARAM, PAGE_PARAM],
-      document: `query List($limit: Int, $page: Int) { ${t.many}(limit: $limit, page: $page) { items { ${FIELDS} count { posts } } ${PAGINATION_SELECTION} } }`,
-      variables: ({ query }) => query,
+      autoLocale: true,
+      query: [LIMIT_PARAM, PAGE_PARAM, NAME_READ_LOCALE_PARAM, FALLBACK_PARAM],
+      document: `query List($limit: Int, $page: Int, ${READ_LOCALE_VARIABLES}) {
+        ${t.many}(limit: $limit, page: $page, locale: $locale, fallback: $fallback) {
+          items { ${READ_FIELDS} count { posts } } ${PAGINATION_SELECTION}
+        }
+      }`,
+      variables: ({ query }) => ({ limit: query.limit, page: query.page, ...readLocale(query) }),
       reshape: (data) => {
         const page = data[t.many] as { items: unknown[]; pagination: unknown };
         return { [t.many]: page.items, pagination: page.pagination };
@@ -79,10 +94,11 @@ function taxonomyRoutes(t: Taxonomy): RestRoute[] {
       tag: t.tag,
       summary: `Get a ${t.one} by id or slug`,
       workspacePathForm: true,
-      query: includeParams,
-      document: `query Get($identifier: String!, $withPosts: Boolean!, $limit: Int, $page: Int) {
-        ${t.one}(identifier: $identifier) {
-          ${FIELDS} count { posts }
+      autoLocale: true,
+      query: [...includeParams, NAME_READ_LOCALE_PARAM, FALLBACK_PARAM],
+      document: `query Get($identifier: String!, $withPosts: Boolean!, $limit: Int, $page: Int, ${READ_LOCALE_VARIABLES}) {
+        ${t.one}(identifier: $identifier, locale: $locale, fallback: $fallback) {
+          ${READ_FIELDS} count { posts }
           posts(limit: $limit, page: $page) @include(if: $withPosts) {
             items { id title slug description coverImage publishedAt } ${PAGINATION_SELECTION}
           }
@@ -93,6 +109,7 @@ function taxonomyRoutes(t: Taxonomy): RestRoute[] {
         withPosts: query.include === "posts",
         limit: query.limit,
         page: query.page,
+        ...readLocale(query),
       }),
       reshape: (data) => {
         const { posts, ...record } = data[t.one] as Record<string, unknown> & {
@@ -128,11 +145,16 @@ function taxonomyRoutes(t: Taxonomy): RestRoute[] {
       path: `/${t.many}/{identifier}`,
       tag: t.tag,
       summary: `Update a ${t.one}`,
+      query: [NAME_WRITE_LOCALE_PARAM],
       body: UpdateBody,
-      document: `mutation Update($identifier: String!, $input: Update${cap}Input!) {
-        update${cap}(identifier: $identifier, input: $input) { ${FIELDS} }
+      document: `mutation Update($identifier: String!, $input: Update${cap}Input!, $locale: LocaleCode) {
+        update${cap}(identifier: $identifier, input: $input, locale: $locale) { ${FIELDS} }
       }`,
-      variables: ({ params, body }) => ({ identifier: params.identifier, input: body }),
+      variables: ({ params, body, query }) => ({
+        identifier: params.identifier,
+        input: body,
+        locale: localeQuery(query),
+      }),
       reshape: (data) => ({ [t.one]: data[`update${cap}`] }),
       status: 200,
       response: z.object({ [t.one]: TaxonomyRefShape }),
@@ -142,9 +164,16 @@ function taxonomyRoutes(t: Taxonomy): RestRoute[] {
       method: "delete",
       path: `/${t.many}/{identifier}`,
       tag: t.tag,
-      summary: t.one === "category" ? "Delete a category (refused while it has posts)" : "Delete a tag",
-      document: `mutation Delete($identifier: String!) { delete${cap}(identifier: $identifier) { id } }`,
-      variables: ({ params }) => ({ identifier: params.identifier }),
+      summary:
+        t.one === "category"
+          ? "Delete a category (refused while it has posts), or with `locale` its name in that locale"
+          : "Delete a tag, or with `locale` its name in that locale",
+      query: [NAME_WRITE_LOCALE_PARAM],
+      document: `mutation Delete($identifier: String!, $locale: LocaleCode) {
+        delete${cap}(identifier: $identifier, locale: $locale) { id }
+      }`,
+      variables: ({ params, query }) => ({ identifier: params.identifier, locale: localeQuery(query) }),
+      errors: { 409: "`locale` names the default locale, whose name is the record's own" },
       reshape: (data) => data[`delete${cap}`],
       status: 200,
       response: DeleteResultShape,

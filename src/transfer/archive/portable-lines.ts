@@ -11,6 +11,10 @@ const taxonomyLine = z.object({
   slug: z.string(),
   name: z.string(),
   description: nullableText,
+  /** Format version 2: the name and description in the workspace's other locales. */
+  translations: z
+    .array(z.object({ locale: z.string(), name: z.string(), description: nullableText }))
+    .optional(),
   ...timestamps,
 });
 
@@ -47,6 +51,8 @@ export const lineSchemas = {
     role: nullableText,
     email: nullableText,
     socials: z.array(z.object({ platform: z.string(), url: z.string() })),
+    /** Format version 2: the name and bio in the workspace's other locales. */
+    translations: z.array(z.object({ locale: z.string(), name: z.string(), bio: nullableText })).optional(),
     ...timestamps,
   }),
   field: z.object({

@@ -96,7 +96,18 @@ export async function* taxonomyLines(
   workspaceId: string,
   kind: "category" | "tag",
 ): AsyncGenerator<PortableLine<"category">> {
-  const select = { id: true, slug: true, name: true, description: true, createdAt: true, updatedAt: true };
+  const select = {
+    id: true,
+    slug: true,
+    name: true,
+    description: true,
+    createdAt: true,
+    updatedAt: true,
+    translations: {
+      select: { locale: true, name: true, description: true },
+      orderBy: { locale: "asc" as const },
+    },
+  };
   const rows = paged((after) =>
     kind === "category"
       ? prisma.category.findMany({ where: { workspaceId }, select, ...page(after) })
@@ -113,7 +124,13 @@ export async function* authorLines(
   workspaceId: string,
 ): AsyncGenerator<PortableLine<"author">> {
   for await (const row of paged((after) =>
-    prisma.author.findMany({ where: { workspaceId }, ...page(after) }),
+    prisma.author.findMany({
+      where: { workspaceId },
+      include: {
+        translations: { select: { locale: true, name: true, bio: true }, orderBy: { locale: "asc" } },
+      },
+      ...page(after),
+    }),
   )) {
     yield {
       id: row.id,
@@ -124,6 +141,7 @@ export async function* authorLines(
       role: row.role,
       email: row.email,
       socials: row.socials as PortableLine<"author">["socials"],
+      translations: row.translations,
       createdAt: iso(row.createdAt),
       updatedAt: iso(row.updatedAt),
     };
