@@ -190,7 +190,7 @@ describe("every event type arrives, signed twice", () => {
       all
         .filter((r) => String(r.json.type).startsWith("post."))
         .sort((a, b) => String(a.json.id).localeCompare(String(b.json.id)))
-        .map((r) => [r.json.type, r.json.locales]),
+        .map((r) => [r.json.type, (r.json as { locales?: string[] }).locales]),
     ).toEqual([
       ["post.created", ["en"]],
       ["post.updated", ["en"]],
