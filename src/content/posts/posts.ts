@@ -135,7 +135,16 @@ export async function updatePost(
     assertContentLeft(content);
     if (target && !target.isDefault) {
       const post = { ...context, postId: context.postId };
-      await writeTranslation({ tx, changed }, workspaceId, post, target.code, input, content, fieldValues);
+      await writeTranslation(
+        { tx, changed },
+        workspaceId,
+        post,
+        target.code,
+        input,
+        content,
+        fieldValues,
+        origin,
+      );
       return context.postId;
     }
     checkSchedule(input, context.postDates);
@@ -241,6 +250,7 @@ async function writeTranslation(
   input: UpdatePostData,
   content: string | undefined,
   fieldValues: FieldValueChanges | undefined,
+  origin: PostWriteOrigin,
 ): Promise<void> {
   const postId = context.postId;
   if (setsSharedFields(input)) {
@@ -297,6 +307,8 @@ async function writeTranslation(
     workspaceId,
     locale: code,
     statusChange: { from: before ? statusOf(before.released) : null, to: statusOf(after?.released === true) },
+    // The translation's own revision, listed and restored with its locale (post-revisions.ts).
+    revision: revisionOf(origin),
   });
 }
 
