@@ -34,6 +34,8 @@ export const PROCESS_CONTRACT_FILES = [
   "posts-update",
   "post-translations",
   "post-translation-isolation",
+  "post-translation-previews",
+  "post-translation-revisions",
   "rate-limits",
   "request-id",
   "response-cache",

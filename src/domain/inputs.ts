@@ -26,6 +26,8 @@ export interface CreatePostData {
   coverImage?: string | null;
   /** Defaults to now. */
   publishedAt?: Date | null;
+  /** A scheduled unpublish: in the future and after publishedAt; null (updates) clears it. */
+  unpublishAt?: Date | null;
   attribution?: string | null;
   /** Custom field values keyed by field key, checked against the workspace's definitions. */
   fields?: unknown;

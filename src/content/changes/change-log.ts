@@ -29,6 +29,8 @@ interface RevisionRow {
   /** How many of the post's revisions to keep, this one included. */
   keep: number;
   snapshot: Record<string, unknown>;
+  /** The translation written (Change.locale); null: the default locale's. */
+  locale: string | null;
 }
 
 interface EventRow {
@@ -109,6 +111,7 @@ export async function appendEvents(
         actorName: change.revision.actor?.name ?? null,
         keep: change.revision.keep,
         snapshot,
+        locale: change.locale ?? null,
       });
     for (const type of types) {
       rows.push({
@@ -213,11 +216,11 @@ appended AS (
   RETURNING position, "workspaceId", type, "resourceId", data->>'status' AS status, "keepsListings"
 ),
 revised AS (
-  INSERT INTO "PostRevision" (id, "postId", "workspaceId", number, "createdAt", "actorKeyId", "actorName", snapshot)
+  INSERT INTO "PostRevision" (id, "postId", "workspaceId", number, "createdAt", "actorKeyId", "actorName", snapshot, locale)
   SELECT r.id, r."postId", r."workspaceId",
     COALESCE((SELECT max(x.number) FROM "PostRevision" x WHERE x."postId" = r."postId"), 0) + 1,
-    now() AT TIME ZONE 'UTC', r."actorKeyId", r."actorName", r.snapshot
-  FROM turn, jsonb_to_recordset($3::jsonb) AS r(id text, "postId" text, "workspaceId" text, "actorKeyId" text, "actorName" text, keep int, snapshot jsonb)
+    now() AT TIME ZONE 'UTC', r."actorKeyId", r."actorName", r.snapshot, r.locale
+  FROM turn, jsonb_to_recordset($3::jsonb) AS r(id text, "postId" text, "workspaceId" text, "actorKeyId" text, "actorName" text, keep int, snapshot jsonb, locale text)
   RETURNING "postId", number
 ),
 pruned AS (

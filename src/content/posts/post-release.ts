@@ -37,16 +37,47 @@ WHERE ("postId", locale) IN (
 )
 RETURNING "postId" AS id, "workspaceId", locale`;
 
+// Scheduled unpublishing, by the same mechanism: a due row is claimed FOR UPDATE SKIP LOCKED and its
+// unpublishAt cleared in the transaction that records its event, so no later sweep, on any instance,
+// claims it again. It goes back to draft (what a manual unpublish does); only one that was public
+// (released) records post.unpublished — a draft whose unpublish comes has nothing to take back.
+const UNPUBLISH_SQL = `
+WITH due AS (
+  SELECT id, "releasedAt" IS NOT NULL AS "wasPublic" FROM "Post"
+  WHERE "unpublishAt" <= ${NOW}
+  ORDER BY "unpublishAt", id
+  LIMIT $1
+  FOR UPDATE SKIP LOCKED
+)
+UPDATE "Post" p SET status = 'draft', "releasedAt" = NULL, "unpublishAt" = NULL, "updatedAt" = ${NOW}
+FROM due WHERE p.id = due.id
+RETURNING p.id, p."workspaceId", due."wasPublic"`;
+
+const UNPUBLISH_TRANSLATIONS_SQL = `
+WITH due AS (
+  SELECT "postId", locale, "releasedAt" IS NOT NULL AS "wasPublic" FROM "PostTranslation"
+  WHERE "unpublishAt" <= ${NOW}
+  ORDER BY "unpublishAt", "postId", locale
+  LIMIT $1
+  FOR UPDATE SKIP LOCKED
+)
+UPDATE "PostTranslation" t SET status = 'draft', "releasedAt" = NULL, "unpublishAt" = NULL, "updatedAt" = ${NOW}
+FROM due WHERE t."postId" = due."postId" AND t.locale = due.locale
+RETURNING t."postId" AS id, t."workspaceId", t.locale, due."wasPublic"`;
+
 // timestamptz out (… AT TIME ZONE 'UTC'): drivers read a bare timestamp in the local time zone.
 const NEXT_DUE_SQL = `
 SELECT LEAST(
   (SELECT min("publishedAt") FROM "Post" WHERE status = 'published' AND "releasedAt" IS NULL),
-  (SELECT min("publishedAt") FROM "PostTranslation" WHERE status = 'published' AND "releasedAt" IS NULL)
+  (SELECT min("publishedAt") FROM "PostTranslation" WHERE status = 'published' AND "releasedAt" IS NULL),
+  (SELECT min("unpublishAt") FROM "Post"),
+  (SELECT min("unpublishAt") FROM "PostTranslation")
 ) AT TIME ZONE 'UTC' AS "nextDue"`;
 
 /**
- * Releases the posts and post translations due now (at most RELEASE_BATCH of each); returns the ids of
- * their posts (a post once per translation released): RELEASE_BATCH or more means more may be due.
+ * Releases the posts and post translations due now, then unpublishes those whose unpublishAt has come
+ * (at most RELEASE_BATCH of each kind); returns the ids of their posts (a post once per translation
+ * released or unpublished): RELEASE_BATCH or more means more may be due.
  */
 export async function releaseDuePosts(prisma: PrismaClient): Promise<string[]> {
   return write(prisma, async (uow) => {
@@ -62,7 +93,25 @@ export async function releaseDuePosts(prisma: PrismaClient): Promise<string[]> {
       uow.changed({ resource: "post", action: "released", id: post.id, workspaceId: post.workspaceId });
     for (const translation of translations)
       uow.changed({ resource: "post", action: "released", ...translation });
-    return [...posts, ...translations].map((released) => released.id);
+    // After the releases: a row released and due to go in one round goes public, then back (two events).
+    type Unpublished = { id: string; workspaceId: string; wasPublic: boolean; locale?: string };
+    const unpublished = [
+      ...(await uow.tx.$queryRawUnsafe<Unpublished[]>(UNPUBLISH_SQL, RELEASE_BATCH)),
+      ...(await uow.tx.$queryRawUnsafe<Unpublished[]>(UNPUBLISH_TRANSLATIONS_SQL, RELEASE_BATCH)),
+    ];
+    for (const { wasPublic, locale, id, workspaceId } of unpublished) {
+      if (!wasPublic) continue;
+      // What a manual unpublish (an update to draft) records: post.updated and post.unpublished.
+      uow.changed({
+        resource: "post",
+        action: "updated",
+        id,
+        workspaceId,
+        statusChange: { from: "published", to: "draft" },
+        ...(locale ? { locale } : { concerns: "default" as const }),
+      });
+    }
+    return [...posts, ...translations, ...unpublished].map((changed) => changed.id);
   });
 }
 

@@ -8,6 +8,7 @@ import type * as Diff from "diff";
 import { InvalidInputError, NotFoundError } from "../../domain/errors.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { byIdentifier } from "../identifiers.ts";
+import { requireLocaleCode } from "../locales/locale-rules.ts";
 import { type PostWriteOrigin, updatePost } from "./posts.ts";
 import { type RevisionSnapshot, revisionSnapshotProblems } from "./revision-snapshot.ts";
 
@@ -17,6 +18,8 @@ export interface PostRevisionRecord {
   actorKeyId: string | null;
   actorName: string | null;
   snapshot: RevisionSnapshot;
+  /** The translation the write was for; null: the default locale's (the post's own row). */
+  locale: string | null;
 }
 
 export type { RevisionSnapshot } from "./revision-snapshot.ts";
@@ -44,6 +47,7 @@ const REVISION_SELECT = {
   actorKeyId: true,
   actorName: true,
   snapshot: true,
+  locale: true,
 } as const;
 
 /** The post an identifier names in the workspace (any status), or NotFoundError. */
@@ -56,16 +60,39 @@ export async function revisedPostId(prisma: PrismaClient, workspaceId: string, i
   return post.id;
 }
 
-/** One page of a post's revisions, newest first, and how many it has. */
+/**
+ * Whose revisions a read asks for: null for the default locale's (no `locale`, or the default's code),
+ * else the code of one of the workspace's other locales. Malformed or unknown: a 400 naming `locale`.
+ */
+export async function revisionLocale(
+  prisma: PrismaClient,
+  workspaceId: string,
+  locale: string | null | undefined,
+): Promise<string | null> {
+  if (locale === undefined || locale === null) return null;
+  const code = requireLocaleCode("locale", locale);
+  const row = await prisma.locale.findFirst({
+    where: { workspaceId, code },
+    select: { isDefault: true },
+  });
+  if (!row)
+    throw new InvalidInputError("Unknown locale", [
+      { field: "locale", message: `"${code}" is not a locale of this workspace (see /v1/locales)` },
+    ]);
+  return row.isDefault ? null : code;
+}
+
+/** One page of a post's revisions in one locale (null: the default's), newest first, and how many. */
 export async function listRevisions(
   prisma: PrismaClient,
   postId: string,
   window: { skip: number; take: number },
+  locale: string | null = null,
 ): Promise<{ total: number; items: PostRevisionRecord[] }> {
   const [total, rows] = await Promise.all([
-    prisma.postRevision.count({ where: { postId } }),
+    prisma.postRevision.count({ where: { postId, locale } }),
     prisma.postRevision.findMany({
-      where: { postId },
+      where: { postId, locale },
       orderBy: { number: "desc" },
       skip: window.skip,
       take: window.take,
@@ -119,7 +146,9 @@ export function compareRevisions(from: PostRevisionRecord, to: PostRevisionRecor
 
 /**
  * Puts the post back to revision `number`: an ordinary update with that snapshot's content (so a new
- * revision, equal to it, and the usual events). Returns the post's id.
+ * revision, equal to it, and the usual events). A translation's revision is restored into that
+ * translation, its localized fields only (the shared ones are the post's, shown by every translation).
+ * Returns the post's id.
  */
 export async function restoreRevision(
   prisma: PrismaClient,
@@ -128,7 +157,17 @@ export async function restoreRevision(
   number: number,
   origin: PostWriteOrigin,
 ): Promise<string> {
-  const { snapshot } = whole(await getRevision(prisma, postId, number), "restored");
+  const { snapshot, locale } = whole(await getRevision(prisma, postId, number), "restored");
+  const localized = {
+    title: snapshot.title,
+    slug: snapshot.slug,
+    status: snapshot.status,
+    description: snapshot.description,
+    content: snapshot.content,
+    contentFormat: "html" as const,
+    publishedAt: new Date(snapshot.publishedAt),
+  };
+  if (locale) return updatePost(prisma, workspaceId, postId, localized, origin, locale);
   return updatePost(
     prisma,
     workspaceId,

@@ -13,6 +13,16 @@ export interface TranslationFields {
   content?: string;
   status?: "published" | "draft";
   publishedAt?: Date;
+  /** A scheduled unpublish (post-release.ts); undefined = keep, null = clear (none on a new row). */
+  unpublishAt?: Date | null;
+}
+
+export interface LockedTranslation {
+  slug: string;
+  released: boolean;
+  /** Unix ms (the bare timestamp read as UTC, which is how it is stored). */
+  publishedAt: number;
+  unpublishAt: number | null;
 }
 
 /** The translation as it was before a write, read with its row locked; null when there is none. */
@@ -20,9 +30,12 @@ export async function lockedTranslation(
   tx: Queryable,
   postId: string,
   locale: string,
-): Promise<{ slug: string; released: boolean } | null> {
-  const [row] = await tx.$queryRawUnsafe<{ slug: string; released: boolean }[]>(
-    `SELECT slug, "releasedAt" IS NOT NULL AS released FROM "PostTranslation"
+): Promise<LockedTranslation | null> {
+  const [row] = await tx.$queryRawUnsafe<LockedTranslation[]>(
+    `SELECT slug, "releasedAt" IS NOT NULL AS released,
+            (extract(epoch FROM "publishedAt") * 1000)::float8 AS "publishedAt",
+            (extract(epoch FROM "unpublishAt") * 1000)::float8 AS "unpublishAt"
+       FROM "PostTranslation"
       WHERE "postId" = $1 AND locale = $2 FOR UPDATE`,
     postId,
     locale,
@@ -35,16 +48,17 @@ const RELEASED_AT = (status: string, publishedAt: string, previous: string, now:
 
 const INSERT_SQL = `
 INSERT INTO "PostTranslation" ("postId", "workspaceId", locale, slug, title, description, content, status,
-                               "publishedAt", "releasedAt", "createdAt", "updatedAt")
+                               "publishedAt", "releasedAt", "createdAt", "updatedAt", "unpublishAt")
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8::"PostStatus", $9::timestamp(3),
         ${RELEASED_AT('$8::"PostStatus"', "$9::timestamp(3)", "NULL::timestamp(3)", "$10::timestamp(3)")},
-        $10::timestamp(3), $10::timestamp(3))
+        $10::timestamp(3), $10::timestamp(3), $11::timestamp(3))
 RETURNING "releasedAt" IS NOT NULL AS released`;
 
 /** Adds the post's translation in `locale`; returns whether it is public (released) after the write. */
 export async function insertTranslationRow(
   tx: Queryable,
-  row: Required<TranslationFields> & { postId: string; workspaceId: string; locale: string },
+  row: Required<Omit<TranslationFields, "unpublishAt">> &
+    Pick<TranslationFields, "unpublishAt"> & { postId: string; workspaceId: string; locale: string },
 ): Promise<{ released: boolean }> {
   const [inserted] = await tx.$queryRawUnsafe<{ released: boolean }[]>(
     INSERT_SQL,
@@ -58,6 +72,7 @@ export async function insertTranslationRow(
     row.status,
     utc(row.publishedAt),
     utc(new Date()),
+    row.unpublishAt ? utc(row.unpublishAt) : null,
   );
   return { released: inserted?.released === true };
 }
@@ -71,6 +86,7 @@ UPDATE "PostTranslation" SET
   status = COALESCE($7::"PostStatus", status),
   "publishedAt" = COALESCE($8::timestamp(3), "publishedAt"),
   "updatedAt" = $9::timestamp(3),
+  "unpublishAt" = CASE WHEN $10 THEN $11::timestamp(3) ELSE "unpublishAt" END,
   "releasedAt" = ${RELEASED_AT('COALESCE($7::"PostStatus", status)', 'COALESCE($8::timestamp(3), "publishedAt")', '"releasedAt"', "$9::timestamp(3)")}
 WHERE "postId" = $1 AND locale = $2
 RETURNING "releasedAt" IS NOT NULL AS released`;
@@ -93,6 +109,8 @@ export async function updateTranslationRow(
     fields.status ?? null,
     fields.publishedAt ? utc(fields.publishedAt) : null,
     utc(new Date()),
+    fields.unpublishAt !== undefined,
+    fields.unpublishAt ? utc(fields.unpublishAt) : null,
   );
   return updated ? { released: updated.released === true } : null;
 }

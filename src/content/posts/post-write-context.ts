@@ -17,6 +17,8 @@ export interface PostWriteContext {
    * the lock, so no other write (nor the scheduler, scheduler.ts) changes it meanwhile; null on create.
    */
   postReleased: boolean | null;
+  /** That post's publishedAt and scheduled unpublish (unix ms), which a write's new dates are checked against. */
+  postDates: { publishedAt: number; unpublishAt: number | null } | null;
   categoryExists: boolean;
   existingTags: Set<string>;
   existingAuthors: Set<string>;
@@ -25,7 +27,7 @@ export interface PostWriteContext {
   fields: FieldDefinitionForValues[];
 }
 
-const POST_SQL = `(SELECT json_build_object('id', id, 'released', "releasedAt" IS NOT NULL) FROM "Post" WHERE "workspaceId" = $1 AND (id = $2 OR slug = $2) ORDER BY (id = $2) DESC LIMIT 1 FOR NO KEY UPDATE) AS post`;
+const POST_SQL = `(SELECT json_build_object('id', id, 'released', "releasedAt" IS NOT NULL, 'publishedAt', (extract(epoch FROM "publishedAt") * 1000)::float8, 'unpublishAt', (extract(epoch FROM "unpublishAt") * 1000)::float8) FROM "Post" WHERE "workspaceId" = $1 AND (id = $2 OR slug = $2) ORDER BY (id = $2) DESC LIMIT 1 FOR NO KEY UPDATE) AS post`;
 
 const CONTEXT_SQL = `
 SELECT
@@ -45,8 +47,15 @@ SELECT
 // and, on the embedded database, parsed and planned on the thread that serves requests, for nothing.
 const POST_ONLY_SQL = `SELECT ${POST_SQL}`;
 
+interface LockedPost {
+  id: string;
+  released: boolean;
+  publishedAt: number;
+  unpublishAt: number | null;
+}
+
 interface ContextRow {
-  post: { id: string; released: boolean } | string | null;
+  post: LockedPost | string | null;
   categoryExists: boolean;
   tags: string[] | string;
   authors: string[] | string;
@@ -80,6 +89,7 @@ export async function loadPostWriteContext(
   return {
     postId: post?.id ?? null,
     postReleased: post ? post.released : null,
+    postDates: post ? { publishedAt: post.publishedAt, unpublishAt: post.unpublishAt } : null,
     categoryExists: row.categoryExists,
     existingTags: new Set(asArray(row.tags)),
     existingAuthors: new Set(asArray(row.authors)),
@@ -112,6 +122,7 @@ async function postOnlyContext(
   return {
     postId: post?.id ?? null,
     postReleased: post ? post.released : null,
+    postDates: post ? { publishedAt: post.publishedAt, unpublishAt: post.unpublishAt } : null,
     categoryExists: false,
     existingTags: new Set(),
     existingAuthors: new Set(),
@@ -121,7 +132,7 @@ async function postOnlyContext(
 }
 
 /** POST_SQL's json: an object, or its text, as the driver hands it back. */
-function lockedPost(value: ContextRow["post"]): { id: string; released: boolean } | null {
+function lockedPost(value: ContextRow["post"]): LockedPost | null {
   return typeof value === "string" ? JSON.parse(value) : value;
 }
 

@@ -16,6 +16,8 @@ export interface PostRowInsert {
   content: string;
   attribution: string | null;
   publishedAt: Date;
+  /** A scheduled unpublish (post-release.ts), or null. */
+  unpublishAt: Date | null;
   categoryId: string;
   tagIds: string[];
   authorIds: string[];
@@ -35,9 +37,9 @@ function releasedAt(status: string, publishedAt: string, previous: string, now: 
 const INSERT_SQL = `
 WITH post AS (
   INSERT INTO "Post" (id, "workspaceId", slug, title, status, featured, "coverImage", description, content, attribution,
-                      "publishedAt", "createdAt", "updatedAt", "categoryId", "releasedAt")
+                      "publishedAt", "createdAt", "updatedAt", "categoryId", "releasedAt", "unpublishAt")
   VALUES ($1, $2, $3, $4, $5::"PostStatus", $6, $7, $8, $9, $10, $11::timestamp(3), $12::timestamp(3), $12::timestamp(3), $13,
-          ${releasedAt('$5::"PostStatus"', "$11::timestamp(3)", "NULL::timestamp(3)", "$12::timestamp(3)")})
+          ${releasedAt('$5::"PostStatus"', "$11::timestamp(3)", "NULL::timestamp(3)", "$12::timestamp(3)")}, $17::timestamp(3))
   RETURNING id, "releasedAt" IS NOT NULL AS released
 ), authors AS (
   INSERT INTO "PostAuthor" ("postId", "authorId", position)
@@ -73,6 +75,7 @@ export async function insertPostRow(tx: Queryable, row: PostRowInsert): Promise<
     row.authorIds,
     row.tagIds,
     JSON.stringify(Object.fromEntries(row.fieldValues.set)),
+    row.unpublishAt ? utc(row.unpublishAt) : null,
   );
   return { released: inserted?.released === true };
 }
@@ -89,6 +92,8 @@ export interface PostRowUpdate {
   coverImage?: string | null;
   attribution?: string | null;
   publishedAt?: Date;
+  /** undefined = keep; null = clear. */
+  unpublishAt?: Date | null;
   categoryId?: string;
   /** When given, the whole set is replaced (authors keep the given order). */
   tagIds?: string[];
@@ -116,31 +121,32 @@ const UPDATE_POST_SQL = `
     "publishedAt" = COALESCE($12::timestamp(3), "publishedAt"),
     "categoryId" = COALESCE($13, "categoryId"),
     "updatedAt" = $14::timestamp(3),
+    "unpublishAt" = CASE WHEN $15 THEN $16::timestamp(3) ELSE "unpublishAt" END,
     "releasedAt" = ${releasedAt('COALESCE($6::"PostStatus", status)', 'COALESCE($12::timestamp(3), "publishedAt")', '"releasedAt"', "$14::timestamp(3)")}
   WHERE id = $1
   RETURNING id, "releasedAt" IS NOT NULL AS released`;
 
-/** Parameters $1–$14: the post's own columns. */
-const POST_COLUMN_PARAMS = 14;
+/** Parameters $1–$16: the post's own columns. */
+const POST_COLUMN_PARAMS = 16;
 
 const UPDATE_SQL = `
 WITH post AS (${UPDATE_POST_SQL}
 ), drop_authors AS (
-  DELETE FROM "PostAuthor" WHERE $15 AND "postId" = $1 AND NOT ("authorId" = ANY($16::text[]))
+  DELETE FROM "PostAuthor" WHERE $17 AND "postId" = $1 AND NOT ("authorId" = ANY($18::text[]))
 ), put_authors AS (
   INSERT INTO "PostAuthor" ("postId", "authorId", position)
-  SELECT post.id, a.id, a.ord - 1 FROM post, unnest($16::text[]) WITH ORDINALITY AS a(id, ord) WHERE $15
+  SELECT post.id, a.id, a.ord - 1 FROM post, unnest($18::text[]) WITH ORDINALITY AS a(id, ord) WHERE $17
   ON CONFLICT ("postId", "authorId") DO UPDATE SET position = EXCLUDED.position
 ), drop_tags AS (
-  DELETE FROM "PostTag" WHERE $17 AND "postId" = $1 AND NOT ("tagId" = ANY($18::text[]))
+  DELETE FROM "PostTag" WHERE $19 AND "postId" = $1 AND NOT ("tagId" = ANY($20::text[]))
 ), put_tags AS (
-  INSERT INTO "PostTag" ("postId", "tagId") SELECT post.id, t.id FROM post, unnest($18::text[]) AS t(id) WHERE $17
+  INSERT INTO "PostTag" ("postId", "tagId") SELECT post.id, t.id FROM post, unnest($20::text[]) AS t(id) WHERE $19
   ON CONFLICT DO NOTHING
 ), clear_fields AS (
-  DELETE FROM "PostFieldValue" WHERE "postId" = $1 AND "fieldId" = ANY($19::text[])
+  DELETE FROM "PostFieldValue" WHERE "postId" = $1 AND "fieldId" = ANY($21::text[])
 ), put_fields AS (
   INSERT INTO "PostFieldValue" ("postId", "fieldId", value)
-  SELECT post.id, v.key, v.value FROM post, jsonb_each($20::jsonb) AS v(key, value)
+  SELECT post.id, v.key, v.value FROM post, jsonb_each($22::jsonb) AS v(key, value)
   ON CONFLICT ("postId", "fieldId") DO UPDATE SET value = EXCLUDED.value
 )
 SELECT id, released FROM post`;
@@ -166,7 +172,9 @@ export async function updatePostRow(
     row.publishedAt ? utc(row.publishedAt) : null,
     row.categoryId ?? null,
     utc(new Date()),
-    // $15–$20: the sets, read by UPDATE_SQL only.
+    row.unpublishAt !== undefined,
+    row.unpublishAt ? utc(row.unpublishAt) : null,
+    // $17–$22: the sets, read by UPDATE_SQL only.
     row.authorIds !== undefined,
     row.authorIds ?? [],
     row.tagIds !== undefined,

@@ -63,6 +63,7 @@ export async function createPost(
     problems.throwIfAny("Invalid post");
     assertReferencesExist(context, input);
     assertContentLeft(content);
+    checkSchedule(input, null);
     const authors = input.authors ?? (context.firstAuthorId ? [context.firstAuthorId] : []);
     const id = newId();
     const { released } = await insertPostRow(uow.tx, {
@@ -77,6 +78,7 @@ export async function createPost(
       coverImage: input.coverImage ?? null,
       attribution: input.attribution ?? null,
       publishedAt: input.publishedAt ?? new Date(),
+      unpublishAt: input.unpublishAt ?? null,
       categoryId: input.categoryId,
       tagIds: unique(input.tags ?? []),
       authorIds: unique(authors),
@@ -133,9 +135,19 @@ export async function updatePost(
     assertContentLeft(content);
     if (target && !target.isDefault) {
       const post = { ...context, postId: context.postId };
-      await writeTranslation({ tx, changed }, workspaceId, post, target.code, input, content, fieldValues);
+      await writeTranslation(
+        { tx, changed },
+        workspaceId,
+        post,
+        target.code,
+        input,
+        content,
+        fieldValues,
+        origin,
+      );
       return context.postId;
     }
+    checkSchedule(input, context.postDates);
 
     // A change of custom fields alone still moves updatedAt (the statement always sets it).
     const updated = await updatePostRow(tx, {
@@ -149,6 +161,7 @@ export async function updatePost(
       coverImage: input.coverImage,
       attribution: input.attribution,
       publishedAt: input.publishedAt ?? undefined,
+      unpublishAt: input.unpublishAt,
       categoryId: input.categoryId ?? undefined,
       tagIds: input.tags ? unique(input.tags) : undefined,
       authorIds: input.authors ? unique(input.authors) : undefined,
@@ -176,7 +189,7 @@ export async function updatePost(
 }
 
 /** What a post update may set that decides which lists show the post and in what order. */
-const LISTING_INPUTS = ["status", "publishedAt", "featured", "categoryId", "tags"] as const;
+const LISTING_INPUTS = ["status", "publishedAt", "unpublishAt", "featured", "categoryId", "tags"] as const;
 
 export async function deletePost(
   prisma: PrismaClient,
@@ -237,6 +250,7 @@ async function writeTranslation(
   input: UpdatePostData,
   content: string | undefined,
   fieldValues: FieldValueChanges | undefined,
+  origin: PostWriteOrigin,
 ): Promise<void> {
   const postId = context.postId;
   if (setsSharedFields(input)) {
@@ -266,9 +280,11 @@ async function writeTranslation(
     content,
     status: input.status ?? undefined,
     publishedAt: input.publishedAt ?? undefined,
+    unpublishAt: input.unpublishAt,
   };
   const before = await lockedTranslation(tx, postId, code);
   if (!before) checkNewTranslation(input, code);
+  checkSchedule(input, before);
   const after = before
     ? await updateTranslationRow(tx, postId, code, fields)
     : await insertTranslationRow(tx, {
@@ -281,6 +297,7 @@ async function writeTranslation(
         content: fields.content as string,
         status: fields.status ?? "draft",
         publishedAt: fields.publishedAt ?? new Date(),
+        unpublishAt: fields.unpublishAt ?? null,
       });
   const statusOf = (released: boolean) => (released ? ("published" as const) : ("draft" as const));
   changed({
@@ -290,6 +307,8 @@ async function writeTranslation(
     workspaceId,
     locale: code,
     statusChange: { from: before ? statusOf(before.released) : null, to: statusOf(after?.released === true) },
+    // The translation's own revision, listed and restored with its locale (post-revisions.ts).
+    revision: revisionOf(origin),
   });
 }
 
@@ -317,6 +336,32 @@ async function removeTranslation(
     statusChange: { from: before.released ? "published" : "draft", to: "draft" },
   });
   return post.id;
+}
+
+/**
+ * A scheduled unpublish must lie ahead and after the publish date the write leaves (the one given, else
+ * the stored one, else now for a new post or translation): else a 400 naming `unpublishAt`. A new
+ * publishedAt at or after an unpublish already scheduled is a 400 naming `publishedAt`.
+ */
+function checkSchedule(
+  input: UpdatePostData,
+  before: { publishedAt: number; unpublishAt: number | null } | null,
+): void {
+  const now = Date.now();
+  const publishedAt = input.publishedAt?.getTime() ?? before?.publishedAt ?? now;
+  const problems = new ProblemList();
+  if (input.unpublishAt) {
+    const unpublishAt = input.unpublishAt.getTime();
+    if (unpublishAt <= now) problems.add("unpublishAt", "Must be in the future");
+    else if (unpublishAt <= publishedAt) problems.add("unpublishAt", "Must be after publishedAt");
+  } else if (input.unpublishAt === undefined && input.publishedAt && before?.unpublishAt != null) {
+    if (publishedAt >= before.unpublishAt)
+      problems.add(
+        "publishedAt",
+        `Must be before the scheduled unpublishAt (${new Date(before.unpublishAt).toISOString()}); move or clear it`,
+      );
+  }
+  problems.throwIfAny("Invalid post");
 }
 
 function checkScalars(input: Partial<CreatePostData> | UpdatePostData): ProblemList {

@@ -1,7 +1,8 @@
 // Preview tokens: a signed, expiring grant to read one post as it is now (draft or scheduled).
 //
 //   pvt_<payload>.<signature>
-//   payload   = base64url(JSON {"v":1,"w":workspaceId,"p":postId,"g":previewGeneration,"exp":unix ms})
+//   payload   = base64url(JSON {"v":1,"w":workspaceId,"p":postId,"g":previewGeneration,"exp":unix ms,
+//                               "l":locale — only a translation's token (issue 56)})
 //   signature = base64url(HMAC-SHA256(secret, "pvt_" + payload))
 //
 // Stateless on purpose: checking one needs no table of issued tokens, only the post's current
@@ -21,9 +22,11 @@ const TOKEN_SHAPE = /^pvt_([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/;
 export interface PreviewGrant {
   workspaceId: string;
   postId: string;
-  /** The post's previewGeneration when the token was made. */
+  /** The post's (or the translation's) previewGeneration when the token was made. */
   generation: number;
   expiresAt: Date;
+  /** The translation it previews (issue 56); absent or null: the default locale's, the post's own row. */
+  locale?: string | null;
 }
 
 export function signPreviewToken(grant: PreviewGrant, secret: string): string {
@@ -34,6 +37,8 @@ export function signPreviewToken(grant: PreviewGrant, secret: string): string {
       p: grant.postId,
       g: grant.generation,
       exp: grant.expiresAt.getTime(),
+      // Only a translation's token names one: a default locale's token is what it always was.
+      ...(grant.locale ? { l: grant.locale } : {}),
     }),
   ).toString("base64url");
   return `${PREFIX}${payload}.${signature(payload, secret).toString("base64url")}`;
@@ -75,10 +80,17 @@ function parseGrant(payload: string): PreviewGrant | null {
   } catch {
     return null;
   }
-  const { v, w, p, g, exp } = (value ?? {}) as Record<string, unknown>;
+  const { v, w, p, g, exp, l } = (value ?? {}) as Record<string, unknown>;
   if (v !== VERSION || typeof w !== "string" || typeof p !== "string") return null;
   if (!Number.isSafeInteger(g) || !Number.isSafeInteger(exp)) return null;
-  return { workspaceId: w, postId: p, generation: g as number, expiresAt: new Date(exp as number) };
+  if (l !== undefined && typeof l !== "string") return null;
+  return {
+    workspaceId: w,
+    postId: p,
+    generation: g as number,
+    expiresAt: new Date(exp as number),
+    ...(typeof l === "string" ? { locale: l } : {}),
+  };
 }
 
 function invalid(): PreviewTokenError {

@@ -18,6 +18,11 @@ export const CreatePostInput = builder.inputType("CreatePostInput", {
     featured: t.boolean({ required: false }),
     coverImage: t.string({ required: false }),
     publishedAt: t.field({ type: "DateTime", required: false, description: "Defaults to now" }),
+    unpublishAt: t.field({
+      type: "DateTime",
+      required: false,
+      description: "A scheduled unpublish: back to draft then (in the future, after publishedAt)",
+    }),
     attribution: t.string({ required: false }),
     fields: t.field({ type: "JSON", required: false, description: "Custom field values keyed by field key" }),
   }),
@@ -37,6 +42,11 @@ export const UpdatePostInput = builder.inputType("UpdatePostInput", {
     featured: t.boolean({ required: false }),
     coverImage: t.string({ required: false }),
     publishedAt: t.field({ type: "DateTime", required: false }),
+    unpublishAt: t.field({
+      type: "DateTime",
+      required: false,
+      description: "A scheduled unpublish (in the future, after publishedAt); null clears it",
+    }),
     attribution: t.string({ required: false }),
     fields: t.field({ type: "JSON", required: false }),
   }),

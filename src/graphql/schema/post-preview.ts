@@ -20,6 +20,12 @@ export const PostPreview = builder
       "A signed, expiring grant to read one post as it is now (draft or scheduled): post(identifier:, preview: token) with any key of the workspace",
     fields: (t) => ({
       postId: t.exposeID("postId"),
+      locale: t.field({
+        type: "LocaleCode",
+        nullable: true,
+        description: "The translation the token previews; null: the default locale's",
+        resolve: (preview) => preview.locale,
+      }),
       token: t.exposeString("token", {
         description: "Pass as `preview` (GraphQL) or `?preview=` (REST); URL-safe as it is",
       }),
@@ -38,12 +44,12 @@ function previewSecret(ctx: GraphQLContext): string {
   return secret;
 }
 
-/** The post a preview read may show (see previewedPostId for what the token must be). */
-export function previewGrantedPostId(
+/** The post (and translation) a preview read may show (see previewedPostId for what the token must be). */
+export function previewGrantedPost(
   ctx: GraphQLContext,
   identifier: string,
   token: string,
-): Promise<string> {
+): Promise<{ postId: string; locale: string | null }> {
   const secret = previewSecret(ctx);
   return previewedPostId(ctx.prisma, ctx.caller.workspaceId, identifier, token, { secret }, new Date());
 }
@@ -53,7 +59,15 @@ builder.mutationFields((t) => ({
     type: PostPreview,
     description:
       "A preview token for a post, valid for PREVIEW_TTL (private keys only); revokePostPreviews ends it sooner",
-    args: { identifier: t.arg.string({ required: true, description: "The post's id or slug" }) },
+    args: {
+      identifier: t.arg.string({ required: true, description: "The post's id or slug" }),
+      locale: t.arg({
+        type: "LocaleCode",
+        required: false,
+        description:
+          "A token for this translation: it previews that translation's draft; absent: the default locale's",
+      }),
+    },
     resolve: async (_root, args, ctx) => {
       const { ttlMs, urlTemplate } = ctx.services.config.preview;
       const issued = await issuePostPreview(
@@ -62,6 +76,7 @@ builder.mutationFields((t) => ({
         args.identifier,
         { secret: previewSecret(ctx), ttlMs },
         new Date(),
+        args.locale,
       );
       return { ...issued, url: urlTemplate ? previewUrl(urlTemplate, issued) : null };
     },
@@ -70,9 +85,18 @@ builder.mutationFields((t) => ({
     type: DeleteResult,
     description:
       "Ends every preview token made so far for a post (private keys only); answers the post's id. New tokens work again.",
-    args: { identifier: t.arg.string({ required: true, description: "The post's id or slug" }) },
+    args: {
+      identifier: t.arg.string({ required: true, description: "The post's id or slug" }),
+      locale: t.arg({
+        type: "LocaleCode",
+        required: false,
+        description: "Only this translation's tokens; absent: the default locale's",
+      }),
+    },
     resolve: async (_root, args, ctx) => {
-      return { id: await revokePostPreviews(ctx.prisma, ctx.caller.workspaceId, args.identifier) };
+      return {
+        id: await revokePostPreviews(ctx.prisma, ctx.caller.workspaceId, args.identifier, args.locale),
+      };
     },
   }),
 }));

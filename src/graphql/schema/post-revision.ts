@@ -9,6 +9,7 @@ import {
   type RevisionComparison,
   restoreRevision,
   revisedPostId,
+  revisionLocale,
 } from "../../content/posts/post-revisions.ts";
 import { absoluteMediaReferencesIn } from "../../media/media-references.ts";
 import { builder } from "../builder.ts";
@@ -27,6 +28,12 @@ export const PostRevision = builder.objectRef<PostRevisionRecord>("PostRevision"
       description: "The API key that made the write (null: the CLI or seed)",
     }),
     actorName: t.exposeString("actorName", { nullable: true, description: "How that key is shown" }),
+    locale: t.field({
+      type: "LocaleCode",
+      nullable: true,
+      description: "The translation the write was for; null: the default locale's (the post itself)",
+      resolve: (revision) => revision.locale,
+    }),
     snapshot: t.field({
       type: "JSON",
       description: "The post's read form after the write (title, content, category, tags, authors, fields …)",
@@ -72,12 +79,17 @@ const RevisionComparisonRef = builder.objectRef<RevisionComparison>("RevisionCom
 builder.objectField(Post, "revisions", (t) =>
   t.field({
     type: PostRevisionPage,
-    description: "The post's revisions, newest first (private keys only)",
-    args: pageArgs(t.arg),
+    description:
+      "The post's revisions, newest first (private keys only): the default locale's, or with `locale` that translation's",
+    args: {
+      ...pageArgs(t.arg),
+      locale: t.arg({ type: "LocaleCode", required: false, description: "Whose revisions: a translation's" }),
+    },
     complexity: pageListComplexity,
     resolve: async (post, args, ctx) => {
       const window = pageWindow(args);
-      const { total, items } = await listRevisions(ctx.prisma, post.id, window);
+      const locale = await revisionLocale(ctx.prisma, ctx.caller.workspaceId, args.locale);
+      const { total, items } = await listRevisions(ctx.prisma, post.id, window, locale);
       return { items, pagination: paginate(total, window) };
     },
   }),

@@ -37,7 +37,7 @@ import {
 import { PostFieldEntry } from "./field.ts";
 import { checkedTransform, checkedWidths, MediaFormatEnum, MediaTransformInput } from "./media-transform.ts";
 import { CreatePostInput, UpdatePostInput } from "./post-inputs.ts";
-import { previewGrantedPostId } from "./post-preview.ts";
+import { previewGrantedPost } from "./post-preview.ts";
 import { Tag } from "./tag.ts";
 
 const PostAlternate = builder.objectRef<{ locale: string; slug: string }>("PostAlternate").implement({
@@ -251,6 +251,34 @@ builder.queryFields((t) => ({
           alternates: found.alternates,
         });
       }
+      // A translation's preview token (issue 56): that translation as it is now, draft or scheduled.
+      const grant =
+        args.preview == null ? null : await previewGrantedPost(ctx, args.identifier, args.preview);
+      if (grant?.locale) {
+        const chain = await readChain(ctx.prisma, ctx.caller.workspaceId, grant.locale, "none");
+        const found = await servedTranslation(
+          ctx.prisma,
+          ctx.caller.workspaceId,
+          grant.postId,
+          chain,
+          "all",
+          new Date(),
+          ctx.caller.audience === "private",
+        );
+        const post =
+          found &&
+          (await ctx.prisma.post.findFirst({
+            ...query,
+            where: { id: found.postId, workspaceId: ctx.caller.workspaceId },
+          }));
+        if (!found || !post) throw notFoundError("Post", args.identifier);
+        const { locale, ...columns } = found.served;
+        return asServed(post, columns, {
+          locale,
+          availableLocales: found.availableLocales,
+          alternates: found.alternates,
+        });
+      }
       if (args.preview == null && readsSinglePost(query)) {
         const where = { identifier: args.identifier, status, now: new Date() };
         const post = await readSinglePost(ctx, info, query, where);
@@ -260,13 +288,13 @@ builder.queryFields((t) => ({
       const post = await ctx.prisma.post.findFirst({
         ...query,
         where:
-          args.preview == null
+          grant === null
             ? {
                 ...byIdentifier(ctx.caller.workspaceId, args.identifier, "posts"),
                 ...statusWhere(status, new Date()),
               }
             : {
-                id: await previewGrantedPostId(ctx, args.identifier, args.preview),
+                id: grant.postId,
                 workspaceId: ctx.caller.workspaceId,
               },
       });

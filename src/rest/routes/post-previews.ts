@@ -16,6 +16,14 @@ export const PREVIEW_PARAM: QueryParam = {
     "A preview token (POST /v1/posts/{identifier}/preview): answers that post as it is now, draft or scheduled, to any key of the workspace; `status` does not apply. Never cached (`Cache-Control: private, no-store`).",
 };
 
+const PREVIEW_LOCALE_PARAM: QueryParam = {
+  name: "locale",
+  kind: "string",
+  maxLength: 35,
+  description:
+    "The translation whose tokens these are (issue 56): a token made with it previews that translation's draft, and revoking with it ends that translation's tokens only; absent: the default locale's",
+};
+
 /** Statuses only a read with `preview` answers (besides its 403s, see openapi.ts). */
 export const PREVIEW_READ_ERRORS = { 503: PREVIEWS_UNAVAILABLE };
 
@@ -37,10 +45,11 @@ export const postPreviewRoutes: RestRoute[] = [
     tag: "Posts",
     summary:
       "Make a preview token: for PREVIEW_TTL (default 1 h), any key holding it can read this post as it is now",
-    document: `mutation CreatePreview($identifier: String!) {
-      createPostPreview(identifier: $identifier) { postId token expiresAt url }
+    query: [PREVIEW_LOCALE_PARAM],
+    document: `mutation CreatePreview($identifier: String!, $locale: LocaleCode) {
+      createPostPreview(identifier: $identifier, locale: $locale) { postId token expiresAt url }
     }`,
-    variables: ({ params }) => ({ identifier: params.identifier }),
+    variables: ({ params, query }) => ({ identifier: params.identifier, locale: query.locale }),
     reshape: (data) => ({ preview: data.createPostPreview }),
     status: 201,
     errors: { 503: PREVIEWS_UNAVAILABLE },
@@ -52,10 +61,11 @@ export const postPreviewRoutes: RestRoute[] = [
     path: "/posts/{identifier}/preview",
     tag: "Posts",
     summary: "Revoke every preview token made so far for this post (tokens made later work)",
-    document: `mutation RevokePreviews($identifier: String!) {
-      revokePostPreviews(identifier: $identifier) { id }
+    query: [PREVIEW_LOCALE_PARAM],
+    document: `mutation RevokePreviews($identifier: String!, $locale: LocaleCode) {
+      revokePostPreviews(identifier: $identifier, locale: $locale) { id }
     }`,
-    variables: ({ params }) => ({ identifier: params.identifier }),
+    variables: ({ params, query }) => ({ identifier: params.identifier, locale: query.locale }),
     reshape: (data) => data.revokePostPreviews,
     status: 200,
     response: DeleteResultShape,

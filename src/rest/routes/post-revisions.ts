@@ -37,10 +37,20 @@ export const postRevisionRoutes: RestRoute[] = [
     path: "/posts/{identifier}/revisions",
     tag: "Posts",
     summary: "A post's revisions, newest first",
-    query: [LIMIT_PARAM, PAGE_PARAM],
-    document: `query ListRevisions($identifier: String!, $limit: Int, $page: Int) {
+    query: [
+      LIMIT_PARAM,
+      PAGE_PARAM,
+      {
+        name: "locale",
+        kind: "string",
+        maxLength: 35,
+        description:
+          "The translation whose revisions to list (absent, or the default locale: the post's own); restoring one restores into that translation",
+      },
+    ],
+    document: `query ListRevisions($identifier: String!, $limit: Int, $page: Int, $locale: LocaleCode) {
       post(identifier: $identifier, status: ALL) {
-        revisions(limit: $limit, page: $page) { items { ${REVISION_FIELDS} } ${PAGINATION_SELECTION} }
+        revisions(limit: $limit, page: $page, locale: $locale) { items { ${REVISION_FIELDS} } ${PAGINATION_SELECTION} }
       }
     }`,
     variables: ({ params, query }) => ({ identifier: params.identifier, ...query }),

@@ -137,6 +137,15 @@ const postWriteFields = {
     .datetime({ offset: true, abort: true })
     .refine((text) => isStorableDate(new Date(text)), DATE_RANGE_PROBLEM)
     .optional(),
+  unpublishAt: z
+    .string()
+    .datetime({ offset: true, abort: true })
+    .refine((text) => isStorableDate(new Date(text)), DATE_RANGE_PROBLEM)
+    .nullable()
+    .optional()
+    .describe(
+      "A scheduled unpublish: the post (or the translation `locale` names) goes back to draft then, recording post.unpublished; in the future and after publishedAt; null clears it",
+    ),
   attribution: z.string().nullable().optional(),
   fields: z.record(z.string(), z.unknown()).optional(),
 };
