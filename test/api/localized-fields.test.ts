@@ -348,5 +348,8 @@ describe("the response cache", () => {
     const list = await api.list("locale=de", api.ws.publicKey);
     expect(list.headers.get("x-cache")).toBe("MISS");
     expect(list.body.posts[0].fields.subtitle).toBe("Zweite");
+    // The default locale's answer keeps its own value: the change was German only.
+    const english = await api.read("", api.ws.publicKey);
+    expect(english.body.post.fields.subtitle).toBe("An English subtitle");
   });
 });
