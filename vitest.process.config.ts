@@ -24,6 +24,7 @@ export const PROCESS_CONTRACT_FILES = [
   "fuzz-rest",
   "http-errors",
   "locales",
+  "localized-fields",
   "log-start-points",
   "markdown-escaping",
   "metrics",

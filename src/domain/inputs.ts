@@ -78,6 +78,8 @@ export interface FieldWrite {
   description?: string | null;
   type?: FieldType | null;
   required?: boolean | null;
+  /** Values per translation (issue 56); default false. */
+  localized?: boolean | null;
   position?: number | null;
   options?: readonly FieldOptionInput[] | null;
 }

@@ -9,6 +9,14 @@ export interface FieldDefinitionSummary {
   id: string;
   key: string;
   type: FieldType;
+  /** Values per translation (issue 56). */
+  localized: boolean;
+}
+
+/** A stored custom field value, as a post's `fieldValues` holds it. */
+export interface StoredValue {
+  fieldId: string;
+  value: unknown;
 }
 
 export interface Loaders {
@@ -21,13 +29,18 @@ export interface Loaders {
   loadedFieldDefinitions: Map<string, FieldDefinitionSummary[]>;
   /** Hands the loader definitions a statement read beside its own work (fieldDefinitionsJson). */
   primeFieldDefinitions(workspaceId: string, definitions: FieldDefinitionSummary[]): void;
+  /**
+   * The values of localized fields of translations, keyed by translationKey(postId, locale): a page's
+   * posts served in other locales than the default read theirs in one statement.
+   */
+  translationFieldValues: DataLoader<string, StoredValue[]>;
   /** Markdown of an HTML body; the same body is converted once per request. */
   markdown: DataLoader<string, string>;
 }
 
 // Raw SQL, not Prisma: every post list asks for the definitions, and a Prisma call costs several times
 // the CPU of a raw statement this small (a CPU profile of `npm run bench -- --profile`).
-const FIELD_DEFINITIONS_SQL = `SELECT id, key, type::text AS type, "workspaceId" FROM "Field"
+const FIELD_DEFINITIONS_SQL = `SELECT id, key, type::text AS type, localized, "workspaceId" FROM "Field"
   WHERE "workspaceId" = ANY($1::text[]) ORDER BY position ASC, "createdAt" ASC`;
 
 /**
@@ -35,9 +48,18 @@ const FIELD_DEFINITIONS_SQL = `SELECT id, key, type::text AS type, "workspaceId"
  * array: a list page's first statement reads them with its count and ids, one round trip fewer.
  */
 export function fieldDefinitionsJson(workspaceParam: string): string {
-  return `(SELECT coalesce(json_agg(json_build_object('id', f.id, 'key', f.key, 'type', f.type::text)
+  return `(SELECT coalesce(json_agg(json_build_object('id', f.id, 'key', f.key, 'type', f.type::text, 'localized', f.localized)
             ORDER BY f.position ASC, f."createdAt" ASC), '[]')
      FROM "Field" f WHERE f."workspaceId" = ${workspaceParam})`;
+}
+
+const TRANSLATION_VALUES_SQL = `SELECT v."postId", v.locale, v."fieldId", v.value
+  FROM "PostTranslationFieldValue" v
+  JOIN unnest($1::text[], $2::text[]) AS k("postId", locale) ON k."postId" = v."postId" AND k.locale = v.locale`;
+
+/** The key of a translation in translationFieldValues. */
+export function translationKey(postId: string, locale: string): string {
+  return `${postId} ${locale}`;
 }
 
 export function createLoaders(sql: SqlExecutor): Loaders {
@@ -51,7 +73,7 @@ export function createLoaders(sql: SqlExecutor): Loaders {
     return workspaceIds.map((workspaceId) => {
       const definitions = rows
         .filter((row) => row.workspaceId === workspaceId)
-        .map(({ id, key, type }) => ({ id, key, type }));
+        .map(({ id, key, type, localized }) => ({ id, key, type, localized }));
       loadedFieldDefinitions.set(workspaceId, definitions);
       return definitions;
     });
@@ -63,6 +85,19 @@ export function createLoaders(sql: SqlExecutor): Loaders {
       fieldDefinitions.prime(workspaceId, definitions);
       loadedFieldDefinitions.set(workspaceId, definitions);
     },
+    translationFieldValues: new DataLoader<string, StoredValue[]>(async (keys) => {
+      const pairs = keys.map((key) => key.split(" ") as [string, string]);
+      const rows = await sql.query<StoredValue & { postId: string; locale: string }>(
+        TRANSLATION_VALUES_SQL,
+        [pairs.map(([postId]) => postId), pairs.map(([, locale]) => locale)],
+        { name: statementName(TRANSLATION_VALUES_SQL) },
+      );
+      return pairs.map(([postId, locale]) =>
+        rows
+          .filter((row) => row.postId === postId && row.locale === locale)
+          .map(({ fieldId, value }) => ({ fieldId, value })),
+      );
+    }),
     markdown: new DataLoader(async (bodies) => bodies.map(htmlToMarkdown)),
   };
 }

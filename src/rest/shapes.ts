@@ -140,6 +140,8 @@ export const FieldShape = z.object({
   description: nullableString,
   type: z.enum(["text", "number", "boolean", "date", "richtext", "select", "multiselect"]),
   required: z.boolean(),
+  /** Present (true) only on a localized field: values per translation. */
+  localized: z.literal(true).optional(),
   position: z.number().int(),
   options: z.array(FieldOptionShape),
   createdAt: dateTime,

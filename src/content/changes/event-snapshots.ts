@@ -95,7 +95,7 @@ async function translationSnapshot(tx: Tx, id: string, locale: string): Promise<
     where: { postId_locale: { postId: id, locale } },
     select: TRANSLATION_COLUMNS,
   });
-  const post = translation ? await postSnapshot(tx, id) : null;
+  const post = translation ? await postSnapshot(tx, id, locale) : null;
   if (!translation || !post) return null;
   return {
     ...post,
@@ -107,7 +107,8 @@ async function translationSnapshot(tx: Tx, id: string, locale: string): Promise<
   };
 }
 
-async function postSnapshot(tx: Tx, id: string): Promise<Snapshot> {
+/** The post as the REST GET returns it; with `locale` (not the default), that translation's localized values. */
+async function postSnapshot(tx: Tx, id: string, locale?: string): Promise<Snapshot> {
   // One statement (relationJoins): the post, its authors, category, tags, values and the definitions.
   const post = await tx.post.findUnique({
     where: { id },
@@ -135,14 +136,32 @@ async function postSnapshot(tx: Tx, id: string): Promise<Snapshot> {
         select: {
           fields: {
             orderBy: [{ position: "asc" }, { createdAt: "asc" }],
-            select: { id: true, key: true, type: true },
+            select: { id: true, key: true, type: true, localized: true },
           },
         },
       },
+      ...(locale
+        ? {
+            translations: {
+              where: { locale },
+              select: { fieldValues: { select: { fieldId: true, value: true } } },
+            },
+          }
+        : {}),
     },
   });
   if (!post) return null;
-  const { authors, tags, fieldValues, workspace, ...columns } = post;
+  const { authors, tags, fieldValues, workspace, translations, ...columns } = post as typeof post & {
+    translations?: { fieldValues: { fieldId: string; value: unknown }[] }[];
+  };
+  // A translation's localized values are its own (issue 56), every one of them.
+  const localizedIds = new Set(workspace.fields.filter((f) => f.localized).map((f) => f.id));
+  const values = translations
+    ? [
+        ...fieldValues.filter((value) => !localizedIds.has(value.fieldId)),
+        ...(translations[0]?.fieldValues ?? []).filter((value) => localizedIds.has(value.fieldId)),
+      ]
+    : fieldValues;
   return {
     ...columns,
     publishedAt: post.publishedAt.toISOString(),
@@ -150,7 +169,7 @@ async function postSnapshot(tx: Tx, id: string): Promise<Snapshot> {
     updatedAt: post.updatedAt.toISOString(),
     authors: authors.map((link) => authorRef(link.author)),
     tags: tags.map((link) => link.tag),
-    fields: fieldValuesObject(workspace.fields, fieldValues),
+    fields: fieldValuesObject(workspace.fields, values),
   };
 }
 

@@ -125,6 +125,31 @@ export async function deleteTranslationRow(tx: Queryable, postId: string, locale
   return deleted.length > 0;
 }
 
+const FIELD_VALUES_SQL = `
+WITH cleared AS (
+  DELETE FROM "PostTranslationFieldValue"
+   WHERE "postId" = $1 AND locale = $2 AND "fieldId" = ANY($3::text[])
+)
+INSERT INTO "PostTranslationFieldValue" ("postId", locale, "fieldId", value)
+SELECT $1, $2, v.key, v.value FROM jsonb_each($4::jsonb) AS v(key, value)
+ON CONFLICT ("postId", locale, "fieldId") DO UPDATE SET value = EXCLUDED.value`;
+
+/** Sets and clears the translation's values of localized custom fields (in one statement). */
+export async function writeTranslationFieldValues(
+  tx: Pick<WriteClient, "$executeRawUnsafe">,
+  postId: string,
+  locale: string,
+  changes: { set: Map<string, unknown>; clear: string[] },
+): Promise<void> {
+  await tx.$executeRawUnsafe(
+    FIELD_VALUES_SQL,
+    postId,
+    locale,
+    changes.clear,
+    JSON.stringify(Object.fromEntries(changes.set)),
+  );
+}
+
 /** Prisma keeps DateTime as UTC in `timestamp(3)` columns; send the same text it would. */
 function utc(date: Date): string {
   return date.toISOString().replace("T", " ").replace("Z", "");

@@ -7,6 +7,11 @@
 import { ConflictError, InvalidInputError } from "../../domain/errors.ts";
 import type { UpdatePostData } from "../../domain/inputs.ts";
 import type { WriteLocale } from "../locales/write-locale.ts";
+import {
+  changesAny,
+  type FieldDefinitionForValues,
+  type FieldValueChanges,
+} from "../taxonomy/custom-field-values.ts";
 
 export { localeOfWrite, type WriteLocale } from "../locales/write-locale.ts";
 
@@ -21,9 +26,39 @@ export const SHARED_INPUTS = [
   "fields",
 ] as const;
 
-/** Whether an update names a shared field. */
-export function setsSharedFields(input: UpdatePostData): boolean {
-  return SHARED_INPUTS.some((key) => input[key] !== undefined);
+/**
+ * Whether an update changes what every translation shows: a shared field, or custom field values
+ * other than only localized fields' (those belong to the translation written, issue 56).
+ */
+export function setsSharedFields(
+  input: UpdatePostData,
+  values?: { shared: FieldValueChanges; localized: FieldValueChanges },
+): boolean {
+  if (SHARED_INPUTS.some((key) => key !== "fields" && input[key] !== undefined)) return true;
+  if (input.fields === undefined) return false;
+  return !values || changesAny(values.shared) || !changesAny(values.localized);
+}
+
+/**
+ * A write that creates the translation in `code` must give every required localized field a value:
+ * else a 400 naming them (as a post's create does for every required field).
+ */
+export function checkNewTranslationValues(
+  definitions: readonly FieldDefinitionForValues[],
+  localized: FieldValueChanges | undefined,
+): void {
+  const missing = definitions.filter(
+    (definition) =>
+      definition.localized === true && definition.required && !localized?.set.has(definition.id),
+  );
+  if (missing.length > 0)
+    throw new InvalidInputError(
+      "Invalid post: a new translation needs a value for every required localized field",
+      missing.map((definition) => ({
+        field: `fields.${definition.key}`,
+        message: `"${definition.key}" is required`,
+      })),
+    );
 }
 
 /** What a translation must have when a write creates it. */

@@ -37,7 +37,7 @@ SELECT
   ARRAY(SELECT id FROM "Author" WHERE "workspaceId" = $1 AND id = ANY($5::text[]) FOR KEY SHARE) AS authors,
   (SELECT id FROM "Author" WHERE "workspaceId" = $1 ORDER BY "createdAt", id LIMIT 1) AS "firstAuthorId",
   (SELECT coalesce(json_agg(json_build_object(
-      'id', f.id, 'key', f.key, 'type', f.type, 'required', f.required,
+      'id', f.id, 'key', f.key, 'type', f.type, 'required', f.required, 'localized', f.localized,
       'options', (SELECT coalesce(json_agg(json_build_object('value', o.value) ORDER BY o.position), '[]'::json) FROM "FieldOption" o WHERE o."fieldId" = f.id)
     ) ORDER BY f.position, f."createdAt"), '[]'::json)
    FROM (SELECT * FROM "Field" WHERE "workspaceId" = $1 FOR KEY SHARE) f) AS fields`;

@@ -11,7 +11,7 @@ import { newId } from "../ids.ts";
 import { isLive } from "../post-visibility.ts";
 import { sanitizeHtml } from "../sanitize-html.ts";
 import type { FieldValueChanges } from "../taxonomy/custom-field-values.ts";
-import { validateFieldValues } from "../taxonomy/custom-field-values.ts";
+import { changesAny, splitFieldValues, validateFieldValues } from "../taxonomy/custom-field-values.ts";
 import { ProblemList } from "../validation.ts";
 import { type UnitOfWork, write } from "../writer.ts";
 import { markdownToHtml } from "./markdown.ts";
@@ -20,9 +20,11 @@ import {
   insertTranslationRow,
   lockedTranslation,
   updateTranslationRow,
+  writeTranslationFieldValues,
 } from "./post-translation-sql.ts";
 import {
   checkNewTranslation,
+  checkNewTranslationValues,
   localeOfWrite,
   refuseCreateInLocale,
   refuseRemovingDefault,
@@ -125,7 +127,14 @@ export async function updatePost(
     const target = await localeOfWrite(tx, workspaceId, locale);
     // Locks the post (see post-write-context.ts): writes of one post take turns, each seeing the last
     // one whole, and one deleted before its turn answers 404.
-    const context = await loadPostWriteContext(tx, workspaceId, { ...input, identifier });
+    // A write in another locale reads the definitions even without values: creating the translation
+    // needs its required localized fields (checkNewTranslationValues).
+    const inTranslation = target !== null && !target.isDefault;
+    const context = await loadPostWriteContext(tx, workspaceId, {
+      ...input,
+      identifier,
+      fields: input.fields === undefined && inTranslation ? {} : input.fields,
+    });
     if (!context.postId) throw new NotFoundError("Post", identifier);
     const fieldValues =
       input.fields === undefined ? undefined : validateFieldValues(context.fields, input.fields, "update");
@@ -133,7 +142,7 @@ export async function updatePost(
     problems.throwIfAny("Invalid post");
     assertReferencesExist(context, input);
     assertContentLeft(content);
-    if (target && !target.isDefault) {
+    if (inTranslation) {
       const post = { ...context, postId: context.postId };
       await writeTranslation(
         { tx, changed },
@@ -181,7 +190,10 @@ export async function updatePost(
       keepsListings:
         statusChange.from === statusChange.to && LISTING_INPUTS.every((key) => input[key] === undefined),
       // Shared fields show in every translation: then the event concerns them all (event-locales.ts).
-      ...(setsSharedFields(input) ? {} : { concerns: "default" as const }),
+      // The default's values of localized fields are its own, as its title is.
+      ...(setsSharedFields(input, fieldValues && splitFieldValues(context.fields, fieldValues))
+        ? {}
+        : { concerns: "default" as const }),
       revision: revisionOf(origin),
     });
     return context.postId;
@@ -253,7 +265,9 @@ async function writeTranslation(
   origin: PostWriteOrigin,
 ): Promise<void> {
   const postId = context.postId;
-  if (setsSharedFields(input)) {
+  // Localized fields' values belong to this translation; the others are the post's (issue 56).
+  const values = fieldValues && splitFieldValues(context.fields, fieldValues);
+  if (setsSharedFields(input, values)) {
     await updatePostRow(tx, {
       id: postId,
       featured: input.featured ?? undefined,
@@ -262,7 +276,7 @@ async function writeTranslation(
       categoryId: input.categoryId ?? undefined,
       tagIds: input.tags ? unique(input.tags) : undefined,
       authorIds: input.authors ? unique(input.authors) : undefined,
-      fieldValues,
+      fieldValues: values?.shared,
     });
     const status = context.postReleased ? ("published" as const) : ("draft" as const);
     changed({
@@ -283,7 +297,10 @@ async function writeTranslation(
     unpublishAt: input.unpublishAt,
   };
   const before = await lockedTranslation(tx, postId, code);
-  if (!before) checkNewTranslation(input, code);
+  if (!before) {
+    checkNewTranslation(input, code);
+    checkNewTranslationValues(context.fields, values?.localized);
+  }
   checkSchedule(input, before);
   const after = before
     ? await updateTranslationRow(tx, postId, code, fields)
@@ -299,6 +316,9 @@ async function writeTranslation(
         publishedAt: fields.publishedAt ?? new Date(),
         unpublishAt: fields.unpublishAt ?? null,
       });
+  // After the row: the values hang off the translation (a foreign key).
+  if (values && changesAny(values.localized))
+    await writeTranslationFieldValues(tx, postId, code, values.localized);
   const statusOf = (released: boolean) => (released ? ("published" as const) : ("draft" as const));
   changed({
     resource: "post",

@@ -10,6 +10,8 @@ export interface FieldDefinitionForValues {
   key: string;
   type: FieldType;
   required?: boolean;
+  /** Values per translation (issue 56): absent or false, one value shared by all. */
+  localized?: boolean;
   options?: { value: string }[];
 }
 
@@ -87,6 +89,28 @@ export function validateFieldValues(
     } else changes.set.set(definition.id, checked as StoredFieldValue);
   }
   return changes;
+}
+
+/**
+ * The changes of a write in a locale other than the default, split: the shared fields' go to the post
+ * (PostFieldValue), the localized fields' to the translation (PostTranslationFieldValue).
+ */
+export function splitFieldValues(
+  definitions: readonly FieldDefinitionForValues[],
+  changes: FieldValueChanges,
+): { shared: FieldValueChanges; localized: FieldValueChanges } {
+  const localizedIds = new Set(definitions.filter((d) => d.localized === true).map((d) => d.id));
+  const part = (wanted: boolean): FieldValueChanges => ({
+    set: new Map([...changes.set].filter(([id]) => localizedIds.has(id) === wanted)),
+    clear: changes.clear.filter((id) => localizedIds.has(id) === wanted),
+    problems: [],
+  });
+  return { shared: part(false), localized: part(true) };
+}
+
+/** Whether the changes set or clear anything. */
+export function changesAny(changes: FieldValueChanges | undefined): boolean {
+  return changes !== undefined && (changes.set.size > 0 || changes.clear.length > 0);
 }
 
 type Checked = StoredFieldValue | { problem: string };

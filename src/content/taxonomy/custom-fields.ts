@@ -50,6 +50,7 @@ export async function createField(
         description: input.description ?? null,
         type: input.type,
         required: input.required ?? false,
+        localized: input.localized ?? false,
         position: (last._max.position ?? -1) + 1,
         options: { create: (input.options ?? []).map((o, position) => ({ ...o, position })) },
       },
@@ -73,7 +74,7 @@ export async function updateField(
   if (!current) throw new NotFoundError("Field", identifier);
   const id = current.id;
   const problems = checkDefinition(input);
-  for (const key of ["key", "name", "type", "required"] as const)
+  for (const key of ["key", "name", "type", "required", "localized"] as const)
     if (input[key] === null) problems.add(key, "Cannot be null");
   const type = input.type ?? current.type;
   if (input.options && !hasOptions(type)) problems.add("options", `Not allowed for ${type} fields`);
@@ -101,6 +102,7 @@ export async function updateField(
         description: input.description,
         type: input.type ?? undefined,
         required: input.required ?? undefined,
+        localized: input.localized ?? undefined,
         ...(replacesOptions ? { updatedAt: new Date() } : {}),
       },
       select: { id: true },
@@ -118,6 +120,8 @@ export async function updateField(
       });
     }
     if (position !== null) await moveField(tx, workspaceId, id, position);
+    if (typeof input.localized === "boolean" && input.localized !== current.localized)
+      await moveValuesOnLocalizedChange(tx, id, input.localized);
     changed({ resource: "field", action: "updated", id, workspaceId });
   });
   return id;
@@ -173,7 +177,7 @@ function checkDefinition(input: FieldWrite): ProblemList {
   return problems;
 }
 
-type Db = Pick<PrismaClient, "postFieldValue" | "post">;
+type Db = Pick<PrismaClient, "postFieldValue" | "postTranslationFieldValue" | "post" | "postTranslation">;
 
 /** Refuses definition changes that would leave posts holding values the definition no longer allows. */
 async function assertValuesStayValid(
@@ -184,14 +188,23 @@ async function assertValuesStayValid(
     key: string;
     type: FieldType;
     required: boolean;
+    localized: boolean;
     options: { value: string }[];
   },
   input: FieldWrite,
 ): Promise<void> {
-  const values = await prisma.postFieldValue.findMany({
+  const shared = await prisma.postFieldValue.findMany({
     where: { fieldId: current.id },
     select: { value: true },
   });
+  // A localized field's translations hold values too: the rules below hold for them as well.
+  const translated = current.localized
+    ? await prisma.postTranslationFieldValue.findMany({
+        where: { fieldId: current.id },
+        select: { value: true },
+      })
+    : [];
+  const values = [...shared, ...translated];
   if (input.type && input.type !== current.type && values.length > 0) {
     throw new InvalidInputError(
       `Cannot change the type of "${current.key}": ${values.length} post(s) store values of type ${current.type}`,
@@ -211,7 +224,12 @@ async function assertValuesStayValid(
     }
   }
   if (input.required && !current.required) {
-    const posts = await prisma.post.count({ where: { workspaceId: current.workspaceId } });
+    // Localized (and staying so): every translation needs its own value. Turned localized by this
+    // change, each translation gets the shared value (moveValuesOnLocalizedChange): the posts' count holds.
+    const localized = current.localized && input.localized !== false;
+    const posts =
+      (await prisma.post.count({ where: { workspaceId: current.workspaceId } })) +
+      (localized ? await prisma.postTranslation.count({ where: { workspaceId: current.workspaceId } }) : 0);
     if (posts > values.length) {
       throw new InvalidInputError(
         `Cannot make "${current.key}" required: ${posts - values.length} post(s) have no value`,
@@ -224,6 +242,29 @@ async function assertValuesStayValid(
       );
     }
   }
+}
+
+/**
+ * A field turned localized gives each existing translation the shared value as its own (the default
+ * locale's stays where it is, PostFieldValue), so no answer changes at the switch; turned shared, the
+ * default locale's value becomes the shared one and the other translations' values are dropped
+ * (docs/decisions.md, "Localized custom fields").
+ */
+async function moveValuesOnLocalizedChange(
+  tx: Pick<PrismaClient, "$executeRawUnsafe">,
+  fieldId: string,
+  localized: boolean,
+): Promise<void> {
+  if (localized)
+    await tx.$executeRawUnsafe(
+      `INSERT INTO "PostTranslationFieldValue" ("postId", locale, "fieldId", value)
+       SELECT t."postId", t.locale, v."fieldId", v.value
+         FROM "PostFieldValue" v JOIN "PostTranslation" t ON t."postId" = v."postId"
+        WHERE v."fieldId" = $1
+       ON CONFLICT DO NOTHING`,
+      fieldId,
+    );
+  else await tx.$executeRawUnsafe(`DELETE FROM "PostTranslationFieldValue" WHERE "fieldId" = $1`, fieldId);
 }
 
 async function moveField(

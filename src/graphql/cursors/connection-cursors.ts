@@ -80,3 +80,48 @@ export function decodePostCursor(cursor: string, scope: string): PostPosition {
   }
   return { publishedAt: new Date(publishedAt), id };
 }
+
+// postsConnection with `locale` (issue 56): the list runs on the translation each post is served
+// (content/posts/post-translation-list.ts), which pages by offset; its cursors hold the edge's offset in
+// the list, checked against a scope that also names the locale and the fallback. Their own format, so
+// a cursor of one kind given to the other is refused as invalid.
+const LOCALIZED_FORMAT_VERSION = 2;
+const LocalizedCursorPayload = z.tuple([
+  z.literal(LOCALIZED_FORMAT_VERSION),
+  z.string().min(1).max(64),
+  z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+]);
+
+/** The scope of a post list in a locale: postListScope's, with the locale and the fallback. */
+export function localizedPostListScope(
+  workspaceId: string,
+  args: PostListArgs,
+  locale: string,
+  fallback: string | null | undefined,
+): string {
+  const chain =
+    fallback == null
+      ? null
+      : fallback
+          .split(",")
+          .map((code) => code.trim())
+          .filter(Boolean);
+  return cursorScope([postListScope(workspaceId, args), locale, chain]);
+}
+
+export function encodeLocalizedPostCursor(scope: string, offset: number): string {
+  return encodeCursor([LOCALIZED_FORMAT_VERSION, scope, offset]);
+}
+
+/** The offset a localized list's cursor holds, if it was issued for `scope` (else BAD_USER_INPUT). */
+export function decodeLocalizedPostCursor(cursor: string, scope: string): number {
+  const payload = decodeCursor(cursor, LocalizedCursorPayload);
+  if (!payload) {
+    throw userInputError("Invalid cursor: give back a cursor this connection returned, unchanged");
+  }
+  const [, issuedFor, offset] = payload;
+  if (issuedFor !== scope) {
+    throw userInputError("This cursor was issued for another query; start again without `after`/`before`");
+  }
+  return offset;
+}

@@ -9,13 +9,17 @@ import { type GraphQLResolveInfo, Kind } from "graphql";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import type { GraphQLContext } from "../context.ts";
 import {
+  decodeLocalizedPostCursor,
   decodePostCursor,
+  encodeLocalizedPostCursor,
   encodePostCursor,
+  localizedPostListScope,
   type PostPosition,
   postListScope,
 } from "../cursors/connection-cursors.ts";
 import { type Connection, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../pagination.ts";
 import { type PostListArgs, postListWhereOf, publishedAtOrder } from "./post-list.ts";
+import { localizedPostRows } from "./post-localized.ts";
 import type { PlannedPostQuery } from "./post-rows.ts";
 import type { POST_COLUMNS } from "./post-selection.ts";
 
@@ -61,6 +65,74 @@ export async function postConnection(
     take,
   });
   return connectionOf(rows as PostRow[], args, take, scope, totalCount);
+}
+
+/**
+ * postsConnection with `locale` (issue 56): the list as `posts(locale:)` reads it — filters, order and
+ * the count on the translation each post is served — paged by offset (its cursors hold the edge's
+ * offset, connection-cursors.ts), with the same argument rules and pageInfo as without.
+ */
+export async function localizedPostConnection(
+  ctx: GraphQLContext,
+  info: GraphQLResolveInfo,
+  args: PostListArgs & ConnectionArgs & { locale: string; fallback?: string | null },
+): Promise<PostConnection> {
+  const limit = Math.abs(pageTake(args));
+  const scope = localizedPostListScope(ctx.caller.workspaceId, args, args.locale, args.fallback);
+  const cursor = args.before ?? args.after;
+  // Checked first: a cursor of another workspace or query is refused before anything is read.
+  const offset = cursor == null ? null : decodeLocalizedPostCursor(cursor, scope);
+  const path = ["edges", "node"];
+  const read = (skip: number, take: number) => localizedPostRows(ctx, info, args, { skip, take }, path);
+  if (asksOnlyForTotalCount(info)) {
+    const { total } = await read(0, 0);
+    return localizedConnectionOf([], scope, 0, { hasPreviousPage: false, hasNextPage: false }, total);
+  }
+  if (args.before == null && args.last == null) {
+    // Forwards: one post more than the page, to tell whether another follows.
+    const skip = offset === null ? 0 : offset + 1;
+    const { items, total } = await read(skip, limit + 1);
+    return localizedConnectionOf(
+      items.slice(0, limit) as PostRow[],
+      scope,
+      skip,
+      { hasPreviousPage: args.after != null, hasNextPage: items.length > limit },
+      total,
+    );
+  }
+  // Backwards: the `limit` posts before the cursor, or the list's last ones (its count read first).
+  const end = offset ?? (await read(0, 0)).total;
+  const skip = Math.max(0, end - limit);
+  const { items, total } = await read(skip, end - skip);
+  return localizedConnectionOf(
+    items as PostRow[],
+    scope,
+    skip,
+    { hasPreviousPage: skip > 0, hasNextPage: args.before != null },
+    total,
+  );
+}
+
+function localizedConnectionOf(
+  nodes: PostRow[],
+  scope: string,
+  skip: number,
+  pages: { hasPreviousPage: boolean; hasNextPage: boolean },
+  total: number,
+): PostConnection {
+  const edges = nodes.map((node, index) => ({
+    cursor: encodeLocalizedPostCursor(scope, skip + index),
+    node,
+  }));
+  return {
+    edges,
+    pageInfo: {
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+      ...pages,
+    },
+    totalCount: async () => total,
+  };
 }
 
 /**

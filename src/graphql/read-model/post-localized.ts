@@ -43,13 +43,33 @@ export function localizedOf(post: object): Localized | undefined {
   return (post as { [LOCALIZED]?: Localized })[LOCALIZED];
 }
 
-/** The row as `served` shows it (its localized columns; the default's are the row's own). */
+const VALUES_LOCALE = Symbol("valuesLocale");
+
+/**
+ * The locale (not the default) whose translation the row's localized custom field values are read
+ * from; undefined: the row's own values (the default locale's, or a read without locale).
+ */
+export function valuesLocaleOf(post: object): string | undefined {
+  return (post as { [VALUES_LOCALE]?: string })[VALUES_LOCALE];
+}
+
+/** Marks the row as showing the translation in `locale` (not the default's): its localized values too. */
+export function withValuesOf<Row extends object>(row: Row, locale: string): Row {
+  return Object.assign(row, { [VALUES_LOCALE]: locale });
+}
+
+/**
+ * The row as `served` shows it (its localized columns and localized field values; the default's are the
+ * row's own, `ownTranslation`).
+ */
 export function asServed<Row extends object>(
   row: Row,
   served: Partial<Omit<TranslationColumns, "locale">>,
   localized: Localized,
+  ownTranslation: boolean,
 ): Row {
-  return Object.assign(row, served, { [LOCALIZED]: localized });
+  Object.assign(row, served, { [LOCALIZED]: localized });
+  return ownTranslation ? row : withValuesOf(row, localized.locale);
 }
 
 /** A page of posts in a locale (content/posts/post-translation-list.ts), each row as it is served. */
@@ -59,12 +79,28 @@ export async function localizedPostList(
   args: PostListArgs & PageArgs & { locale: string; fallback?: string | null },
 ) {
   const window = pageWindow(args);
+  const { items, total } = await localizedPostRows(ctx, info, args, window, ["items"]);
+  return { items, pagination: paginate(total, window) };
+}
+
+/**
+ * `take` posts after the first `skip` of the list in a locale, each row as it is served, and how many
+ * the list holds; the posts' selection is the one at `path` under the field (posts: `items`,
+ * postsConnection: `edges.node`).
+ */
+export async function localizedPostRows(
+  ctx: GraphQLContext,
+  info: GraphQLResolveInfo,
+  args: PostListArgs & { locale: string; fallback?: string | null; order?: "asc" | "desc" | null },
+  window: { skip: number; take: number },
+  path: string[],
+): Promise<{ items: PostRow[]; total: number }> {
   const status: PostStatusFilter = args.status ?? "published";
   if (status !== "published") assertCanReadDrafts(ctx);
   const search = args.query?.trim() || null;
   if (search) checkSearchText(search, ctx.services.config.search);
   const workspaceId = ctx.caller.workspaceId;
-  const plan = planPostItems(ctx, info);
+  const plan = planPostItems(ctx, info, path);
   // A page that shows fields reads the workspace's definitions in the page's statement.
   const withDefinitions = Boolean(plan.query.select?.fieldValues);
   // The chain from the locales this instance last saw, checked by the page's statement, which reads them
@@ -112,14 +148,16 @@ export async function localizedPostList(
   if (wantsHead && ctx.answerHead) ctx.answerHead.head = extras.head as string;
   const definitions = extras.fieldDefinitions as FieldDefinitionSummary[] | undefined;
   if (definitions) ctx.loaders.primeFieldDefinitions(workspaceId, definitions);
-  const pagination = paginate(total, window);
   const ids = page.map((entry) => entry.id);
   // The rows as any list reads them (one statement when the read model covers the selection); the
   // page's translations (their localized columns, and what availableLocales and alternates tell) came
   // with the page.
-  const rows = plan.covered
-    ? await readPostRows(ctx.sql, workspaceId, ids, plan.query, plan.relationColumns)
-    : await ctx.prisma.post.findMany({ ...plan.query, where: { id: { in: ids }, workspaceId } });
+  const rows =
+    ids.length === 0
+      ? []
+      : plan.covered
+        ? await readPostRows(ctx.sql, workspaceId, ids, plan.query, plan.relationColumns)
+        : await ctx.prisma.post.findMany({ ...plan.query, where: { id: { in: ids }, workspaceId } });
   const seesDrafts = ctx.caller.audience === "private";
   const byId = new Map(rows.map((row) => [(row as { id: string }).id, row as PostRow]));
   const items = page.flatMap(({ id, locale }) => {
@@ -136,9 +174,11 @@ export async function localizedPostList(
     const served = versions.find((version) => version.locale === locale);
     if (!served || !passesStatus(served, status, now)) return [];
     const facts = localizedFacts(versions, chain, locale, seesDrafts, now);
-    return [served === own ? asServed(row, {}, facts) : asServed(row, withoutLocale(served), facts)];
+    return [
+      served === own ? asServed(row, {}, facts, true) : asServed(row, withoutLocale(served), facts, false),
+    ];
   });
-  return { items, pagination };
+  return { items, total };
 }
 
 /** A translation as the page's statement reads it: the body only of the one served. */

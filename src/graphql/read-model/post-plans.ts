@@ -51,16 +51,21 @@ export function postPlansMade(): number {
 }
 
 /** The plan of the `items` of the post page being resolved (frozen when kept: it is shared). */
-export function planPostItems(ctx: GraphQLContext, info: GraphQLResolveInfo): PostItemsPlan {
+export function planPostItems(
+  ctx: GraphQLContext,
+  info: GraphQLResolveInfo,
+  /** Where the posts sit under the field: a page's `items`, a connection's `edges.node`. */
+  path: string[] = ["items"],
+): PostItemsPlan {
   let operationId = operationIds.get(info.operation);
   if (operationId === undefined) {
     operationId = ++lastOperationId;
     operationIds.set(info.operation, operationId);
   }
-  const key = `${operationId}\n${responsePathOf(info)}\n${JSON.stringify(info.variableValues)}`;
+  const key = `${operationId}\n${responsePathOf(info)}\n${path.join(".")}\n${JSON.stringify(info.variableValues)}`;
   const kept = coveredPlans.get(key);
   if (kept) return kept;
-  const query = queryFromInfo({ context: ctx, info, path: ["items"] }) as PlannedPostQuery;
+  const query = queryFromInfo({ context: ctx, info, path }) as PlannedPostQuery;
   plansMade++;
   if (!readModelCovers(query)) return { query, covered: false };
   const plan = deepFreeze({

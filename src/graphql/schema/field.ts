@@ -37,6 +37,10 @@ builder.prismaObject("Field", {
     description: t.exposeString("description", { nullable: true }),
     type: t.expose("type", { type: FieldTypeEnum }),
     required: t.exposeBoolean("required"),
+    localized: t.exposeBoolean("localized", {
+      description:
+        "Whether each translation of a post has its own value (written and read with `locale`); otherwise one value is shared by all",
+    }),
     position: t.exposeInt("position"),
     options: t.relation("options", { query: { orderBy: { position: "asc" } } }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
@@ -84,6 +88,10 @@ const CreateFieldInput = builder.inputType("CreateFieldInput", {
     type: t.field({ type: FieldTypeEnum, required: true }),
     description: t.string({ required: false }),
     required: t.boolean({ required: false }),
+    localized: t.boolean({
+      required: false,
+      description: "Each translation of a post has its own value (default false: one shared value)",
+    }),
     options: t.field({
       type: [FieldOptionInput],
       required: false,
@@ -99,6 +107,11 @@ const UpdateFieldInput = builder.inputType("UpdateFieldInput", {
     type: t.field({ type: FieldTypeEnum, required: false }),
     description: t.string({ required: false }),
     required: t.boolean({ required: false }),
+    localized: t.boolean({
+      required: false,
+      description:
+        "Turning it on gives every translation the shared value as its own; turning it off keeps the default locale's value as the shared one and drops the other translations' values",
+    }),
     position: t.int({
       required: false,
       description: "Moves the field to this place in the list (0 = first)",

@@ -17,13 +17,20 @@ import {
   transformUrl,
 } from "../../media/transform-url.ts";
 import { builder } from "../builder.ts";
-import { assertCanReadDrafts, writeOrigin } from "../context.ts";
+import { assertCanReadDrafts, type GraphQLContext, writeOrigin } from "../context.ts";
 import { notFoundError } from "../errors.ts";
+import { type FieldDefinitionSummary, type StoredValue, translationKey } from "../loaders.ts";
 import { DEFAULT_PAGE_SIZE, pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { readBack } from "../read-back.ts";
-import { postConnection } from "../read-model/post-connection.ts";
+import { localizedPostConnection, postConnection } from "../read-model/post-connection.ts";
 import { postPage } from "../read-model/post-list.ts";
-import { asServed, localizedOf, localizedPostList } from "../read-model/post-localized.ts";
+import {
+  asServed,
+  localizedOf,
+  localizedPostList,
+  valuesLocaleOf,
+  withValuesOf,
+} from "../read-model/post-localized.ts";
 import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "../read-model/post-selection.ts";
 import { readSinglePost, readsSinglePost } from "../read-model/post-single.ts";
 import { Author } from "./author.ts";
@@ -164,10 +171,10 @@ export const Post = builder.prismaObject("Post", {
       select: { fieldValues: { select: { fieldId: true, value: true } } },
       resolve: (post, _args, ctx) => {
         const loaded = ctx.loaders.loadedFieldDefinitions.get(post.workspaceId);
-        if (loaded) return fieldValuesObject(loaded, post.fieldValues);
-        return ctx.loaders.fieldDefinitions
-          .load(post.workspaceId)
-          .then((definitions) => fieldValuesObject(definitions, post.fieldValues));
+        if (loaded && valuesLocaleOf(post) === undefined) return fieldValuesObject(loaded, post.fieldValues);
+        return postFieldValues(ctx, post).then(({ definitions, values }) =>
+          fieldValuesObject(definitions, values),
+        );
       },
     }),
     fieldEntries: t.field({
@@ -175,8 +182,9 @@ export const Post = builder.prismaObject("Post", {
       description: "The same values as `fields`, as typed entries in definition order",
       select: { fieldValues: { select: { fieldId: true, value: true } } },
       resolve: async (post, _args, ctx) => {
-        const definitions = await ctx.loaders.fieldDefinitions.load(post.workspaceId);
-        const values = fieldValuesObject(definitions, post.fieldValues);
+        const stored = await postFieldValues(ctx, post);
+        const definitions = stored.definitions;
+        const values = fieldValuesObject(definitions, stored.values);
         return definitions.map((definition) => ({ definition, value: values[definition.key] ?? null }));
       },
     }),
@@ -245,11 +253,12 @@ builder.queryFields((t) => ({
         });
         if (!post) throw notFoundError("Post", args.identifier);
         const { locale, ...columns } = found.served;
-        return asServed(post, columns, {
-          locale,
-          availableLocales: found.availableLocales,
-          alternates: found.alternates,
-        });
+        return asServed(
+          post,
+          columns,
+          { locale, availableLocales: found.availableLocales, alternates: found.alternates },
+          locale === chain.defaultCode,
+        );
       }
       // A translation's preview token (issue 56): that translation as it is now, draft or scheduled.
       const grant =
@@ -273,11 +282,12 @@ builder.queryFields((t) => ({
           }));
         if (!found || !post) throw notFoundError("Post", args.identifier);
         const { locale, ...columns } = found.served;
-        return asServed(post, columns, {
-          locale,
-          availableLocales: found.availableLocales,
-          alternates: found.alternates,
-        });
+        return asServed(
+          post,
+          columns,
+          { locale, availableLocales: found.availableLocales, alternates: found.alternates },
+          locale === chain.defaultCode,
+        );
       }
       if (args.preview == null && readsSinglePost(query)) {
         const where = { identifier: args.identifier, status, now: new Date() };
@@ -337,9 +347,26 @@ builder.queryFields((t) => ({
       type: Post,
       description:
         "Posts as a Relay connection (cursor-based), for infinite scrolling; sorted by publishedAt",
-      args: { ...listFilterArgs(t.arg), order: t.arg({ type: SortOrderEnum, defaultValue: "desc" }) },
+      args: {
+        ...listFilterArgs(t.arg),
+        order: t.arg({ type: SortOrderEnum, defaultValue: "desc" }),
+        locale: t.arg({
+          type: "LocaleCode",
+          required: false,
+          description:
+            "List each post in this locale's translation, or its fallbacks' (the first the caller may see): filters, search, order and counts apply to the translation served, as in `posts`; cursors then hold the edge's place in the list",
+        }),
+        fallback: t.arg.string({
+          required: false,
+          description:
+            "With `locale`: the locales to fall back to, comma separated, or `none`; default: the locale's fallback chain",
+        }),
+      },
       complexity: (args) => ({ field: 1, multiplier: args.first ?? args.last ?? DEFAULT_PAGE_SIZE }),
-      resolve: (_root, args, ctx, info) => postConnection(ctx, info, args),
+      resolve: (_root, args, ctx, info) =>
+        args.locale == null
+          ? postConnection(ctx, info, args)
+          : localizedPostConnection(ctx, info, { ...args, locale: args.locale }),
     },
     {
       fields: (connection) => ({
@@ -350,6 +377,27 @@ builder.queryFields((t) => ({
     },
   ),
 }));
+
+/**
+ * The definitions and the stored values a post shows: its own, except, when it shows a translation
+ * other than the default's (valuesLocaleOf), the localized fields' values, which are that translation's
+ * — all of them, none from another translation (issue 56).
+ */
+async function postFieldValues(
+  ctx: GraphQLContext,
+  post: { id: string; workspaceId: string; fieldValues: StoredValue[] },
+): Promise<{ definitions: FieldDefinitionSummary[]; values: StoredValue[] }> {
+  const definitions = await ctx.loaders.fieldDefinitions.load(post.workspaceId);
+  const locale = valuesLocaleOf(post);
+  const localizedIds = new Set(definitions.filter((d) => d.localized).map((d) => d.id));
+  if (locale === undefined || localizedIds.size === 0) return { definitions, values: post.fieldValues };
+  const translated = await ctx.loaders.translationFieldValues.load(translationKey(post.id, locale));
+  const shared = post.fieldValues.filter((value) => !localizedIds.has(value.fieldId));
+  return {
+    definitions,
+    values: [...shared, ...translated.filter((value) => localizedIds.has(value.fieldId))],
+  };
+}
 
 /** A mutation's `locale` argument (issue 56): which translation the write is for. */
 const writeLocaleArg = (description: string) =>
@@ -368,9 +416,11 @@ async function asTranslation<Row extends Record<string, unknown>>(
   if (!locale) return row;
   const translation = await ctx.prisma.postTranslation.findFirst({
     where: { postId: id, locale: canonicalLocaleCode(locale) ?? locale },
-    select: TRANSLATION_COLUMNS,
+    select: { locale: true, ...TRANSLATION_COLUMNS },
   });
-  return translation ? { ...row, ...translation } : row;
+  if (!translation) return row;
+  const { locale: code, ...columns } = translation;
+  return withValuesOf({ ...row, ...columns }, code);
 }
 
 builder.mutationFields((t) => ({

@@ -6,7 +6,7 @@ import { DeleteResultShape, FieldShape } from "../shapes.ts";
 import { graphqlEnum, withRestEnum } from "./conventions.ts";
 
 const FIELDS =
-  "id key name description type required position createdAt updatedAt options { id value label position createdAt updatedAt }";
+  "id key name description type required localized position createdAt updatedAt options { id value label position createdAt updatedAt }";
 const Option = z.object({ value: z.string(), label: z.string() });
 const CreateBody = z.object({
   key: z.string(),
@@ -14,11 +14,16 @@ const CreateBody = z.object({
   type: z.enum(FIELD_TYPES),
   description: z.string().nullable().optional(),
   required: z.boolean().optional(),
+  localized: z.boolean().optional(),
   options: z.array(Option).optional(),
 });
 const UpdateBody = CreateBody.partial().extend({ position: z.number().int().optional() });
 
-const toField = (field: Record<string, unknown>) => withRestEnum(field, "type");
+// `localized` shows only on a localized field: a shared one's body stays as it was before locales (issue 56).
+const toField = (field: Record<string, unknown>) => {
+  if (field.localized !== true) delete field.localized;
+  return withRestEnum(field, "type");
+};
 const toInput = (body: Record<string, unknown>) => ({ ...body, type: graphqlEnum(body.type) });
 
 export const fieldRoutes: RestRoute[] = [
