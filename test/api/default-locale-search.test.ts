@@ -55,7 +55,10 @@ async function workspace() {
     async graphqlFound(text: string) {
       const res = await app.request("POST", "/graphql", {
         key: ws.privateKey,
-        body: { query: "query ($q: String!) { posts(query: $q) { items { slug } } }", variables: { q: text } },
+        body: {
+          query: "query ($q: String!) { posts(query: $q) { items { slug } } }",
+          variables: { q: text },
+        },
       });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return (res.body.data.posts.items as { slug: string }[]).map((post) => post.slug).sort();
