@@ -55,4 +55,13 @@ describe("GraphQL answer shapes", () => {
     expect(shapeOf("{ categories { items { name } } }")).toBe("content");
     expect(shapeOf('{ post(identifier: "a") { title } fields { key } }')).toBe("content");
   });
+
+  it("a record read in a locale, or its served locale: the whole content (translations, fallback chains)", () => {
+    expect(shapeOf('{ post(identifier: "a", locale: "de") { title } }')).toBe("content");
+    expect(shapeOf('{ category(identifier: "a", locale: "de") { name } }')).toBe("content");
+    expect(shapeOf('{ tag(identifier: "a", locale: "de") { name } }')).toBe("content");
+    expect(shapeOf('{ author(identifier: "a", locale: "de") { bio } }')).toBe("content");
+    expect(shapeOf('{ category(identifier: "a") { name locale } }')).toBe("content");
+    expect(shapeOf('{ category(identifier: "a") { name } }')).toBe("records");
+  });
 });

@@ -62,17 +62,18 @@ export const RECORD_FIELDS: Record<string, { fields: readonly string[]; content:
     // A post's translations and the workspace's locales (issue 56): read beyond the post's own row.
     content: ["revisions", "locale", "availableLocales", "alternates"],
   },
+  // `locale`: the translation served, read beyond the record's own row (issue 56).
   Category: {
     fields: ["id", "name", "slug", "description", "createdAt", "updatedAt"],
-    content: ["count", "posts"],
+    content: ["count", "posts", "locale"],
   },
   Tag: {
     fields: ["id", "name", "slug", "description", "createdAt", "updatedAt"],
-    content: ["count", "posts"],
+    content: ["count", "posts", "locale"],
   },
   Author: {
     fields: ["id", "name", "slug", "bio", "email", "image", "role", "socials", "createdAt", "updatedAt"],
-    content: ["count"],
+    content: ["count", "locale"],
   },
   Social: { fields: ["platform", "url"], content: [] },
   PostFieldEntry: { fields: ["key", "type", "value", "text", "number", "boolean", "values"], content: [] },
@@ -93,6 +94,8 @@ const RECORD_FIELD_SETS = new Map(
 /** Root fields that list posts: listing-shaped unless they search (a title or body edit moves matches). */
 const POST_LISTS = new Set(["posts", "postsConnection"]);
 const SEARCH_ARGUMENT = "query";
+/** Root fields that read one record and take a `locale` (issue 56). */
+const LOCALIZED_ROOTS = new Set(["post", "category", "tag", "author"]);
 
 /** The shape of the operation's answer (the operation is one the cache stores: a query). */
 export function answerShape(
@@ -163,9 +166,13 @@ function fieldRule(
 ): "record" | "listing" | undefined {
   const name = field.name.value;
   if (name === "__typename") return "record";
-  // A post (or a list) read in a locale depends on its translations and on the locales' fallback chains, which
-  // its own id does not stand for: the whole content its key kind sees.
-  if (type.name === rootName && (name === "post" || POST_LISTS.has(name)) && hasArgument(field, "locale"))
+  // A record (or a post list) read in a locale depends on its translations and on the locales' fallback
+  // chains, which its own id does not stand for: the whole content its key kind sees.
+  if (
+    type.name === rootName &&
+    (LOCALIZED_ROOTS.has(name) || POST_LISTS.has(name)) &&
+    hasArgument(field, "locale")
+  )
     return undefined;
   if (type.name === rootName && POST_LISTS.has(name))
     return field.arguments?.some((argument) => argument.name.value === SEARCH_ARGUMENT)
