@@ -15,16 +15,16 @@ import {
   readSinglePostRow,
 } from "../../src/graphql/read-model/post-rows.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+import { inTimeZone } from "../helpers/time-zone.ts";
 
 let app: TestApp;
 let workspaceId: string;
 let ids: string[];
 let otherWorkspacePostId: string;
 // Timestamps must not depend on the server's time zone: the rows are read under another one.
-const zone = process.env.TZ;
+inTimeZone("America/New_York");
 
 beforeAll(async () => {
-  process.env.TZ = "America/New_York";
   app = await startTestApp();
   workspaceId = (await app.workspace("Read model")).id;
   ids = await seed(workspaceId);
@@ -32,8 +32,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await app?.close();
-  if (zone === undefined) delete process.env.TZ;
-  else process.env.TZ = zone;
 });
 
 async function seed(workspaceId: string): Promise<string[]> {

@@ -4,14 +4,13 @@
 // second in UTC, authors (posts_authors, else the post's author_id), tags and body; pages counted as
 // left out. The process runs in Tokyo's time zone: Ghost's dates are UTC whatever the host's zone, and
 // older exports write them without one ("2014-01-01 12:00:00").
-process.env.TZ = "Asia/Tokyo";
-
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importInto } from "../../src/transfer/transfer-commands.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+import { inTimeZone } from "../helpers/time-zone.ts";
 import { makeImage } from "../media/helpers/make-files.ts";
 import {
   type ApiPost,
@@ -23,6 +22,8 @@ import {
   utc,
 } from "./helpers/real-corpus.ts";
 import { type TestHost, testHost } from "./helpers/remote-hosts.ts";
+
+inTimeZone("Asia/Tokyo");
 
 const FILES = [
   "ghost/export-003.json",

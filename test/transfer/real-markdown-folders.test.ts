@@ -6,8 +6,6 @@
 // page `_index.md` counted as left out, not imported as a post; a post with no date refused as needing
 // one, never published on 1970-01-01. The process runs in Tokyo's time zone: "Jul 08 2022" is that day
 // wherever the import runs.
-process.env.TZ = "Asia/Tokyo";
-
 import { copyFileSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { marked } from "marked";
@@ -15,8 +13,11 @@ import { parse as parseToml } from "smol-toml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
+import { inTimeZone } from "../helpers/time-zone.ts";
 import { type ApiPost, bodyShape, type ImportedCorpus, importReal, REAL } from "./helpers/real-corpus.ts";
 import { scratchImport } from "./helpers/scratch-import.ts";
+
+inTimeZone("Asia/Tokyo");
 
 const FOLDERS = ["jekyll", "hugo", "astro"];
 const MARKDOWN = /\.(md|markdown|mdx)$/;
