@@ -175,10 +175,17 @@ describe("a post's category, tags and authors in the post's locale", () => {
     const counted = await api.graphql(`{
       posts(locale: "de") { items { category { name } tags { name count { posts } } authors { name bio } } }
       post(identifier: "hallo", locale: "de") { tags { name count { posts } } }
+      postsConnection(locale: "de") { edges { node { category { name } authors { name } } } }
     }`);
+    expect((counted.postsConnection as Body).edges).toEqual([
+      { node: { category: { name: "Nachrichten" }, authors: [{ name: "Ada L." }, { name: "Bob" }] } },
+    ]);
     const countedPost = ((counted.posts as Body).items as Body[])[0] as Body;
     expect((countedPost.category as Body).name).toBe("Nachrichten");
-    expect((countedPost.tags as Body[]).map((tag) => tag.name)).toEqual(["Beta", "Zeta"]);
+    expect(countedPost.tags).toEqual([
+      { name: "Beta", count: { posts: 1 } },
+      { name: "Zeta", count: { posts: 1 } },
+    ]);
     expect((countedPost.authors as Body[]).map((author) => author.name)).toEqual(["Ada L.", "Bob"]);
     expect(((counted.post as Body).tags as Body[]).map((tag) => tag.name)).toEqual(["Beta", "Zeta"]);
 
