@@ -46,14 +46,19 @@ export interface NestedLocaleArgs {
   fallback?: string | null;
 }
 
-type Record_ = { id: string; name: string } & Record<string, unknown>;
+type NamedRecord = { id: string; name: string } & Record<string, unknown>;
+
+/** Whether a nested field of `post` may serve other names than those read: a locale on it or on the post. */
+export function followsLocale(post: object, args: NestedLocaleArgs): boolean {
+  return args.locale != null || args.fallback != null || nestedChainOf(post) !== undefined;
+}
 
 /**
  * The post's `records` of `kind` as the field serves them: as read when no locale applies (none on the
  * post, none on the field) or when the read model read them in the chain that applies; else each with
  * the names of that chain (copies: the row's own stay as read). Tags are then ordered by the name served.
  */
-export function servedRelations<R extends Record_>(
+export function servedRelations<R extends NamedRecord>(
   ctx: GraphQLContext,
   post: object,
   args: NestedLocaleArgs,
@@ -98,7 +103,7 @@ function sameChain(a: ReadChain, b: ReadChain): boolean {
   return a.defaultCode === b.defaultCode && a.locales.join(",") === b.locales.join(",");
 }
 
-async function served<R extends Record_>(
+async function served<R extends NamedRecord>(
   ctx: GraphQLContext,
   kind: TranslatedKind,
   records: R[],

@@ -23,7 +23,7 @@ import { notFoundError } from "../errors.ts";
 import { type FieldDefinitionSummary, type StoredValue, translationKey } from "../loaders.ts";
 import { DEFAULT_PAGE_SIZE, pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { readBack } from "../read-back.ts";
-import { servedRelations, withNestedChain } from "../read-model/nested-locale.ts";
+import { followsLocale, servedRelations, withNestedChain } from "../read-model/nested-locale.ts";
 import { localizedPostConnection, postConnection } from "../read-model/post-connection.ts";
 import { postPage } from "../read-model/post-list.ts";
 import {
@@ -160,6 +160,7 @@ export const Post = builder.prismaObject("Post", {
       args: nestedLocaleArgs(t.arg),
       select: (_args, _ctx, nestedSelection) => ({ category: nestedSelection(true) }),
       resolve: (post, args, ctx) => {
+        if (!followsLocale(post, args)) return post.category;
         const served = servedRelations(ctx, post, args, "category", [post.category]);
         return Array.isArray(served)
           ? (served[0] ?? post.category)
