@@ -1,6 +1,7 @@
 // Per-request dataloaders for what plugin-prisma's query planning does not cover.
 import DataLoader from "dataloader";
 import { htmlToMarkdown } from "../content/posts/markdown.ts";
+import { SERVED_NAMES_SQL, type TranslatedKind } from "../content/taxonomy/taxonomy-translations.ts";
 import type { SqlExecutor } from "../db/sql-executor.ts";
 import { statementName } from "../db/statement-names.ts";
 import type { FieldType } from "../generated/prisma/client.ts";
@@ -36,6 +37,19 @@ export interface Loaders {
   translationFieldValues: DataLoader<string, StoredValue[]>;
   /** Markdown of an HTML body; the same body is converted once per request. */
   markdown: DataLoader<string, string>;
+  /**
+   * The names a category, tag or author (keyed `<kind> <id>`) is served in a list of locales, tried in
+   * order before its own (issue 56; SERVED_NAMES_SQL): one loader per list, one statement per batch.
+   */
+  servedNames(locales: readonly string[]): DataLoader<string, ServedName | null>;
+}
+
+/** A record's name and description (bio) as served, the locale that served them (null: its own), and its rank by that name in its batch. */
+export interface ServedName {
+  locale: string | null;
+  name: string;
+  text: string | null;
+  rank: number;
 }
 
 // Raw SQL, not Prisma: every post list asks for the definitions, and a Prisma call costs several times
@@ -62,7 +76,35 @@ export function translationKey(postId: string, locale: string): string {
   return `${postId} ${locale}`;
 }
 
+/** The loader of servedNames for one list of locales. */
+function servedNamesLoader(sql: SqlExecutor, locales: readonly string[]) {
+  return new DataLoader<string, ServedName | null>(async (keys) => {
+    const ids: Record<TranslatedKind, string[]> = { category: [], tag: [], author: [] };
+    for (const key of keys) {
+      const [kind, id] = key.split(" ") as [TranslatedKind, string];
+      ids[kind].push(id);
+    }
+    const rows = await sql.query<{
+      kind: string;
+      id: string;
+      locale: string | null;
+      name: string;
+      text: string | null;
+    }>(SERVED_NAMES_SQL, [ids.category, ids.tag, ids.author, [...locales]], {
+      name: statementName(SERVED_NAMES_SQL),
+    });
+    const byKey = new Map(
+      rows.map((row, rank) => [
+        `${row.kind} ${row.id}`,
+        { locale: row.locale, name: row.name, text: row.text, rank },
+      ]),
+    );
+    return keys.map((key) => byKey.get(key) ?? null);
+  });
+}
+
 export function createLoaders(sql: SqlExecutor): Loaders {
+  const servedNames = new Map<string, DataLoader<string, ServedName | null>>();
   const loadedFieldDefinitions = new Map<string, FieldDefinitionSummary[]>();
   const fieldDefinitions = new DataLoader<string, FieldDefinitionSummary[]>(async (workspaceIds) => {
     const rows = await sql.query<FieldDefinitionSummary & { workspaceId: string }>(
@@ -99,5 +141,14 @@ export function createLoaders(sql: SqlExecutor): Loaders {
       );
     }),
     markdown: new DataLoader(async (bodies) => bodies.map(htmlToMarkdown)),
+    servedNames(locales) {
+      const key = locales.join(",");
+      let loader = servedNames.get(key);
+      if (!loader) {
+        loader = servedNamesLoader(sql, locales);
+        servedNames.set(key, loader);
+      }
+      return loader;
+    },
   };
 }

@@ -64,4 +64,13 @@ describe("GraphQL answer shapes", () => {
     expect(shapeOf('{ category(identifier: "a") { name locale } }')).toBe("content");
     expect(shapeOf('{ category(identifier: "a") { name } }')).toBe("records");
   });
+
+  it("a post's category, tags or authors in a locale of their own: the whole content", () => {
+    expect(shapeOf('{ post(identifier: "a") { category(locale: "de") { name } } }')).toBe("content");
+    expect(shapeOf('{ post(identifier: "a") { tags(fallback: "none") { name } } }')).toBe("content");
+    expect(shapeOf('{ posts { items { authors(locale: "de") { name } } } }')).toBe("content");
+    expect(shapeOf('{ post(identifier: "a") { category { name } tags { name } authors { bio } } }')).toBe(
+      "records",
+    );
+  });
 });

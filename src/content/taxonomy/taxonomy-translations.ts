@@ -94,3 +94,22 @@ export async function removeTranslation(
   );
   if (removed === 0) throw new NotFoundError(`${label} translation`, `${identifier} (${locale.code})`);
 }
+
+/**
+ * The names served of categories (`$1`), tags (`$2`) and authors (`$3`), text[]s of ids, in the locales
+ * of `$4` (a text[], tried in order; empty: their own names): each record's name and description (bio)
+ * of the first of them it has a translation in, else its own (the default locale's), with the locale
+ * that served them (null: its own). Ordered by the name served, then id (tags are listed so). One
+ * statement, for nested records whose post did not read them so (issue 56).
+ */
+export const SERVED_NAMES_SQL = `SELECT s.kind, s.id, s.locale, s.name, s.text FROM (${(
+  Object.entries(TRANSLATION_TABLES) as [TranslatedKind, (typeof TRANSLATION_TABLES)[TranslatedKind]][]
+)
+  .map(
+    ([kind, { table, record, text }], index) => `SELECT '${kind}' AS kind, r.id, x.locale,
+    coalesce(x.name, r.name) AS name, CASE WHEN x.locale IS NULL THEN r."${text}" ELSE x."${text}" END AS text
+  FROM "${TRANSLATION_TABLES[kind].label}" r LEFT JOIN LATERAL (SELECT y.locale, y.name, y."${text}" FROM "${table}" y
+    WHERE y."${record}" = r.id AND y.locale = ANY($4::text[]) ORDER BY array_position($4::text[], y.locale) LIMIT 1) x ON true
+  WHERE r.id = ANY($${index + 1}::text[])`,
+  )
+  .join("\n  UNION ALL ")}) s ORDER BY s.name, s.id`;

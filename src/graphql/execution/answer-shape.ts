@@ -97,6 +97,9 @@ const SEARCH_ARGUMENT = "query";
 /** Root fields that read one record and take a `locale` (issue 56). */
 const LOCALIZED_ROOTS = new Set(["post", "category", "tag", "author"]);
 
+/** Post fields whose records take a `locale` and `fallback` of their own (issue 56). */
+const NESTED_LOCALIZED = new Set(["category", "tags", "authors"]);
+
 /** The shape of the operation's answer (the operation is one the cache stores: a query). */
 export function answerShape(
   schema: GraphQLSchema,
@@ -172,6 +175,13 @@ function fieldRule(
     type.name === rootName &&
     (LOCALIZED_ROOTS.has(name) || POST_LISTS.has(name)) &&
     hasArgument(field, "locale")
+  )
+    return undefined;
+  // A post's category, tags or authors in a locale of their own (issue 56): read beyond their rows.
+  if (
+    type.name === "Post" &&
+    NESTED_LOCALIZED.has(name) &&
+    (hasArgument(field, "locale") || hasArgument(field, "fallback"))
   )
     return undefined;
   if (type.name === rootName && POST_LISTS.has(name))

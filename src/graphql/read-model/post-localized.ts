@@ -23,6 +23,7 @@ import {
 import { assertCanReadDrafts, type GraphQLContext } from "../context.ts";
 import { type FieldDefinitionSummary, fieldDefinitionsJson } from "../loaders.ts";
 import { type PageArgs, pageWindow, paginate } from "../pagination.ts";
+import { withNestedChain } from "./nested-locale.ts";
 import type { PostListArgs } from "./post-list.ts";
 import { planPostItems } from "./post-plans.ts";
 import { readPostRows } from "./post-rows.ts";
@@ -152,12 +153,16 @@ export async function localizedPostRows(
   // The rows as any list reads them (one statement when the read model covers the selection); the
   // page's translations (their localized columns, and what availableLocales and alternates tell) came
   // with the page.
+  // The category's, tags' and authors' names follow the chain: read so in the rows' statement, or, by a
+  // plan the read model does not cover, by the fields (nested-locale.ts).
   const rows =
     ids.length === 0
       ? []
       : plan.covered
-        ? await readPostRows(ctx.sql, workspaceId, ids, plan.query, plan.relationColumns)
-        : await ctx.prisma.post.findMany({ ...plan.query, where: { id: { in: ids }, workspaceId } });
+        ? await readPostRows(ctx.sql, workspaceId, ids, plan.query, plan.relationColumns, chain)
+        : (await ctx.prisma.post.findMany({ ...plan.query, where: { id: { in: ids }, workspaceId } })).map(
+            (row) => withNestedChain(row, chain, false),
+          );
   const seesDrafts = ctx.caller.audience === "private";
   const byId = new Map(rows.map((row) => [(row as { id: string }).id, row as PostRow]));
   const items = page.flatMap(({ id, locale }) => {

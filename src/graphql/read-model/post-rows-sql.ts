@@ -1,7 +1,14 @@
 // The SQL of the post read model (post-rows.ts): a post's columns in the read form, with only the parts
 // the plan asks for, and the rows of a list of post ids. One text per shape of plan, built once.
 import type { RelationColumns } from "./relation-columns.ts";
-import { authorLayout, FIELD_VALUE_LAYOUT, rowArraySql, taxonomyLayout } from "./relation-layout.ts";
+import {
+  authorLayout,
+  FIELD_VALUE_LAYOUT,
+  localizedRowArraySql,
+  type RelationLayout,
+  rowArraySql,
+  taxonomyLayout,
+} from "./relation-layout.ts";
 
 /**
  * Where a rows statement finds its posts: the workspace's placeholder and an expression of the ids as a
@@ -24,6 +31,13 @@ export interface PostRowParts {
   fieldValues: boolean;
   /** Every column of the authors, tags and category, or only those the read form shows (relation-columns.ts). */
   relationColumns: RelationColumns;
+  /**
+   * A post read in a locale (issue 56): the placeholder of a text[] of the locales whose names the
+   * category, tags and authors are served in, tried in order before their own (the default locale's);
+   * each related row's array then ends with the locale that served it (null: its own). Absent: the
+   * records' own names, the statement as it always was.
+   */
+  nestedLocales?: string;
 }
 
 // Each relation as a correlated subquery of the post `p`: for the rows of a page, a few index lookups per
@@ -32,15 +46,45 @@ export interface PostRowParts {
 // aggregates were cheaper, with text arrays the per-post lookups are (a page of 100: 2.8 against
 // 3.4 ms of PostgreSQL CPU; a page of 10: 0.63 against 0.80 ms), and they plan the same without
 // statistics (each is a primary-key prefix lookup).
-const CATEGORY_SQL = (columns: RelationColumns) =>
-  `(SELECT array_to_json(${rowArraySql(taxonomyLayout(columns), "c")}) FROM "Category" c WHERE c.id = p."categoryId")`;
-const AUTHORS_SQL = (columns: RelationColumns) =>
-  `array_to_json(ARRAY(SELECT ${rowArraySql(authorLayout(columns), "a")}
-     FROM "PostAuthor" pa JOIN "Author" a ON a.id = pa."authorId" WHERE pa."postId" = p.id ORDER BY pa.position))`;
-// By name, ties by id: the order of Post.tags' Prisma plan (schema/post.ts).
-const TAGS_SQL = (columns: RelationColumns) =>
-  `array_to_json(ARRAY(SELECT ${rowArraySql(taxonomyLayout(columns), "t")}
-     FROM "PostTag" pt JOIN "Tag" t ON t.id = pt."tagId" WHERE pt."postId" = p.id ORDER BY t.name, t.id))`;
+const CATEGORY_SQL = (columns: RelationColumns, locales?: string) =>
+  `(SELECT array_to_json(${relationRow(taxonomyLayout(columns), "c", locales, "description")}) FROM "Category" c${served("c", locales, "CategoryTranslation", "categoryId", "description")} WHERE c.id = p."categoryId")`;
+const AUTHORS_SQL = (columns: RelationColumns, locales?: string) =>
+  `array_to_json(ARRAY(SELECT ${relationRow(authorLayout(columns), "a", locales, "bio")}
+     FROM "PostAuthor" pa JOIN "Author" a ON a.id = pa."authorId"${served("a", locales, "AuthorTranslation", "authorId", "bio")} WHERE pa."postId" = p.id ORDER BY pa.position))`;
+// By name, ties by id: the order of Post.tags' Prisma plan (schema/post.ts); in a locale, by the name served.
+const TAGS_SQL = (columns: RelationColumns, locales?: string) =>
+  `array_to_json(ARRAY(SELECT ${relationRow(taxonomyLayout(columns), "t", locales, "description")}
+     FROM "PostTag" pt JOIN "Tag" t ON t.id = pt."tagId"${served("t", locales, "TagTranslation", "tagId", "description")} WHERE pt."postId" = p.id ORDER BY ${
+       locales ? "coalesce(t_tr.name, t.name)" : "t.name"
+     }, t.id))`;
+
+/** A related row `alias` as its array: its own columns, or, in a locale, those served (localizedRowArraySql). */
+function relationRow(
+  layout: RelationLayout,
+  alias: string,
+  locales: string | undefined,
+  text: "description" | "bio",
+): string {
+  return locales ? localizedRowArraySql(layout, alias, `${alias}_tr`, text) : rowArraySql(layout, alias);
+}
+
+/**
+ * In a locale: the record's translation `<alias>_tr` in the first of `locales` that has one (a primary
+ * key lookup per locale), or none (its own names then).
+ */
+function served(
+  alias: string,
+  locales: string | undefined,
+  table: string,
+  record: string,
+  text: "description" | "bio",
+): string {
+  if (!locales) return "";
+  return ` LEFT JOIN LATERAL (SELECT x.locale, x.name, x."${text}" FROM "${table}" x
+       WHERE x."${record}" = ${alias}.id AND x.locale = ANY(${locales})
+       ORDER BY array_position(${locales}, x.locale) LIMIT 1) ${alias}_tr ON true`;
+}
+
 const FIELD_VALUES_SQL = `array_to_json(ARRAY(SELECT ${rowArraySql(FIELD_VALUE_LAYOUT, "v")}
      FROM "PostFieldValue" v WHERE v."postId" = p.id))`;
 
@@ -90,10 +134,10 @@ export function postColumnsSql(parts: PostRowParts): string {
   let columns = builtColumns.get(key);
   if (!columns) {
     const list = [POST_COLUMNS_SQL];
-    const { relationColumns } = parts;
-    if (parts.category) list.push(`${CATEGORY_SQL(relationColumns)} AS category`);
-    if (parts.authors) list.push(`${AUTHORS_SQL(relationColumns)} AS authors`);
-    if (parts.tags) list.push(`${TAGS_SQL(relationColumns)} AS tags`);
+    const { relationColumns, nestedLocales } = parts;
+    if (parts.category) list.push(`${CATEGORY_SQL(relationColumns, nestedLocales)} AS category`);
+    if (parts.authors) list.push(`${AUTHORS_SQL(relationColumns, nestedLocales)} AS authors`);
+    if (parts.tags) list.push(`${TAGS_SQL(relationColumns, nestedLocales)} AS tags`);
     if (parts.fieldValues) list.push(`${FIELD_VALUES_SQL} AS "fieldValues"`);
     if (parts.content) list.push("p.content");
     columns = list.join(", ");

@@ -11,22 +11,25 @@
 import { isDeepStrictEqual } from "node:util";
 import { logHeadExpression } from "../../content/changes/change-log.ts";
 import type { PostListing, SqlParams } from "../../content/posts/post-list-sql.ts";
+import type { ReadChain } from "../../content/posts/post-translation-reads.ts";
 import type { SqlExecutor } from "../../db/sql-executor.ts";
 import { statementName } from "../../db/statement-names.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import { type FieldDefinitionSummary, fieldDefinitionsJson } from "../loaders.ts";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../pagination.ts";
+import { nestedLookup, withNestedChain } from "./nested-locale.ts";
 import { type PostRowParts, postColumnsSql, postRowsFrom, postRowsSql } from "./post-rows-sql.ts";
 import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "./post-selection.ts";
 import { markReadModelRow } from "./read-model-fields.ts";
 import type { RelationColumns } from "./relation-columns.ts";
 import {
   authorLayout,
-  decodeRow,
+  decodeRow as decodePlainRow,
   FIELD_VALUE_LAYOUT,
   type RelationLayout,
   taxonomyLayout,
 } from "./relation-layout.ts";
+import { withServedLocale } from "./taxonomy-localized.ts";
 
 /** What the read model loads, as the Prisma `select` entries plugin-prisma plans for `Post` fields. */
 export const READ_MODEL_SELECT = {
@@ -81,7 +84,11 @@ interface PostColumns {
 }
 
 /** The parts of the read form `query` asks for (a covered plan: see readModelCovers). */
-function partsOf(query: PlannedPostQuery, relationColumns: RelationColumns = "all"): PostRowParts {
+function partsOf(
+  query: PlannedPostQuery,
+  relationColumns: RelationColumns = "all",
+  nestedLocales?: string,
+): PostRowParts {
   const select = query.select ?? {};
   return {
     content: Boolean(select.content),
@@ -90,6 +97,7 @@ function partsOf(query: PlannedPostQuery, relationColumns: RelationColumns = "al
     tags: Boolean(select.tags),
     fieldValues: Boolean(select.fieldValues),
     relationColumns,
+    ...(nestedLocales ? { nestedLocales } : {}),
   };
 }
 
@@ -104,6 +112,10 @@ export function readModelPays(query: PlannedPostQuery): boolean {
  * plan (Dates for timestamps, `authors: [{ author }]`, `tags: [{ tag }]`, ...); with `relationColumns`
  * "shown", the authors, tags and category hold only the columns the read form shows (relation-columns.ts).
  * Unknown ids are left out; so are ids of another workspace, should a caller ever pass one.
+ *
+ * With `chain` (posts read in a locale, issue 56), the category's, tags' and authors' names and
+ * descriptions (bios) are those of the chain's first locale that has them, their own (the default
+ * locale's) last, read in the same statement (nested-locale.ts); each row is marked as read so.
  */
 export async function readPostRows(
   sql: SqlExecutor,
@@ -111,14 +123,19 @@ export async function readPostRows(
   ids: readonly string[],
   query: PlannedPostQuery,
   relationColumns: RelationColumns = "all",
+  chain?: ReadChain,
 ): Promise<Record<string, unknown>[]> {
   if (ids.length === 0) return [];
-  const statement = postRowsSql(partsOf(query, relationColumns));
-  const rows = await sql.query<PostColumns>(statement, [workspaceId, ids], {
-    name: statementName(statement),
-  });
-  const decode = prismaShapeFor(relationColumns);
-  return rows.map(decode);
+  const lookup = chain ? nestedLookup(chain) : [];
+  const statement = postRowsSql(partsOf(query, relationColumns, lookup.length ? "$3::text[]" : undefined));
+  const rows = await sql.query<PostColumns>(
+    statement,
+    lookup.length ? [workspaceId, ids, lookup] : [workspaceId, ids],
+    { name: statementName(statement) },
+  );
+  if (!chain) return rows.map(prismaShapeFor(relationColumns));
+  const decode = prismaShapeFor(relationColumns, { defaultCode: chain.defaultCode, slot: lookup.length > 0 });
+  return rows.map((columns) => withNestedChain(decode(columns), chain, true));
 }
 
 /**
@@ -363,9 +380,16 @@ ORDER BY p.id LIMIT 1`;
  * related row decoded from its array (relation-layout.ts). Marked as the read model's: its fields answer
  * without plugin-prisma's per-row bookkeeping (read-model-fields.ts).
  */
-function prismaShapeFor(relationColumns: RelationColumns): (columns: PostColumns) => Record<string, unknown> {
+function prismaShapeFor(
+  relationColumns: RelationColumns,
+  /** Read in a locale: the default's code, and whether each related row's array ends with its served locale. */
+  served?: { defaultCode: string; slot: boolean },
+): (columns: PostColumns) => Record<string, unknown> {
   const authors = authorLayout(relationColumns);
   const taxonomy = taxonomyLayout(relationColumns);
+  const decodeRow = served ? servedDecoder(served) : decodePlainRow;
+  const wrapped = (rows: RowArray[], layout: RelationLayout, key: string) =>
+    rows.map((values) => ({ [key]: decodeRow(layout, values) }));
   return (columns) => {
     const row: Record<string, unknown> = {
       id: columns.id,
@@ -386,14 +410,21 @@ function prismaShapeFor(relationColumns: RelationColumns): (columns: PostColumns
     if (columns.authors !== undefined) row.authors = wrapped(columns.authors, authors, "author");
     if (columns.tags !== undefined) row.tags = wrapped(columns.tags, taxonomy, "tag");
     if (columns.fieldValues !== undefined)
-      row.fieldValues = columns.fieldValues.map((values) => decodeRow(FIELD_VALUE_LAYOUT, values));
+      row.fieldValues = columns.fieldValues.map((values) => decodePlainRow(FIELD_VALUE_LAYOUT, values));
     if (columns.content !== undefined) row.content = columns.content;
     markReadModelRow(row);
     return row;
   };
 }
 
-/** A join table's rows as Prisma returns them: `[{ author: {...} }]`, `[{ tag: {...} }]`. */
-function wrapped(rows: RowArray[], layout: RelationLayout, key: string): Record<string, unknown>[] {
-  return rows.map((values) => ({ [key]: decodeRow(layout, values) }));
+/**
+ * decodeRow of a related row read in a locale: marked with the locale that served its names (its array's
+ * last slot, when the statement looked translations up; else, or null there, the default locale).
+ */
+function servedDecoder(served: { defaultCode: string; slot: boolean }) {
+  return (layout: RelationLayout, values: readonly (string | null)[]): Record<string, unknown> =>
+    withServedLocale(
+      decodePlainRow(layout, values),
+      (served.slot ? values[layout.length] : null) ?? served.defaultCode,
+    );
 }

@@ -51,12 +51,35 @@ export const FIELD_VALUE_LAYOUT: RelationLayout = [text("fieldId"), json("value"
 
 /** The SQL of one related row `alias` as a text[] in the layout's order. */
 export function rowArraySql(layout: RelationLayout, alias: string): string {
-  const slots = layout.map(({ name, kind }) => {
-    const column = `${alias}."${name}"`;
-    if (kind === "epochMs") return `(date_part('epoch', ${column}) * 1000)::int8::text`;
-    return kind === "json" ? `${column}::text` : column;
+  return `ARRAY[${layout.map((column) => slotSql(column, alias)).join(", ")}]`;
+}
+
+/** One column of a related row as its text slot. */
+function slotSql({ name, kind }: LayoutColumn, alias: string): string {
+  const column = `${alias}."${name}"`;
+  if (kind === "epochMs") return `(date_part('epoch', ${column}) * 1000)::int8::text`;
+  return kind === "json" ? `${column}::text` : column;
+}
+
+/**
+ * rowArraySql of a record read in a locale (issue 56), beside its translation `translation` (a row of
+ * the kind's translation table, or nulls): the translation's name and `text` (description or bio, null
+ * there when the translation has none) in place of the record's own when there is one, and one slot
+ * more at the end, the translation's locale (null: the record's own names).
+ */
+export function localizedRowArraySql(
+  layout: RelationLayout,
+  alias: string,
+  translation: string,
+  text: "description" | "bio",
+): string {
+  const slots = layout.map((column) => {
+    if (column.name === "name") return `coalesce(${translation}.name, ${alias}.name)`;
+    if (column.name === text)
+      return `CASE WHEN ${translation}.locale IS NULL THEN ${alias}."${text}" ELSE ${translation}."${text}" END`;
+    return slotSql(column, alias);
   });
-  return `ARRAY[${slots.join(", ")}]`;
+  return `ARRAY[${slots.join(", ")}, ${translation}.locale]`;
 }
 
 /** One related row back from its array: an object with the layout's names, its values typed again. */

@@ -17,6 +17,11 @@ export function servedLocaleOf(record: object): string | null {
   return (record as { [SERVED_LOCALE]?: string })[SERVED_LOCALE] ?? null;
 }
 
+/** Marks a record as served in `locale` (its name and description already that locale's). */
+export function withServedLocale<Row extends object>(record: Row, locale: string): Row {
+  return Object.assign(record, { [SERVED_LOCALE]: locale });
+}
+
 /**
  * The Prisma `where` that keeps the records the chain can serve: all of them when it reaches the
  * default locale (whose name every record has), else those with a translation in one of its locales.

@@ -1,13 +1,14 @@
 // Post: type, queries (by identifier, page-based list, cursor connection) and mutations.
 
+import type { GraphQLResolveInfo } from "graphql";
 import { byIdentifier } from "../../content/identifiers.ts";
 import { TRANSLATION_COLUMNS } from "../../content/post-translation-columns.ts";
 import { isScheduled, statusWhere } from "../../content/post-visibility.ts";
-import { readChain, servedTranslation } from "../../content/posts/post-translation-reads.ts";
+import { type ReadChain, readChain, servedTranslation } from "../../content/posts/post-translation-reads.ts";
 import { createPost, deletePost, updatePost } from "../../content/posts/posts.ts";
 import { fieldValuesObject } from "../../content/taxonomy/custom-field-values.ts";
 import { canonicalLocaleCode } from "../../domain/locale-codes.ts";
-import type { PrismaClient, Tag as TagRow } from "../../generated/prisma/client.ts";
+import type { Post as PostRow, Prisma, PrismaClient, Tag as TagRow } from "../../generated/prisma/client.ts";
 import { absoluteMediaReferences } from "../../media/media-references.ts";
 import {
   isTransformable,
@@ -22,6 +23,7 @@ import { notFoundError } from "../errors.ts";
 import { type FieldDefinitionSummary, type StoredValue, translationKey } from "../loaders.ts";
 import { DEFAULT_PAGE_SIZE, pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { readBack } from "../read-back.ts";
+import { followsLocale, servedRelations, withNestedChain } from "../read-model/nested-locale.ts";
 import { localizedPostConnection, postConnection } from "../read-model/post-connection.ts";
 import { postPage } from "../read-model/post-list.ts";
 import {
@@ -31,9 +33,12 @@ import {
   valuesLocaleOf,
   withValuesOf,
 } from "../read-model/post-localized.ts";
+import { readPostRows } from "../read-model/post-rows.ts";
 import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "../read-model/post-selection.ts";
 import { readSinglePost, readsSinglePost } from "../read-model/post-single.ts";
+import { relationColumnsOf } from "../read-model/relation-columns.ts";
 import { Author } from "./author.ts";
+import { Category } from "./category.ts";
 import {
   ContentFormatEnum,
   DeleteResult,
@@ -46,6 +51,7 @@ import { checkedTransform, checkedWidths, MediaFormatEnum, MediaTransformInput }
 import { CreatePostInput, UpdatePostInput } from "./post-inputs.ts";
 import { previewGrantedPost } from "./post-preview.ts";
 import { Tag } from "./tag.ts";
+import { nestedLocaleArgs } from "./taxonomy-locale-args.ts";
 
 const PostAlternate = builder.objectRef<{ locale: string; slug: string }>("PostAlternate").implement({
   description: "One translation of a post: its locale and its slug there",
@@ -147,23 +153,52 @@ export const Post = builder.prismaObject("Post", {
         "The post's translations as `hreflang` links want them (published ones only, for a key that cannot read drafts); null unless read with `locale`",
       resolve: (post) => localizedOf(post)?.alternates ?? null,
     }),
-    category: t.relation("category"),
+    // In a locale (issue 56), the names and descriptions (bios) of the post's own chain, or of the
+    // field's `locale` and `fallback` (nested-locale.ts).
+    category: t.field({
+      type: Category,
+      args: nestedLocaleArgs(t.arg),
+      select: (_args, _ctx, nestedSelection) => ({ category: nestedSelection(true) }),
+      resolve: (post, args, ctx) => {
+        if (!followsLocale(post, args)) return post.category;
+        const served = servedRelations(ctx, post, args, "category", [post.category]);
+        return Array.isArray(served)
+          ? (served[0] ?? post.category)
+          : served.then(([one]) => one ?? post.category);
+      },
+    }),
     tags: t.field({
       type: [Tag],
-      description: "The post's tags, by name",
+      description: "The post's tags, by name (in a locale, by the name served)",
+      args: nestedLocaleArgs(t.arg),
       select: (_args, _ctx, nestedSelection) => ({
         tags: { orderBy: POST_TAGS_ORDER, select: { tag: nestedSelection(true) } },
       }),
       // The Tag type shares Category's typing (taxonomy-schema.ts), so the row's type is named here.
-      resolve: (post) => post.tags.map((link) => link.tag as TagRow),
+      resolve: (post, args, ctx) =>
+        servedRelations(
+          ctx,
+          post,
+          args,
+          "tag",
+          post.tags.map((link) => link.tag as TagRow),
+        ),
     }),
     authors: t.field({
       type: [Author],
       description: "The post's authors, in the order they were given",
+      args: nestedLocaleArgs(t.arg),
       select: (_args, _ctx, nestedSelection) => ({
         authors: { orderBy: POST_AUTHORS_ORDER, select: { author: nestedSelection(true) } },
       }),
-      resolve: (post) => post.authors.map((link) => link.author),
+      resolve: (post, args, ctx) =>
+        servedRelations(
+          ctx,
+          post,
+          args,
+          "author",
+          post.authors.map((link) => link.author),
+        ),
     }),
     fields: t.field({
       type: "JSON",
@@ -247,10 +282,7 @@ builder.queryFields((t) => ({
           ctx.caller.audience === "private",
         );
         if (!found) throw notFoundError("Post", args.identifier);
-        const post = await ctx.prisma.post.findFirst({
-          ...query,
-          where: { id: found.postId, workspaceId: ctx.caller.workspaceId },
-        });
+        const post = await servedPostRow(ctx, info, query, found.postId, chain);
         if (!post) throw notFoundError("Post", args.identifier);
         const { locale, ...columns } = found.served;
         return asServed(
@@ -274,12 +306,7 @@ builder.queryFields((t) => ({
           new Date(),
           ctx.caller.audience === "private",
         );
-        const post =
-          found &&
-          (await ctx.prisma.post.findFirst({
-            ...query,
-            where: { id: found.postId, workspaceId: ctx.caller.workspaceId },
-          }));
+        const post = found && (await servedPostRow(ctx, info, query, found.postId, chain));
         if (!found || !post) throw notFoundError("Post", args.identifier);
         const { locale, ...columns } = found.served;
         return asServed(
@@ -397,6 +424,34 @@ async function postFieldValues(
     definitions,
     values: [...shared, ...translated.filter((value) => localizedIds.has(value.fieldId))],
   };
+}
+
+/**
+ * The post `postId` read in `chain` (issue 56), as Prisma's findFirst with `query` returns it: by the
+ * read model when it covers the plan, its category's, tags' and authors' names those the chain serves,
+ * read in the same statement; else by Prisma, the fields serving those names (nested-locale.ts).
+ */
+async function servedPostRow(
+  ctx: GraphQLContext,
+  info: GraphQLResolveInfo,
+  query: { select?: Prisma.PostSelect; include?: Prisma.PostInclude },
+  postId: string,
+  chain: ReadChain,
+): Promise<PostRow | null> {
+  const workspaceId = ctx.caller.workspaceId;
+  if (readsSinglePost(query)) {
+    const [row] = await readPostRows(
+      ctx.sql,
+      workspaceId,
+      [postId],
+      query,
+      relationColumnsOf(info, null),
+      chain,
+    );
+    return (row as PostRow | undefined) ?? null;
+  }
+  const post = await ctx.prisma.post.findFirst({ ...query, where: { id: postId, workspaceId } });
+  return post && withNestedChain(post, chain, false);
 }
 
 /** A mutation's `locale` argument (issue 56): which translation the write is for. */

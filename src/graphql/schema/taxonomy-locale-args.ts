@@ -21,6 +21,23 @@ export function readLocaleArgs(arg: ArgBuilder) {
   };
 }
 
+/** The locale and fallback chain of a post's category, tags or authors, overriding the post's own. */
+export function nestedLocaleArgs(arg: ArgBuilder) {
+  return {
+    locale: arg({
+      type: "LocaleCode",
+      required: false,
+      description:
+        "Serve the names and descriptions of this locale, or of its fallbacks' (the first that has them), each record's own (the default locale's) last; default: the post's locale and fallbacks",
+    }),
+    fallback: arg.string({
+      required: false,
+      description:
+        "The locales to fall back to, comma separated, or `none`; default: the locale's fallback chain (with neither argument, the post's)",
+    }),
+  };
+}
+
 /** A write's locale. */
 export function writeLocaleArg(arg: ArgBuilder, description: string) {
   return { locale: arg({ type: "LocaleCode", required: false, description }) };
