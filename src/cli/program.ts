@@ -212,7 +212,7 @@ export function buildProgram(run: (command: CliCommand) => Promise<void>): Comma
   locale
     .command("remove")
     .description(
-      "remove a locale (never the default, nor one another locale falls back to, nor one holding post translations without --force)",
+      "remove a locale (never the default, nor one another locale falls back to, nor one holding translations without --force)",
     )
     .argument("<code>", "the locale's code", parseLocaleCode)
     .addOption(workspaceOption())

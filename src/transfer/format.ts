@@ -9,8 +9,11 @@
 // locale after those its chain names) and, on each post line, `locale` (the locale of its own fields,
 // the workspace's default) and `translations` (the post in every other locale: slug, title,
 // description, content, status, publishedAt, createdAt, updatedAt), and on each category, tag and author
-// line `translations` (its name and description, an author's bio, in every other locale). Version 1
-// archives have none of these and import as before: their posts are in the target's default locale.
+// line `translations` (its name and description, an author's bio, in every other locale). Added later,
+// optional (archives without them import, absent meaning none): `unpublishAt` on posts and translations,
+// `locale` on each revision (the translation it is of), `localized` on fields and `fields` on each
+// translation (its values of localized fields); docs/import-export.md. Version 1 archives have none of
+// these and import as before: their posts are in the target's default locale.
 //   media-files/<storage key>      each media file's bytes, right after the media chunk that lists it
 //
 // Chunks keep memory bounded on both sides: the exporter holds one chunk of records and one media file

@@ -275,3 +275,74 @@ describe("author names and bios per locale", () => {
     expect(JSON.stringify(unknown.errors)).toContain("locale");
   });
 });
+
+describe("deleting a locale that holds category, tag or author names", () => {
+  it("is a 409 naming them unless force=true; forced, each record is announced updated in that locale and German answers fall back", async () => {
+    const api = await workspace();
+    const news = await api.fixtures.category("news", { name: "News" });
+    const js = await api.fixtures.tag("js", { name: "JavaScript" });
+    const ada = await api.fixtures.author("ada", { name: "Ada" });
+    await api.patch("categories", news.id, { name: "Nachrichten" }, "?locale=de");
+    await api.patch("tags", js.id, { name: "JavaScript (de)" }, "?locale=de");
+    await api.patch("authors", ada.id, { name: "Ada (de)" }, "?locale=de");
+    // A German answer, cached.
+    const read = () => api.get("categories", "news", "?locale=de", api.ws.publicKey);
+    expect((await read()).body.category).toMatchObject({ name: "Nachrichten", locale: "de" });
+    expect((await read()).headers.get("x-cache")).toBe("HIT");
+    const latest = await api.call("GET", "/v1/changes", "/v1/changes?since=latest&locale=de");
+    const cursor = latest.body.nextCursor as string;
+
+    const refused = await api.call("DELETE", "/v1/locales/{code}", "/v1/locales/de");
+    expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+    expect(refused.body.error).toBe("Locale has translations");
+    expect(refused.body.message).toContain(
+      'Locale "de" holds 1 category translation, 1 tag translation and 1 author translation',
+    );
+    expect(refused.body.message).toContain("force=true");
+    const viaGraphql = await api.graphql(`mutation { deleteLocale(code: "de") { id } }`);
+    expect(viaGraphql.errors?.[0]?.extensions).toMatchObject({ code: "CONFLICT" });
+    expect(viaGraphql.errors?.[0]?.message).toContain("1 category translation");
+    expect((await read()).body.category).toMatchObject({ name: "Nachrichten", locale: "de" });
+
+    const forced = await api.graphql(`mutation { deleteLocale(code: "de", force: true) { id } }`);
+    expect(forced.errors).toBeUndefined();
+    // Each record whose German name went is announced updated, naming the locale, as removing the name does.
+    const events = await api.call("GET", "/v1/events", "/v1/events?limit=100");
+    const updates = (events.body.events as Body[])
+      .filter((event) => /^(category|tag|author)\.updated$/.test(event.type as string))
+      .slice(-3)
+      .map((event) => [event.type, (event.data as Body).id, event.locales])
+      .sort();
+    expect(updates).toEqual([
+      ["author.updated", ada.id, ["de"]],
+      ["category.updated", news.id, ["de"]],
+      ["tag.updated", js.id, ["de"]],
+    ]);
+
+    // The locale added again (falling back to English) starts empty: the cached German name is not served.
+    expect(
+      (await api.call("POST", "/v1/locales", "/v1/locales", { code: "de", fallback: ["en"] })).status,
+    ).toBe(201);
+    const after = await read();
+    expect(after.headers.get("x-cache")).toBe("MISS");
+    expect(after.body.category).toMatchObject({ name: "News", locale: "en" });
+    expect((await api.get("authors", "ada", "?locale=de")).body.author).toMatchObject({
+      name: "Ada",
+      locale: "en",
+    });
+    // The delta feed of German readers names the three records changed since.
+    const changes = await api.call("GET", "/v1/changes", `/v1/changes?since=${cursor}&locale=de`);
+    expect(changes.status, JSON.stringify(changes.body)).toBe(200);
+    const upserts = (changes.body.changes as Body[])
+      .filter((change) => change.op === "upsert")
+      .map((change) => [change.type, change.id])
+      .sort();
+    expect(upserts).toEqual(
+      [
+        ["author", ada.id],
+        ["category", news.id],
+        ["tag", js.id],
+      ].sort(),
+    );
+  });
+});

@@ -59,20 +59,24 @@ async function recordsOf(file: string): Promise<ImportRecord[]> {
 }
 
 /**
- * An archive's locale and post lines without ids and revisions (whose snapshots hold ids), and without
- * the locales' creation times: the target's own `en` was there before the import.
+ * An archive's locale, field and post lines without ids, without the revisions' snapshots (which hold
+ * ids), and without the locales' creation times: the target's own `en` was there before the import.
  */
 async function comparableLines(file: string) {
   const records = await recordsOf(file);
   return records
-    .filter((record) => record.kind === "locale" || record.kind === "post")
+    .filter((record) => record.kind === "locale" || record.kind === "field" || record.kind === "post")
     .map((record) => {
-      const { sourceId: _id, ...rest } = record as ImportRecord & { revisions?: unknown };
-      if ("revisions" in rest) delete rest.revisions;
+      const { sourceId: _id, ...rest } = record;
+      if (rest.kind === "post")
+        return { ...rest, revisions: rest.revisions.map(({ snapshot: _snapshot, ...revision }) => revision) };
       if (rest.kind === "locale") delete rest.createdAt;
       return rest;
     });
 }
+
+const UNPUBLISH = "2099-01-01T00:00:00.000Z";
+const GERMAN_UNPUBLISH = "2098-06-07T08:09:10.000Z";
 
 /** Locales en (default), de → en, fr → de → en; a post in all three, another in en alone. */
 async function seedLocalized(ws: TestWorkspace) {
@@ -81,10 +85,15 @@ async function seedLocalized(ws: TestWorkspace) {
   await call(ws, "POST", "/v1/locales", { code: "fr", name: "Français", fallback: ["de", "en"] });
   const fixtures = restFixtures(app, ws.privateKey);
   const news = await fixtures.category("news");
+  // A localized custom field (a value per translation) and a shared one.
+  await call(ws, "POST", "/v1/fields", { key: "subtitle", name: "Subtitle", type: "text", localized: true });
+  await call(ws, "POST", "/v1/fields", { key: "rating", name: "Rating", type: "number" });
   const post = await fixtures.post({
     slug: "hello",
     categoryId: news.id,
     publishedAt: "2024-01-02T03:04:05.000Z",
+    unpublishAt: UNPUBLISH,
+    fields: { subtitle: "Hi", rating: 5 },
   });
   await fixtures.post({ slug: "only-english", categoryId: news.id });
   await call(ws, "PATCH", `/v1/categories/${news.id}?locale=de`, {
@@ -100,6 +109,8 @@ async function seedLocalized(ws: TestWorkspace) {
     content: "<p>Hallo Welt</p>",
     status: "published",
     publishedAt: "2024-02-03T04:05:06.000Z",
+    unpublishAt: GERMAN_UNPUBLISH,
+    fields: { subtitle: "Hallo!" },
   });
   await call(ws, "PATCH", `/v1/posts/${post.id}?locale=fr`, {
     title: "Bonjour",
@@ -127,9 +138,23 @@ describe("format version 2: locales and post translations", () => {
       expect.objectContaining({ code: "de", name: "Deutsch", isDefault: false, fallback: ["en"] }),
       expect.objectContaining({ code: "fr", name: "Français", isDefault: false, fallback: ["de", "en"] }),
     ]);
+    expect(records.filter((record) => record.kind === "field")).toEqual([
+      expect.objectContaining({ key: "subtitle", localized: true }),
+      expect.objectContaining({ key: "rating", localized: false }),
+    ]);
     const hello = records.find((record) => record.kind === "post" && record.slug === "hello");
+    // Each revision names the translation it is of (the post's own: the default's code).
+    expect(
+      hello?.kind === "post" && hello.revisions.map((revision) => [revision.number, revision.locale]),
+    ).toEqual([
+      [1, "en"],
+      [2, "de"],
+      [3, "fr"],
+    ]);
     expect(hello).toMatchObject({
       locale: "en",
+      unpublishAt: UNPUBLISH,
+      fields: { subtitle: "Hi", rating: 5 },
       translations: [
         {
           locale: "de",
@@ -139,14 +164,16 @@ describe("format version 2: locales and post translations", () => {
           content: "<p>Hallo Welt</p>",
           status: "published",
           publishedAt: "2024-02-03T04:05:06.000Z",
+          unpublishAt: GERMAN_UNPUBLISH,
           createdAt: expect.any(String),
           updatedAt: expect.any(String),
+          fields: { subtitle: "Hallo!" },
         },
-        { locale: "fr", slug: "bonjour", title: "Bonjour", status: "draft" },
+        { locale: "fr", slug: "bonjour", title: "Bonjour", status: "draft", unpublishAt: null, fields: {} },
       ],
     });
     const only = records.find((record) => record.kind === "post" && record.slug === "only-english");
-    expect(only).toMatchObject({ locale: "en", translations: [] });
+    expect(only).toMatchObject({ locale: "en", unpublishAt: null, translations: [] });
   });
 
   it("imports into a fresh workspace: the locales and translations are recreated, served as the source serves them", async () => {
@@ -183,6 +210,19 @@ describe("format version 2: locales and post translations", () => {
     }
     const french = await get(target, "/v1/posts/bonjour?locale=fr&fallback=none&status=all");
     expect(french.post).toMatchObject({ locale: "fr", status: "draft", title: "Bonjour" });
+    // The localized field's German value is the translation's, the shared one the post's.
+    expect(((await get(target, "/v1/posts/hallo?locale=de")).post as Body).fields).toEqual({
+      subtitle: "Hallo!",
+      rating: 5,
+    });
+    // Each translation's revisions are listed under its locale, as in the source.
+    const id = (french.post as Body).id as string;
+    const sourceId = ((await get(source, "/v1/posts/hello")).post as Body).id as string;
+    for (const locale of ["", "?locale=de", "?locale=fr"]) {
+      const numbers = async (ws: TestWorkspace, post: string) =>
+        ((await get(ws, `/v1/posts/${post}/revisions${locale}`)).revisions as Body[]).map((r) => r.number);
+      expect(await numbers(target, id), locale).toEqual(await numbers(source, sourceId));
+    }
     // Each translation's write is in the change log with its locale, as an API write's is.
     const events = (await get(target, "/v1/events?limit=100")).events as { type: string; data: Body }[];
     const ofHello = events.filter((event) => event.data.id === (french.post as Body).id);
@@ -200,6 +240,19 @@ describe("format version 2: locales and post translations", () => {
     const lines = await comparableLines(second);
     expect(lines).toEqual(await comparableLines(first));
     expect(lines.filter((line) => line.kind === "locale")).toHaveLength(3);
+    // What the import wrote of format version 2's later keys is in it: scheduled unpublishes, each
+    // revision's locale, a localized field's values per translation.
+    expect(lines.find((line) => line.kind === "post" && line.slug === "hello")).toMatchObject({
+      unpublishAt: UNPUBLISH,
+      revisions: [{ locale: "en" }, { locale: "de" }, { locale: "fr" }],
+      translations: [
+        { locale: "de", unpublishAt: GERMAN_UNPUBLISH, fields: { subtitle: "Hallo!" } },
+        { locale: "fr", unpublishAt: null, fields: {} },
+      ],
+    });
+    expect(lines.find((line) => line.kind === "field" && line.key === "subtitle")).toMatchObject({
+      localized: true,
+    });
     expect(
       lines.flatMap((line) => ("translations" in line ? ((line.translations ?? []) as unknown[]) : [])),
     ).toHaveLength(2);

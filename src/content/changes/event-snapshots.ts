@@ -9,6 +9,7 @@
 // cannot drift apart unnoticed. Dates are ISO strings and enums lower case, as the REST bodies spell them.
 import type { Prisma } from "../../generated/prisma/client.ts";
 import type { Change } from "../change.ts";
+import { LOCALE_COLUMNS } from "../locales/locale-columns.ts";
 import { TRANSLATION_COLUMNS } from "../post-translation-columns.ts";
 import { isScheduled, liveWhere } from "../post-visibility.ts";
 import { fieldValuesObject } from "../taxonomy/custom-field-values.ts";
@@ -256,18 +257,7 @@ async function fieldSnapshot(tx: Tx, id: string): Promise<Snapshot> {
 
 /** A locale as GET /v1/locales lists it. */
 async function localeSnapshot(tx: Tx, id: string): Promise<Snapshot> {
-  const row = await tx.locale.findUnique({
-    where: { id },
-    select: {
-      id: true,
-      code: true,
-      name: true,
-      isDefault: true,
-      fallback: true,
-      createdAt: true,
-      updatedAt: true,
-    },
-  });
+  const row = await tx.locale.findUnique({ where: { id }, select: LOCALE_COLUMNS });
   if (!row) return null;
   return { ...row, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
 }

@@ -8,7 +8,12 @@ import { defaultLocaleName, fallbackCycle, fallbackProblems } from "../locales/l
 import { sanitizeHtml } from "../sanitize-html.ts";
 import { isValidSlug } from "../slugs.ts";
 import { type ReadClient, takeWorkspaceTurn, type UnitOfWork } from "../writer.ts";
-import type { ImportedLocale, ImportedPost, ImportedTranslation } from "./import-records.ts";
+import type {
+  ImportedLocale,
+  ImportedPost,
+  ImportedRevision,
+  ImportedTranslation,
+} from "./import-records.ts";
 import type { ImportTarget, Written } from "./import-target.ts";
 
 export type LocalePlan =
@@ -99,23 +104,32 @@ function ownVersion(record: ImportedPost, locale: string): ImportedTranslation {
     content: record.content,
     status: record.status,
     publishedAt: record.publishedAt,
+    ...(record.unpublishAt !== undefined ? { unpublishAt: record.unpublishAt } : {}),
     ...(record.createdAt ? { createdAt: record.createdAt } : {}),
     ...(record.updatedAt ? { updatedAt: record.updatedAt } : {}),
+    // All of the post's values: those of localized fields are this version's (postReferences keeps those).
+    fields: record.fields,
   };
 }
 
 /**
  * The record with its own fields in the workspace's default locale and the others as its translations
- * (a record of format version 1, without either, is returned as it is), or why it cannot be: a
- * malformed locale, two versions in one locale, or none in the default locale (whose translation is
- * the post itself, so a post without one has nowhere to go).
+ * (a record of format version 1, without either, is returned as it is), each revision naming the
+ * translation it is of (null: the default's, the post's own), or why it cannot be: a malformed locale,
+ * two versions in one locale, or none in the default locale (whose translation is the post itself, so
+ * a post without one has nowhere to go).
  */
 export async function postInDefaultLocale(
   client: ReadClient,
   target: ImportTarget,
   record: ImportedPost,
 ): Promise<ImportedPost | string> {
-  if (record.locale === undefined && !record.translations?.length) return record;
+  if (
+    record.locale === undefined &&
+    !record.translations?.length &&
+    record.revisions.every((revision) => revision.locale === undefined || revision.locale === null)
+  )
+    return record;
   const stored = await client.locale.findFirst({
     where: { workspaceId: target.workspaceId, isDefault: true },
     select: { code: true },
@@ -132,11 +146,26 @@ export async function postInDefaultLocale(
   const own = versions.find((version) => version.locale === defaultCode);
   if (!own)
     return `it has no translation in the workspace's default locale "${defaultCode}" (only ${versions.map((version) => version.locale).join(", ")}): a post's default-locale translation is the post itself`;
-  const { createdAt: _created, updatedAt: _updated, ...fields } = own;
+  const ownLocale = versions[0]?.locale ?? defaultCode;
+  const revisions: ImportedRevision[] = [];
+  for (const revision of record.revisions) {
+    const locale =
+      revision.locale === undefined || revision.locale === null
+        ? ownLocale
+        : canonicalLocaleCode(revision.locale);
+    if (!locale)
+      return `its revision ${revision.number}'s locale: ${localeCodeProblem(revision.locale ?? "")}`;
+    revisions.push({ ...revision, locale: locale === defaultCode ? null : locale });
+  }
+  const { createdAt: _created, updatedAt: _updated, fields: ownValues, ...columns } = own;
   return {
     ...record,
-    ...fields,
+    ...columns,
+    unpublishAt: own.unpublishAt,
+    // The default-locale version's values of localized fields are the post's own.
+    fields: { ...record.fields, ...ownValues },
     locale: defaultCode,
+    revisions,
     translations: versions.filter((version) => version !== own),
   };
 }
@@ -215,8 +244,10 @@ const statusOf = (released: boolean) => (released ? ("published" as const) : ("d
 /**
  * The post's translations as the record has them, when it has any list of them: those it had before and
  * the record lacks are removed,
- * the others written anew (releasedAt kept where they were public). Each records its change with its
- * locale, as a write through the API does (posts.ts).
+ * the others written anew (releasedAt kept where they were public, and a scheduled unpublish where the
+ * record says nothing of one) with their values of localized fields (`values`: by locale, field id and
+ * value, as postReferences found them). Each records its change with its locale, as a write through the
+ * API does (posts.ts).
  */
 export async function writeTranslations(
   uow: UnitOfWork,
@@ -224,6 +255,7 @@ export async function writeTranslations(
   postId: string,
   record: ImportedPost,
   existed: boolean,
+  values: ReadonlyMap<string, [string, unknown][]> = new Map(),
 ): Promise<void> {
   // A record without translations at all (format version 1, a source without languages) says nothing
   // of them: those the post has (written through the API since) are left as they are.
@@ -232,7 +264,7 @@ export async function writeTranslations(
   const before = existed
     ? await uow.tx.postTranslation.findMany({
         where: { postId },
-        select: { locale: true, slug: true, releasedAt: true },
+        select: { locale: true, slug: true, releasedAt: true, unpublishAt: true },
       })
     : [];
   if (before.length === 0 && translations.length === 0) return;
@@ -253,11 +285,25 @@ export async function writeTranslations(
       status: translation.status,
       publishedAt,
       releasedAt: released ? (previous.get(translation.locale)?.releasedAt ?? publishedAt) : null,
+      unpublishAt:
+        translation.unpublishAt === undefined
+          ? (previous.get(translation.locale)?.unpublishAt ?? null)
+          : translation.unpublishAt
+            ? new Date(translation.unpublishAt)
+            : null,
       createdAt: translation.createdAt ? new Date(translation.createdAt) : now,
       updatedAt: translation.updatedAt ? new Date(translation.updatedAt) : now,
     };
   });
   if (rows.length > 0) await uow.tx.postTranslation.createMany({ data: rows });
+  const valueRows = [...values].flatMap(([locale, entries]) =>
+    entries.map(([fieldId, value]) => ({ locale, fieldId, value })),
+  );
+  // One jsonb parameter, as the post's own values (import-writes.ts, insertFieldValues).
+  if (valueRows.length > 0)
+    await uow.tx.$executeRaw`INSERT INTO "PostTranslationFieldValue" ("postId", locale, "fieldId", value)
+      SELECT ${postId}, v.locale, v."fieldId", v.value
+        FROM jsonb_to_recordset(${JSON.stringify(valueRows)}::jsonb) AS v(locale text, "fieldId" text, value jsonb)`;
   for (const row of rows) {
     const was = previous.get(row.locale);
     uow.changed({

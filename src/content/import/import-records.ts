@@ -42,6 +42,11 @@ export interface ImportedField {
   description: string | null;
   type: "text" | "number" | "boolean" | "date" | "richtext" | "select" | "multiselect";
   required: boolean;
+  /**
+   * Whether its values are per translation (issue 56). Absent: a field the workspace has keeps its
+   * setting, a new one is not localized.
+   */
+  localized?: boolean;
   position: number;
   options: { value: string; label: string; position: number; createdAt?: string; updatedAt?: string }[];
   createdAt?: string;
@@ -74,6 +79,11 @@ export interface ImportedMedia {
 
 export interface ImportedRevision {
   number: number;
+  /**
+   * The locale of the translation the revision is of (issue 56). Absent or null: the post's own locale
+   * (ImportedPost.locale, else the workspace's default).
+   */
+  locale?: string | null;
   createdAt: string;
   actorName: string | null;
   /** The post's read form after that write (post-revisions.ts); ids inside are the source's. */
@@ -108,8 +118,12 @@ export interface ImportedTranslation {
   content: string;
   status: "published" | "draft";
   publishedAt: string;
+  /** Its scheduled unpublish; null: none; absent: none for a new translation, else left as it is. */
+  unpublishAt?: string | null;
   createdAt?: string;
   updatedAt?: string;
+  /** Its values of localized custom fields, by key (a shared field's value is the post's). */
+  fields?: Record<string, unknown>;
 }
 
 export interface ImportedPost {
@@ -131,6 +145,8 @@ export interface ImportedPost {
   content: string;
   attribution: string | null;
   publishedAt: string;
+  /** A scheduled unpublish; null: none; absent: none for a new post, an existing post's left as it is. */
+  unpublishAt?: string | null;
   createdAt?: string;
   updatedAt?: string;
   /** Slugs. */

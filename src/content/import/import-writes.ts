@@ -245,12 +245,17 @@ async function writeField(
     description: record.description,
     type: record.type,
     required: record.required,
+    // Absent (an archive before it, another source): a field the workspace has keeps its setting.
+    ...(record.localized !== undefined ? { localized: record.localized } : {}),
     position: record.position,
     updatedAt: dateOr(record.updatedAt, now),
   };
   let id = existing;
   if (id) {
     await uow.tx.fieldOption.deleteMany({ where: { fieldId: id } });
+    // Shared now: the translations' own values go, as when the API turns a field shared (custom-fields.ts).
+    if (record.localized === false)
+      await uow.tx.postTranslationFieldValue.deleteMany({ where: { fieldId: id } });
     await uow.tx.field.update({ where: { id }, data: { ...data, options: { create: options } } });
   } else {
     const row = await uow.tx.field.create({
@@ -399,7 +404,7 @@ async function writePost(
         reason: `its revision ${revision.number} is malformed: ${problem.field}: ${problem.message}`,
       };
   }
-  const oversized = oversizedText(record);
+  const oversized = oversizedText(record) ?? malformedUnpublish(record);
   if (oversized) return { outcome: "failed", reason: oversized };
   const refs = await postReferences(client, target, record, uow === null);
   if ("missing" in refs) return { outcome: "failed", reason: refs.missing };
@@ -428,6 +433,10 @@ async function writePost(
     attribution: record.attribution,
     publishedAt,
     releasedAt: released ? (before?.releasedAt ?? publishedAt) : null,
+    // Absent (an archive before it, another source): none on a new post, an existing post's kept.
+    ...(record.unpublishAt !== undefined
+      ? { unpublishAt: record.unpublishAt ? new Date(record.unpublishAt) : null }
+      : {}),
     updatedAt: dateOr(record.updatedAt, now),
     categoryId: refs.categoryId,
     tags: { create: refs.tagIds.map((tagId) => ({ tagId })) },
@@ -458,6 +467,8 @@ async function writePost(
         postId,
         workspaceId: target.workspaceId,
         number: revision.number,
+        // Null: the default locale's (postInDefaultLocale made it so).
+        locale: revision.locale ?? null,
         createdAt: new Date(revision.createdAt),
         actorName: revision.actorName,
         snapshot: target.links.rewriteSnapshot(revision.snapshot) as Json,
@@ -475,7 +486,7 @@ async function writePost(
     // The source's revisions are the post's history; without any, the import is its first write.
     ...(record.revisions.length === 0 ? { revision: { actor: null, keep: KEEP_REVISIONS } } : {}),
   });
-  await writeTranslations(uow, target, postId, record, existing !== null);
+  await writeTranslations(uow, target, postId, record, existing !== null, refs.translationValues);
   return { outcome: existing ? "updated" : "created", targetId: postId };
 }
 
@@ -486,6 +497,16 @@ function oversizedText(record: ImportedPost): string | null {
     const limit = POST_TEXT_LIMITS[field];
     if (length > limit)
       return `its ${field === "content" ? "body" : field} is ${length.toLocaleString("en")} characters long; the limit is ${limit.toLocaleString("en")}`;
+  }
+  return null;
+}
+
+/** Why the record's scheduled unpublish (its own, a translation's) is not one, if it is not. */
+function malformedUnpublish(record: ImportedPost): string | null {
+  for (const version of [record, ...(record.translations ?? [])]) {
+    const { unpublishAt } = version;
+    if (unpublishAt && Number.isNaN(Date.parse(unpublishAt)))
+      return `${version === record ? "its" : `its "${(version as { locale: string }).locale}" translation's`} unpublishAt "${unpublishAt}" is not a date`;
   }
   return null;
 }
@@ -510,7 +531,14 @@ async function insertFieldValues(
 }
 
 type PostReferences =
-  | { categoryId: string; tagIds: string[]; authorIds: string[]; values: [string, unknown][] }
+  | {
+      categoryId: string;
+      tagIds: string[];
+      authorIds: string[];
+      values: [string, unknown][];
+      /** The translations' values of localized fields: by locale, [field id, value]. */
+      translationValues: Map<string, [string, unknown][]>;
+    }
   | { missing: string };
 
 async function postReferences(
@@ -532,7 +560,7 @@ async function postReferences(
       where: { workspaceId, slug: { in: record.authors } },
       select: { id: true, slug: true },
     }),
-    client.field.findMany({ where: { workspaceId }, select: { id: true, key: true } }),
+    client.field.findMany({ where: { workspaceId }, select: { id: true, key: true, localized: true } }),
   ]);
   if (!category && !planned("category", record.category))
     return { missing: `its category "${record.category}" is not in the workspace` };
@@ -550,7 +578,29 @@ async function postReferences(
     if (!fieldId) return { missing: `its custom field "${key}" is not defined in the workspace` };
     values.push([fieldId, value]);
   }
-  return { categoryId: category?.id ?? `planned:${record.category}`, tagIds, authorIds, values };
+  const translationValues = new Map<string, [string, unknown][]>();
+  const byKey = new Map(fields.map((field) => [field.key, field]));
+  for (const translation of record.translations ?? []) {
+    const entries: [string, unknown][] = [];
+    for (const [key, value] of Object.entries(translation.fields ?? {})) {
+      if (value === null || value === undefined) continue;
+      const field = byKey.get(key);
+      if (!field && !planned("field", key))
+        return {
+          missing: `its "${translation.locale}" translation's custom field "${key}" is not defined in the workspace`,
+        };
+      // A shared field's value is the post's: a translation has none of its own.
+      if (field?.localized) entries.push([field.id, value]);
+    }
+    if (entries.length > 0) translationValues.set(translation.locale, entries);
+  }
+  return {
+    categoryId: category?.id ?? `planned:${record.category}`,
+    tagIds,
+    authorIds,
+    values,
+    translationValues,
+  };
 }
 
 /** The ids of `slugs` in their order, or the first slug that has none. */

@@ -127,9 +127,10 @@ export async function updateLocale(
 /**
  * Removes a locale; returns its id. Never the default (a workspace always has one), and never one
  * another locale still falls back to: the 409 names them, so that removing a locale never silently
- * changes what another locale's readers are served. Nor one that holds post translations unless
- * `force`: then they go with it, each recorded as its removal with `DELETE /v1/posts/{id}?locale=` is,
- * so feeds, webhooks and caches learn of every one.
+ * changes what another locale's readers are served. Nor one that holds translations (of posts,
+ * categories, tags or authors) unless `force`: then they go with it, each recorded as its removal with
+ * `DELETE /v1/posts/{id}?locale=` (`/v1/categories/{id}?locale=`, …) is, so feeds, webhooks and caches
+ * learn of every one.
  */
 export async function deleteLocale(
   prisma: PrismaClient,
@@ -157,11 +158,16 @@ export async function deleteLocale(
         "fallback",
       );
     const translations = await heldTranslations(uow.tx, workspaceId, localeCode);
-    if (translations.length > 0 && !options.force)
+    const names = await heldNames(uow.tx, workspaceId, localeCode);
+    if ((translations.length > 0 || names.length > 0) && !options.force)
       throw new ConflictError(
-        `Locale "${localeCode}" holds ${translations.length} post translation${translations.length === 1 ? "" : "s"}; remove them first, or ask with force=true to remove them with the locale`,
+        `Locale "${localeCode}" holds ${heldCounts(translations.length, names)}; remove them first, or ask with force=true to remove them with the locale`,
         "force",
       );
+    // A category's, tag's or author's name in the locale goes too: each recorded as its removal with
+    // `DELETE /v1/categories/{id}?locale=` is (taxonomy.ts), so readers of that locale learn of it.
+    for (const name of names)
+      uow.changed({ resource: name.kind, action: "updated", id: name.id, workspaceId, locale: localeCode });
     for (const translation of translations)
       uow.changed({
         resource: "post",
@@ -172,7 +178,7 @@ export async function deleteLocale(
         slug: translation.slug,
         statusChange: { from: translation.releasedAt ? "published" : "draft", to: "draft" },
       });
-    // The translations go with the row (PostTranslation's foreign key cascades).
+    // The translations go with the row (the translation tables' foreign keys cascade).
     await uow.tx.locale.delete({ where: { id: locale.id } });
     uow.changed({ resource: "locale", action: "deleted", id: locale.id, workspaceId, slug: localeCode });
     return locale.id;
@@ -277,6 +283,42 @@ async function heldTranslations(tx: WriteClient, workspaceId: string, code: stri
     select: { postId: true, slug: true, releasedAt: true },
     orderBy: { postId: "asc" },
   });
+}
+
+type NamedKind = "category" | "tag" | "author";
+
+/**
+ * The categories, tags and authors with a name in the locale (read after heldTranslations locked its
+ * row), by kind, in one statement.
+ */
+function heldNames(
+  tx: WriteClient,
+  workspaceId: string,
+  code: string,
+): Promise<{ kind: NamedKind; id: string }[]> {
+  return tx.$queryRawUnsafe(
+    `SELECT 'category' AS kind, "categoryId" AS id FROM "CategoryTranslation" WHERE "workspaceId" = $1 AND locale = $2
+     UNION ALL SELECT 'tag', "tagId" FROM "TagTranslation" WHERE "workspaceId" = $1 AND locale = $2
+     UNION ALL SELECT 'author', "authorId" FROM "AuthorTranslation" WHERE "workspaceId" = $1 AND locale = $2
+     ORDER BY kind, id`,
+    workspaceId,
+    code,
+  );
+}
+
+/** What a locale holds, as its 409 says it: "2 post translations, 1 category translation and 1 author translation". */
+function heldCounts(posts: number, names: readonly { kind: NamedKind }[]): string {
+  const parts = (
+    [
+      ["post", posts],
+      ...(["category", "tag", "author"] as const).map(
+        (kind) => [kind, names.filter((name) => name.kind === kind).length] as const,
+      ),
+    ] as const
+  )
+    .filter(([, count]) => count > 0)
+    .map(([kind, count]) => `${count} ${kind} translation${count === 1 ? "" : "s"}`);
+  return parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}` : (parts[0] ?? "");
 }
 
 async function unsetDefault(uow: UnitOfWork, workspaceId: string, stored: StoredLocale[]): Promise<void> {

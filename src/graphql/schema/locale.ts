@@ -86,7 +86,7 @@ builder.mutationFields((t) => ({
   deleteLocale: t.field({
     type: DeleteResult,
     description:
-      "Removes a locale: never the default, nor one another locale falls back to (CONFLICT naming them), nor one holding post translations unless `force` (then they are removed with it, each recorded)",
+      "Removes a locale: never the default, nor one another locale falls back to (CONFLICT naming them), nor one holding translations (of posts, categories, tags or authors) unless `force` (then they are removed with it, each recorded)",
     args: {
       code: t.arg({ type: "LocaleCode", required: true }),
       force: t.arg.boolean({ required: false, defaultValue: false }),

@@ -88,14 +88,14 @@ export const localeRoutes: RestRoute[] = [
     path: "/locales/{code}",
     tag: "Locales",
     summary:
-      "Remove a locale: never the default, nor one another locale falls back to, nor one holding post translations unless force=true",
+      "Remove a locale: never the default, nor one another locale falls back to, nor one holding translations (of posts, categories, tags or authors) unless force=true",
     query: [
       {
         name: "force",
         kind: "enum",
         values: ["true", "false"],
         description:
-          "true: also remove the locale's post translations (each recorded as its own removal); without it, a locale holding any is a 409",
+          "true: also remove the locale's translations of posts, categories, tags and authors (each recorded as its own removal); without it, a locale holding any is a 409",
       },
     ],
     document:
@@ -104,7 +104,7 @@ export const localeRoutes: RestRoute[] = [
     reshape: (data) => data.deleteLocale,
     status: 200,
     errors: {
-      409: "The default locale, a locale in another's fallback chain, or one holding post translations (without force=true)",
+      409: "The default locale, a locale in another's fallback chain, or one holding translations (without force=true)",
     },
     response: DeleteResultShape,
   },

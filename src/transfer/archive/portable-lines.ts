@@ -27,7 +27,11 @@ const translationLine = z.object({
   content: z.string(),
   status: z.enum(["published", "draft"]),
   publishedAt: z.string(),
+  /** Its scheduled unpublish (null or absent: none). */
+  unpublishAt: z.string().nullable().optional(),
   ...timestamps,
+  /** Its values of localized custom fields, by key (absent: none). */
+  fields: z.record(z.string(), z.unknown()).optional(),
 });
 
 export const lineSchemas = {
@@ -62,6 +66,8 @@ export const lineSchemas = {
     description: nullableText,
     type: z.enum(["text", "number", "boolean", "date", "richtext", "select", "multiselect"]),
     required: z.boolean(),
+    /** Whether its values are per translation (absent: as the workspace's field of that key has it, else not). */
+    localized: z.boolean().optional(),
     position: z.number().int(),
     options: z.array(
       z.object({ value: z.string(), label: z.string(), position: z.number().int(), ...timestamps }),
@@ -90,6 +96,8 @@ export const lineSchemas = {
     content: z.string(),
     attribution: nullableText,
     publishedAt: z.string(),
+    /** The post's scheduled unpublish (null or absent: none). */
+    unpublishAt: z.string().nullable().optional(),
     category: z.string(),
     tags: z.array(z.string()),
     authors: z.array(z.string()),
@@ -97,6 +105,8 @@ export const lineSchemas = {
     revisions: z.array(
       z.object({
         number: z.number().int(),
+        /** The locale of the translation it is of (absent: the post's own, `locale`). */
+        locale: z.string().nullable().optional(),
         createdAt: z.string(),
         actorName: nullableText,
         snapshot: z.record(z.string(), z.unknown()),

@@ -3,6 +3,8 @@
 // References are written as slugs (a field by its key): they survive the move to another workspace,
 // where ids are new.
 import type { ImportKind } from "../../content/import/import-records.ts";
+import { LOCALE_COLUMNS } from "../../content/locales/locale-columns.ts";
+import { TRANSLATION_COLUMNS } from "../../content/post-translation-columns.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { absoluteMediaReferences, absoluteMediaReferencesIn } from "../../media/media-references.ts";
 import type { MediaStorage } from "../../media/storage.ts";
@@ -64,15 +66,7 @@ export async function* localeLines(
   const rows = await prisma.locale.findMany({
     where: { workspaceId },
     orderBy: [{ isDefault: "desc" }, { code: "asc" }],
-    select: {
-      id: true,
-      code: true,
-      name: true,
-      isDefault: true,
-      fallback: true,
-      createdAt: true,
-      updatedAt: true,
-    },
+    select: LOCALE_COLUMNS,
   });
   const byCode = new Map(rows.map((row) => [row.code, row]));
   const written = new Set<string>();
@@ -167,6 +161,7 @@ export async function* fieldLines(
       description: row.description,
       type: row.type,
       required: row.required,
+      localized: row.localized,
       position: row.position,
       options: row.options.map(({ value, label, position, createdAt, updatedAt }) => ({
         value,
@@ -229,6 +224,7 @@ export async function* postLines(
           content: true,
           attribution: true,
           publishedAt: true,
+          unpublishAt: true,
           createdAt: true,
           updatedAt: true,
           category: { select: { slug: true } },
@@ -237,20 +233,19 @@ export async function* postLines(
           fieldValues: { select: { value: true, field: { select: { key: true } } } },
           revisions: {
             orderBy: { number: "asc" },
-            select: { number: true, createdAt: true, actorName: true, snapshot: true },
+            select: { number: true, createdAt: true, actorName: true, snapshot: true, locale: true },
           },
           translations: {
             orderBy: { locale: "asc" },
             select: {
               locale: true,
-              slug: true,
-              title: true,
-              description: true,
-              content: true,
-              status: true,
-              publishedAt: true,
+              ...TRANSLATION_COLUMNS,
+              unpublishAt: true,
               createdAt: true,
-              updatedAt: true,
+              fieldValues: {
+                select: { value: true, field: { select: { key: true } } },
+                orderBy: { fieldId: "asc" },
+              },
             },
           },
         },
@@ -271,6 +266,7 @@ export async function* postLines(
       content: absoluteMediaReferences(row.content, (key) => storage.urlFor(key)),
       attribution: row.attribution,
       publishedAt: iso(row.publishedAt),
+      unpublishAt: row.unpublishAt && iso(row.unpublishAt),
       createdAt: iso(row.createdAt),
       updatedAt: iso(row.updatedAt),
       category: row.category.slug,
@@ -279,6 +275,8 @@ export async function* postLines(
       fields: Object.fromEntries(row.fieldValues.map((value) => [value.field.key, value.value])),
       revisions: row.revisions.map((revision) => ({
         number: revision.number,
+        // The translation it is of: the default's code for the post's own (stored as null).
+        ...(defaultLocale ? { locale: revision.locale ?? defaultLocale.code } : {}),
         createdAt: iso(revision.createdAt),
         actorName: revision.actorName,
         // A revision is the post's read form as stored: relative references made absolute as above.
@@ -287,12 +285,15 @@ export async function* postLines(
           unknown
         >,
       })),
-      translations: row.translations.map((translation) => ({
+      translations: row.translations.map(({ fieldValues, ...translation }) => ({
         ...translation,
         content: absoluteMediaReferences(translation.content, (key) => storage.urlFor(key)),
         publishedAt: iso(translation.publishedAt),
+        unpublishAt: translation.unpublishAt && iso(translation.unpublishAt),
         createdAt: iso(translation.createdAt),
         updatedAt: iso(translation.updatedAt),
+        // Its values of localized custom fields (the shared fields' are the post's `fields`).
+        fields: Object.fromEntries(fieldValues.map((value) => [value.field.key, value.value])),
       })),
     };
   }
