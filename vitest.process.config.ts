@@ -33,6 +33,7 @@ export const PROCESS_CONTRACT_FILES = [
   "posts",
   "posts-list",
   "posts-update",
+  "unpublish-visibility",
   "post-translations",
   "post-translation-isolation",
   "post-translation-previews",

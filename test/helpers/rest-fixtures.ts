@@ -18,6 +18,7 @@ export interface PostInput {
   featured?: boolean;
   coverImage?: string | null;
   publishedAt?: string;
+  unpublishAt?: string;
   fields?: Record<string, unknown>;
 }
 

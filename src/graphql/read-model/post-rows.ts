@@ -72,6 +72,7 @@ interface PostColumns {
   publishedAt: number;
   createdAt: number;
   updatedAt: number;
+  unpublishAt: number | null;
   categoryId: string;
   category?: RowArray;
   authors?: RowArray[];
@@ -380,6 +381,7 @@ function prismaShapeFor(relationColumns: RelationColumns): (columns: PostColumns
       publishedAt: new Date(columns.publishedAt),
       createdAt: new Date(columns.createdAt),
       updatedAt: new Date(columns.updatedAt),
+      unpublishAt: columns.unpublishAt === null ? null : new Date(columns.unpublishAt),
       categoryId: columns.categoryId,
     };
     if (columns.category !== undefined) row.category = decodeRow(taxonomy, columns.category);
