@@ -130,7 +130,8 @@ export function createGraphQLAnswers(options: {
             workspaceId,
             head,
             dependencies: answer.dependencies.join(" "),
-            expiresAt: answer.expiresAt == null ? "" : String(answer.expiresAt),
+            // Only when bounded: an unbounded answer's header is as before.
+            ...(answer.expiresAt == null ? {} : { expiresAt: String(answer.expiresAt) }),
           },
           Buffer.from(answer.text),
         ),

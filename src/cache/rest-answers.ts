@@ -259,7 +259,8 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
             workspaceId,
             head,
             dependencies: dependencies.join(" "),
-            expiresAt: answer.expiresAt === null ? "" : String(answer.expiresAt),
+            // Only when bounded: an unbounded answer's header is as before.
+            ...(answer.expiresAt === null ? {} : { expiresAt: String(answer.expiresAt) }),
           },
           answer.body,
         ),
