@@ -34,6 +34,7 @@ export const PROCESS_CONTRACT_FILES = [
   "posts-list",
   "posts-update",
   "post-taxonomy-locale",
+  "unpublish-visibility",
   "post-translations",
   "post-translation-isolation",
   "post-translation-previews",

@@ -21,6 +21,11 @@ export interface GraphQLAnswer {
   workspaceId: string;
   head: string;
   dependencies: readonly string[];
+  /**
+   * Never served from this moment on (ms; null: no bound): the earliest unpublishAt of the posts it
+   * returned, public to nobody from then on, before the scheduler records its event.
+   */
+  expiresAt?: number | null;
 }
 
 /** What the answer is of: who asks (workspace, what the key may see) and the operation as sent. */
@@ -79,6 +84,7 @@ export function createGraphQLAnswers(options: {
   };
   const fresh = (answer: GraphQLAnswer, head: string) =>
     answer.bytes <= options.maxAnswerBytes &&
+    (answer.expiresAt == null || Date.now() < answer.expiresAt) &&
     (answer.head === head ||
       changes?.isFresh(answer.workspaceId, Number(answer.head), answer.dependencies, checkOf(answer)) ===
         true);
@@ -120,7 +126,13 @@ export function createGraphQLAnswers(options: {
       shared?.set(
         `graphql:${key}`,
         packAnswer(
-          { workspaceId, head, dependencies: answer.dependencies.join(" ") },
+          {
+            workspaceId,
+            head,
+            dependencies: answer.dependencies.join(" "),
+            // Only when bounded: an unbounded answer's header is as before.
+            ...(answer.expiresAt == null ? {} : { expiresAt: String(answer.expiresAt) }),
+          },
           Buffer.from(answer.text),
         ),
       );
@@ -134,10 +146,14 @@ function fromShared(value: Buffer | null, maxAnswerBytes: number): GraphQLAnswer
   const unpacked = value && unpackAnswer(value);
   // Not even parsed when the door may not send it.
   if (!unpacked || unpacked.body.length > maxAnswerBytes) return undefined;
-  const { workspaceId, head, dependencies } = unpacked.header;
+  const { workspaceId, head, dependencies, expiresAt } = unpacked.header;
   if (typeof workspaceId !== "string" || typeof head !== "string" || typeof dependencies !== "string")
     return undefined;
   if (!Number.isSafeInteger(Number(head))) return undefined;
+  // Absent (stored by an instance that knows no bound): none; one that cannot be read: not served.
+  if (expiresAt !== undefined && typeof expiresAt !== "string") return undefined;
+  const bound = expiresAt ? Number(expiresAt) : null;
+  if (bound !== null && !Number.isSafeInteger(bound)) return undefined;
   try {
     const text = unpacked.body.toString("utf8");
     const parsed = JSON.parse(text) as { data?: unknown } | null;
@@ -150,6 +166,7 @@ function fromShared(value: Buffer | null, maxAnswerBytes: number): GraphQLAnswer
       workspaceId,
       head,
       dependencies: dependencies.split(" ").filter(Boolean),
+      expiresAt: bound,
     };
   } catch {
     return undefined;

@@ -47,12 +47,14 @@ export interface JsonAnswer {
   workspaceId: string;
   /** Every record id the body holds; null when there were more than the tagging bound. */
   ids: readonly string[] | null;
+  /** The earliest `unpublishAt` in the body (ms): a post it shows is public to nobody from then on. */
+  expiresAt: number | null;
   /** The body compressed: made on first demand, and kept with a stored answer. */
   encoded(encoding: Encoding): Buffer;
 }
 
 /** What sending an answer needs: its bytes, validators, tags and encodings. */
-export type SendableAnswer = Omit<JsonAnswer, "workspaceId" | "ids">;
+export type SendableAnswer = Omit<JsonAnswer, "workspaceId" | "ids" | "expiresAt">;
 
 /** A stored answer as served: its bytes copied out of the slab, with where and when it was computed. */
 export interface CachedAnswer extends SendableAnswer {
@@ -69,6 +71,8 @@ interface StoredAnswer {
   dependencies: readonly string[];
   /** How far the change index has found it unchanged (change-index.ts FreshnessCheck). */
   checked: FreshnessCheck;
+  /** Never served from this moment on (ms; null: no bound): the earliest unpublishAt the body shows. */
+  expiresAt: number | null;
   workspaceId: string;
   route: string;
   etag: string;
@@ -132,9 +136,12 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   });
   const { shared, changes } = options;
   /** Unchanged since it was computed, as far as every event up to the request's head goes. */
+  // A post whose unpublishAt comes is public to nobody from that instant, before the scheduler records
+  // its event (post-visibility.ts): an answer showing it is not served from then on, on any instance.
   const fresh = (stored: Omit<StoredAnswer, "body" | "encoded">, head: string) =>
-    stored.head === head ||
-    changes?.isFresh(stored.workspaceId, stored.position, stored.dependencies, stored.checked) === true;
+    (stored.expiresAt === null || Date.now() < stored.expiresAt) &&
+    (stored.head === head ||
+      changes?.isFresh(stored.workspaceId, stored.position, stored.dependencies, stored.checked) === true);
   let hits = 0;
   let misses = 0;
   /** A slot's bytes, written again when the writer is more than half round past them (a hot answer stays). */
@@ -239,12 +246,22 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
         dependencies,
         position: Number(head),
         checked: newFreshnessCheck(),
+        expiresAt: answer.expiresAt,
       };
       const stored = store(key, header, answer.body);
       shared?.set(
         sharedKey(key),
         packAnswer(
-          { etag, tags, route, workspaceId, head, dependencies: dependencies.join(" ") },
+          {
+            etag,
+            tags,
+            route,
+            workspaceId,
+            head,
+            dependencies: dependencies.join(" "),
+            // Only when bounded: an unbounded answer's header is as before.
+            ...(answer.expiresAt === null ? {} : { expiresAt: String(answer.expiresAt) }),
+          },
           answer.body,
         ),
       );
@@ -269,11 +286,15 @@ function fromShared(
 ): { header: Omit<StoredAnswer, "body" | "encoded">; body: Buffer } | undefined {
   const unpacked = value && unpackAnswer(value);
   if (!unpacked) return undefined;
-  const { etag, tags, route, workspaceId, head, dependencies } = unpacked.header;
+  const { etag, tags, route, workspaceId, head, dependencies, expiresAt } = unpacked.header;
   const strings = [etag, tags, route, workspaceId, head, dependencies];
   if (!strings.every((value) => typeof value === "string")) return undefined;
   const position = Number(head);
   if (!Number.isSafeInteger(position)) return undefined;
+  // Stored by an instance that knows no bound (absent): no bound; one it cannot read: not served.
+  const bound = typeof expiresAt === "string" && expiresAt !== "" ? Number(expiresAt) : null;
+  if (expiresAt !== undefined && typeof expiresAt !== "string") return undefined;
+  if (bound !== null && !Number.isSafeInteger(bound)) return undefined;
   return {
     header: {
       etag: etag as string,
@@ -284,6 +305,7 @@ function fromShared(
       position,
       dependencies: (dependencies as string).split(" ").filter(Boolean),
       checked: newFreshnessCheck(),
+      expiresAt: bound,
     },
     body: unpacked.body,
   };
@@ -297,8 +319,9 @@ const MAX_TAGGED_IDS = MAX_RECORD_DEPENDENCIES;
 /** An answer from its body: validators and surrogate keys (the workspace, `kind`, each record id). */
 export function jsonAnswer(value: unknown, workspaceId: string, kind: string): JsonAnswer {
   const body = Buffer.from(JSON.stringify(value));
-  const ids = new Set<string>();
-  collectIds(value, ids);
+  const found: Found = { ids: new Set<string>(), expiresAt: null };
+  collectIds(value, found);
+  const { ids } = found;
   const tagged = ids.size <= MAX_TAGGED_IDS ? [...ids] : null;
   const tags = [`ws-${workspaceId}`, kind, ...(tagged ?? [])].join(" ");
   const encoded: Partial<Record<Encoding, Buffer>> = {};
@@ -308,14 +331,21 @@ export function jsonAnswer(value: unknown, workspaceId: string, kind: string): J
     tags,
     workspaceId,
     ids: tagged,
+    expiresAt: found.expiresAt,
     encoded: (encoding) => (encoded[encoding] ??= encode(body, encoding)),
   };
 }
 
-function collectIds(value: unknown, ids: Set<string>): void {
-  if (ids.size > MAX_TAGGED_IDS || value === null || typeof value !== "object") return;
+/** What a body's walk finds: its record ids (up to the bound) and its earliest `unpublishAt`. */
+interface Found {
+  ids: Set<string>;
+  expiresAt: number | null;
+}
+
+function collectIds(value: unknown, found: Found): void {
+  if (value === null || typeof value !== "object") return;
   if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) collectIds(value[index], ids);
+    for (let index = 0; index < value.length; index++) collectIds(value[index], found);
     return;
   }
   // for…in over a plain body object: no entries array per object (this runs on every computed answer).
@@ -323,8 +353,14 @@ function collectIds(value: unknown, ids: Set<string>): void {
   for (const name in record) {
     const item = record[name];
     if (typeof item === "string") {
-      if (name === "id") ids.add(item);
-    } else if (typeof item === "object") collectIds(item, ids);
+      if (name === "id") {
+        if (found.ids.size <= MAX_TAGGED_IDS) found.ids.add(item);
+      } else if (name === "unpublishAt") {
+        // A post body's scheduled unpublish (only set ones are shown): the answer's bound.
+        const at = Date.parse(item);
+        if (!Number.isNaN(at) && (found.expiresAt === null || at < found.expiresAt)) found.expiresAt = at;
+      }
+    } else if (typeof item === "object") collectIds(item, found);
   }
 }
 

@@ -9,4 +9,5 @@ export const TRANSLATION_COLUMNS = {
   status: true,
   publishedAt: true,
   updatedAt: true,
+  unpublishAt: true,
 } as const;

@@ -1,7 +1,10 @@
 // Which posts are public: the one rule every read of public content applies (who may see past it,
 // drafts and scheduled posts, is src/auth/access-rules.ts). A post is public ("live") when its status is
-// `published` and its `publishedAt` has come; one with status `published` and a `publishedAt` ahead is
-// scheduled, and reads treat it as unpublished until then (private keys can list it as `scheduled`).
+// `published`, its `publishedAt` has come and its `unpublishAt` (scheduled unpublishing) is unset or
+// still ahead; one with status `published` and a `publishedAt` ahead is scheduled, and reads treat it as
+// unpublished until then (private keys can list it as `scheduled`). One whose `unpublishAt` has passed is
+// public to nobody from that instant, whether or not the scheduler has made it a draft yet: it is neither
+// `published` nor `scheduled` to a status filter (private keys see it with `all`).
 // The rule has three forms because the reads have three languages: a Prisma `where` (plugin-prisma's
 // lists and counts), a SQL condition on `"Post" p` (the read model's page query) and a check of a
 // record already read (an event's copy of a post, a row); all three take the same `now`.
@@ -16,7 +19,25 @@ export type PostStatusFilter = "published" | "scheduled" | "draft" | "all";
 
 /** Public posts as a Prisma `where` on Post. */
 export function liveWhere(now: Date): Prisma.PostWhereInput {
-  return { status: "published", publishedAt: { lte: now } };
+  return { status: "published", publishedAt: { lte: now }, AND: [notUnpublished(now)] };
+}
+
+/**
+ * unpublishAt unset or ahead, under AND (never a top-level OR: callers spread the rule beside their
+ * own `OR`, such as byIdentifier's id-or-slug; one spreading its own AND must put the rule inside it).
+ */
+function notUnpublished(now: Date) {
+  return { OR: [{ unpublishAt: null }, { unpublishAt: { gt: now } }] };
+}
+
+/** Public translations as a Prisma `where` on PostTranslation (the same rule). */
+export function liveTranslationWhere(now: Date): Prisma.PostTranslationWhereInput {
+  return { status: "published", publishedAt: { lte: now }, AND: [notUnpublished(now)] };
+}
+
+/** The same rule as SQL on a Post or PostTranslation alias (`p`, `t`), with `at` a UTC wall-time timestamp. */
+export function liveSql(alias: string, at: string): string {
+  return `${alias}.status = 'published'::"PostStatus" AND ${alias}."publishedAt" <= ${at} AND (${alias}."unpublishAt" IS NULL OR ${alias}."unpublishAt" > ${at})`;
 }
 
 /** A status filter as a Prisma `where` on Post (empty for `all`). */
@@ -40,18 +61,32 @@ export function statusCondition(status: PostStatusFilter, now: Date, params: Par
   // Prisma keeps UTC in timestamp(3) columns: compare with the same UTC wall time.
   const at = `(${params.add(now.toISOString())}::timestamptz AT TIME ZONE 'UTC')`;
   return status === "published"
-    ? `p.status = 'published'::"PostStatus" AND p."publishedAt" <= ${at}`
+    ? liveSql("p", at)
     : `p.status = 'published'::"PostStatus" AND p."publishedAt" > ${at}`;
 }
 
 /** Whether a record read already (a row, an event's copy of a post) is public at `now`. */
-export function isLive(post: { status?: unknown; publishedAt?: unknown }, now: Date): boolean {
+// `unpublishAt` absent from a record (undefined) counts as unset: every caller that reads records
+// whose unpublishAt can be set must read it too (rows, event snapshots).
+export function isLive(
+  post: { status?: unknown; publishedAt?: unknown; unpublishAt?: unknown },
+  now: Date,
+): boolean {
   if (post.status !== "published") return false;
-  const at = post.publishedAt instanceof Date ? post.publishedAt : new Date(String(post.publishedAt));
-  return !Number.isNaN(at.getTime()) && at.getTime() <= now.getTime();
+  const at = timeOf(post.publishedAt);
+  if (Number.isNaN(at) || at > now.getTime()) return false;
+  return post.unpublishAt == null || timeOf(post.unpublishAt) > now.getTime();
 }
 
-/** Published but dated ahead: public from its publishedAt on. */
+/** Published but dated ahead: public from its publishedAt on (until its unpublishAt, which lies after it). */
 export function isScheduled(post: { status?: unknown; publishedAt?: unknown }, now: Date): boolean {
-  return post.status === "published" && !isLive(post, now);
+  if (post.status !== "published") return false;
+  const at = timeOf(post.publishedAt);
+  return !Number.isNaN(at) && at > now.getTime();
+}
+
+function timeOf(value: unknown): number {
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === "number") return value;
+  return new Date(String(value)).getTime();
 }

@@ -68,6 +68,11 @@ export const PostShape = z.object({
     .boolean()
     .describe("Published with a publishedAt still ahead: public from then on (until then private keys only)"),
   updatedAt: dateTime,
+  unpublishAt: dateTime
+    .optional()
+    .describe(
+      "When the post (or the translation served) goes back to draft: present only while one is scheduled, public to nobody from then on",
+    ),
   authors: z.array(AuthorRefShape),
   category: TaxonomyRefShape,
   tags: z.array(TaxonomyRefShape),

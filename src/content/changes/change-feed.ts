@@ -25,7 +25,7 @@
 //   changes again (said in docs/api.md, "Delta sync").
 
 import type { PrismaClient } from "../../generated/prisma/client.ts";
-import { liveWhere } from "../post-visibility.ts";
+import { liveTranslationWhere, liveWhere } from "../post-visibility.ts";
 import { logPage } from "./change-feed-log.ts";
 import {
   FEED_RESOURCES,
@@ -167,7 +167,7 @@ async function visibleIds(
         workspaceId: request.workspaceId,
         locale: request.locale.code,
         ...(afterId ? { postId: { gt: afterId } } : {}),
-        ...(request.publicOnly ? { status: "published", publishedAt: { lte: new Date() } } : {}),
+        ...(request.publicOnly ? liveTranslationWhere(new Date()) : {}),
       },
       orderBy: { postId: "asc" },
       take: limit,

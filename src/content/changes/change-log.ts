@@ -14,6 +14,7 @@ import type { EventType } from "../../domain/event-types.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import type { Change } from "../change.ts";
 import { newId } from "../ids.ts";
+import { liveSql } from "../post-visibility.ts";
 import { WEBHOOK_CHANNEL_PREFIX } from "../webhook-delivery-ids.ts";
 import { EVENT_ID_SQL, eventIdTail, tickStartWithinMillisecond } from "./event-ids.ts";
 import { eventLocalesOf } from "./event-locales.ts";
@@ -177,7 +178,7 @@ const EVENT_LOCALES_SQL = (() => {
      ELSE array_replace(${list}, '', ${defaultCode}) || ${translations(condition)} END`;
   return `${column("e.locales", "")}, ${column(
     'e."publicLocales"',
-    ` AND t.status = 'published'::"PostStatus" AND t."publishedAt" <= now() AT TIME ZONE 'UTC'`,
+    ` AND ${liveSql("t", "(now() AT TIME ZONE 'UTC')")}`,
   )}`;
 })();
 

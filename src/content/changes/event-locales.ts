@@ -48,7 +48,10 @@ export async function eventLocalesOf(tx: Tx, change: Change): Promise<EventLocal
   // A write that names no status change (a tag's removal from its posts): as public as the post is.
   const post = status
     ? null
-    : await tx.post.findUnique({ where: { id: change.id }, select: { status: true, publishedAt: true } });
+    : await tx.post.findUnique({
+        where: { id: change.id },
+        select: { status: true, publishedAt: true, unpublishAt: true },
+      });
   const own = { locale: DEFAULT_LOCALE, live: ownPublic || (post !== null && isLive(post, now)) };
   if (change.concerns === "default" || change.action === "released" || change.action === "created")
     return of([own]);

@@ -98,12 +98,16 @@ async function translationSnapshot(tx: Tx, id: string, locale: string): Promise<
   });
   const post = translation ? await postSnapshot(tx, id, locale) : null;
   if (!translation || !post) return null;
+  const { unpublishAt, ...own } = translation;
+  const { unpublishAt: _postUnpublishAt, ...shared } = post;
   return {
-    ...post,
-    ...translation,
+    ...shared,
+    ...own,
     publishedAt: translation.publishedAt.toISOString(),
     scheduled: isScheduled(translation, new Date()),
     updatedAt: translation.updatedAt.toISOString(),
+    // As the REST GET shows it: only when set (a public reader of the event must know it is gone then).
+    ...(unpublishAt ? { unpublishAt: unpublishAt.toISOString() } : {}),
     locale,
   };
 }
@@ -123,6 +127,7 @@ async function postSnapshot(tx: Tx, id: string, locale?: string): Promise<Snapsh
       description: true,
       publishedAt: true,
       updatedAt: true,
+      unpublishAt: true,
       attribution: true,
       content: true,
       authors: { orderBy: { position: "asc" }, select: { author: { select: AUTHOR_REF } } },
@@ -152,9 +157,10 @@ async function postSnapshot(tx: Tx, id: string, locale?: string): Promise<Snapsh
     },
   });
   if (!post) return null;
-  const { authors, tags, fieldValues, workspace, translations, ...columns } = post as typeof post & {
-    translations?: { fieldValues: { fieldId: string; value: unknown }[] }[];
-  };
+  const { authors, tags, fieldValues, workspace, translations, unpublishAt, ...columns } =
+    post as typeof post & {
+      translations?: { fieldValues: { fieldId: string; value: unknown }[] }[];
+    };
   // A translation's localized values are its own (issue 56), every one of them.
   const localizedIds = new Set(workspace.fields.filter((f) => f.localized).map((f) => f.id));
   const values = translations
@@ -168,6 +174,8 @@ async function postSnapshot(tx: Tx, id: string, locale?: string): Promise<Snapsh
     publishedAt: post.publishedAt.toISOString(),
     scheduled: isScheduled(post, new Date()),
     updatedAt: post.updatedAt.toISOString(),
+    // Only when set, as the REST GET shows it (existing bodies unchanged).
+    ...(unpublishAt ? { unpublishAt: unpublishAt.toISOString() } : {}),
     authors: authors.map((link) => authorRef(link.author)),
     tags: tags.map((link) => link.tag),
     fields: fieldValuesObject(workspace.fields, values),

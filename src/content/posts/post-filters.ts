@@ -34,9 +34,11 @@ export function postListWhere(workspaceId: string, filter: PostListFilter): Pris
   if (filter.tags?.length) and.push({ tags: { some: { tag: bySlugs(filter.tags) } } });
   if (filter.excludeTags?.length) and.push({ tags: { none: { tag: bySlugs(filter.excludeTags) } } });
   if (filter.matchingIds) and.push({ id: { in: [...filter.matchingIds] } });
+  // The status rule inside the AND list: its own AND (post-visibility.ts) would be overwritten beside it.
+  const status = statusWhere(filter.status, filter.now);
+  if (Object.keys(status).length) and.unshift(status);
   return {
     workspaceId,
-    ...statusWhere(filter.status, filter.now),
     ...(filter.featured === null || filter.featured === undefined ? {} : { featured: filter.featured }),
     ...(and.length ? { AND: and } : {}),
   };

@@ -10,6 +10,7 @@
 //   - a search ranks the served translation of every post that passes the shared filters (servedAll).
 import type { SqlExecutor } from "../../db/sql-executor.ts";
 import { statementName } from "../../db/statement-names.ts";
+import { liveSql } from "../post-visibility.ts";
 import type { PostListFilter, PostStatusFilter } from "./post-filters.ts";
 import { postListCondition, SqlParams } from "./post-list-sql.ts";
 import type { ReadChain, TranslationColumns } from "./post-translation-reads.ts";
@@ -47,7 +48,8 @@ export interface LocalizedListPage {
 function versionStatus(alias: string, status: PostStatusFilter, at: () => string): string {
   if (status === "all") return "true";
   if (status === "draft") return `${alias}.status = 'draft'::"PostStatus"`;
-  return `${alias}.status = 'published'::"PostStatus" AND ${alias}."publishedAt" ${status === "published" ? "<=" : ">"} ${at()}`;
+  if (status === "published") return liveSql(alias, at());
+  return `${alias}.status = 'published'::"PostStatus" AND ${alias}."publishedAt" > ${at()}`;
 }
 
 /**
@@ -59,9 +61,16 @@ function versionStatus(alias: string, status: PostStatusFilter, at: () => string
 function versionFails(alias: string, status: PostStatusFilter, at: () => string): string[] {
   if (status === "all") return [];
   if (status === "draft") return [`${alias}.status = 'published'::"PostStatus"`];
+  if (status === "scheduled")
+    return [
+      `${alias}.status = 'draft'::"PostStatus"`,
+      `${alias}.status = 'published'::"PostStatus" AND ${alias}."publishedAt" <= ${at()}`,
+    ];
+  // Not live: a draft, scheduled, or past its unpublishAt (which lies after its publishedAt).
   return [
     `${alias}.status = 'draft'::"PostStatus"`,
-    `${alias}.status = 'published'::"PostStatus" AND ${alias}."publishedAt" ${status === "published" ? ">" : "<="} ${at()}`,
+    `${alias}.status = 'published'::"PostStatus" AND ${alias}."publishedAt" > ${at()}`,
+    `${alias}.status = 'published'::"PostStatus" AND ${alias}."publishedAt" <= ${at()} AND ${alias}."unpublishAt" <= ${at()}`,
   ];
 }
 
@@ -95,11 +104,12 @@ SELECT ${total} AS total,
     {
       total: number;
       page: { id: string; locale: string }[] | null;
-      translations: (Omit<TranslationColumns, "publishedAt" | "updatedAt" | "content"> & {
+      translations: (Omit<TranslationColumns, "publishedAt" | "updatedAt" | "unpublishAt" | "content"> & {
         postId: string;
         content: string | null;
         publishedAt: number;
         updatedAt: number;
+        unpublishAt: number | null;
       })[];
     } & Record<string, unknown>
   >(statement, params.values, { name: statementName(statement) });
@@ -111,6 +121,7 @@ SELECT ${total} AS total,
       ...translation,
       publishedAt: new Date(translation.publishedAt),
       updatedAt: new Date(translation.updatedAt),
+      unpublishAt: translation.unpublishAt === null ? null : new Date(translation.unpublishAt),
     })),
     extras,
   };
@@ -126,6 +137,7 @@ const TRANSLATION_JSON = [
   // Prisma keeps UTC wall time in timestamp(3): the epoch of that wall time is the instant's.
   `'publishedAt', round(date_part('epoch', tr."publishedAt") * 1000)`,
   `'updatedAt', round(date_part('epoch', tr."updatedAt") * 1000)`,
+  `'unpublishAt', round(date_part('epoch', tr."unpublishAt") * 1000)`,
 ].join(", ");
 
 /** How a statement finds its page: CTEs it needs, the count, and the page as (id, locale, ord) rows. */

@@ -129,6 +129,8 @@ export interface TranslationColumns {
   status: "published" | "draft";
   publishedAt: Date;
   updatedAt: Date;
+  /** Scheduled unpublishing: public until then (post-visibility.ts). */
+  unpublishAt: Date | null;
 }
 
 /** What a post read in a locale is served, and what it may tell of the post's translations. */
@@ -143,7 +145,7 @@ export interface ServedTranslation {
 
 /** Whether a translation passes a read's status filter (the post-visibility rules, on the translation). */
 export function passesStatus(
-  row: { status: string; publishedAt: Date },
+  row: { status: string; publishedAt: Date; unpublishAt: Date | null },
   status: PostStatusFilter,
   now: Date,
 ): boolean {
@@ -225,6 +227,6 @@ export async function servedTranslation(
 }
 
 function pick(post: Omit<TranslationColumns, "locale">): Omit<TranslationColumns, "locale"> {
-  const { slug, title, description, content, status, publishedAt, updatedAt } = post;
-  return { slug, title, description, content, status, publishedAt, updatedAt };
+  const { slug, title, description, content, status, publishedAt, updatedAt, unpublishAt } = post;
+  return { slug, title, description, content, status, publishedAt, updatedAt, unpublishAt };
 }

@@ -80,7 +80,7 @@ export async function createPost(
       coverImage: input.coverImage ?? null,
       attribution: input.attribution ?? null,
       publishedAt: input.publishedAt ?? new Date(),
-      unpublishAt: input.unpublishAt ?? null,
+      unpublishAt: unpublishAtOf(input) ?? null,
       categoryId: input.categoryId,
       tagIds: unique(input.tags ?? []),
       authorIds: unique(authors),
@@ -170,7 +170,7 @@ export async function updatePost(
       coverImage: input.coverImage,
       attribution: input.attribution,
       publishedAt: input.publishedAt ?? undefined,
-      unpublishAt: input.unpublishAt,
+      unpublishAt: unpublishAtOf(input),
       categoryId: input.categoryId ?? undefined,
       tagIds: input.tags ? unique(input.tags) : undefined,
       authorIds: input.authors ? unique(input.authors) : undefined,
@@ -218,13 +218,13 @@ export async function deletePost(
     }
     const existing = await uow.tx.post.findFirst({
       where: byIdentifier(workspaceId, identifier, "posts"),
-      select: { id: true, slug: true, status: true, publishedAt: true },
+      select: { id: true, slug: true, status: true, publishedAt: true, unpublishAt: true },
     });
     if (!existing) throw new NotFoundError("Post", identifier);
     // The translations it takes along (the foreign key cascades), as its event names them.
     const translations = await uow.tx.postTranslation.findMany({
       where: { postId: existing.id },
-      select: { locale: true, status: true, publishedAt: true },
+      select: { locale: true, status: true, publishedAt: true, unpublishAt: true },
       orderBy: { locale: "asc" },
     });
     // No row deleted: a concurrent DELETE was first.
@@ -294,7 +294,7 @@ async function writeTranslation(
     content,
     status: input.status ?? undefined,
     publishedAt: input.publishedAt ?? undefined,
-    unpublishAt: input.unpublishAt,
+    unpublishAt: unpublishAtOf(input),
   };
   const before = await lockedTranslation(tx, postId, code);
   if (!before) {
@@ -367,6 +367,8 @@ function checkSchedule(
   input: UpdatePostData,
   before: { publishedAt: number; unpublishAt: number | null } | null,
 ): void {
+  // A draft has nothing to unpublish: its unpublishAt is cleared (unpublishAtOf), whatever was given.
+  if (input.status === "draft") return;
   const now = Date.now();
   const publishedAt = input.publishedAt?.getTime() ?? before?.publishedAt ?? now;
   const problems = new ProblemList();
@@ -382,6 +384,15 @@ function checkSchedule(
       );
   }
   problems.throwIfAny("Invalid post");
+}
+
+/**
+ * The unpublishAt a write stores: cleared (null) when the write makes the post or translation a draft
+ * by hand — nothing is left to unpublish, as in Ghost, Strapi and Payload, where unpublishing drops the
+ * schedule —, else the one given (undefined: unchanged).
+ */
+function unpublishAtOf(input: UpdatePostData): Date | null | undefined {
+  return input.status === "draft" ? null : input.unpublishAt;
 }
 
 function checkScalars(input: Partial<CreatePostData> | UpdatePostData): ProblemList {

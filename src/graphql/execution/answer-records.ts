@@ -16,11 +16,26 @@ interface Collector {
   ids: Set<string>;
   /** More ids than the bound, or a value whose ids could not be read. */
   overflowed: boolean;
+  /** The earliest unpublishAt of the posts returned (ms): public to nobody from then on. */
+  expiresAt: number | null;
 }
 
 /** Starts collecting the records the execution with this context returns. */
 export function collectAnswerRecords(context: object): void {
-  (context as { [COLLECTOR]?: Collector })[COLLECTOR] = { ids: new Set(), overflowed: false };
+  (context as { [COLLECTOR]?: Collector })[COLLECTOR] = {
+    ids: new Set(),
+    overflowed: false,
+    expiresAt: null,
+  };
+}
+
+/**
+ * The earliest `unpublishAt` of the posts the execution returned (ms), null when none has one: its
+ * answer may not be served from then on (the post is public to nobody, post-visibility.ts), whether
+ * or not the document selects the field.
+ */
+export function answerExpiry(context: object): number | null {
+  return (context as { [COLLECTOR]?: Collector })[COLLECTOR]?.expiresAt ?? null;
 }
 
 /** The ids collected for this context; null when there were too many (or none were being collected). */
@@ -57,6 +72,12 @@ function collect(value: unknown, collector: Collector): void {
   if (Array.isArray(value)) {
     for (const item of value) collect(item, collector);
     return;
+  }
+  const unpublishAt = (value as { unpublishAt?: unknown }).unpublishAt;
+  if (unpublishAt != null) {
+    const at = unpublishAt instanceof Date ? unpublishAt.getTime() : new Date(String(unpublishAt)).getTime();
+    if (!Number.isNaN(at) && (collector.expiresAt === null || at < collector.expiresAt))
+      collector.expiresAt = at;
   }
   const id = (value as { id?: unknown }).id;
   if (typeof id !== "string") {

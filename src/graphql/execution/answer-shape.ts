@@ -50,6 +50,8 @@ export const RECORD_FIELDS: Record<string, { fields: readonly string[]; content:
       "scheduled",
       "createdAt",
       "updatedAt",
+      // The row's own column, like publishedAt (the cache also stops serving an answer at it).
+      "unpublishAt",
       "coverImage",
       "coverImageSrcSet",
       "category",

@@ -28,7 +28,7 @@ import type { ReadAudience } from "../../auth/scopes.ts";
 import { graphqlAnswerDependencies } from "../../cache/answer-dependencies.ts";
 import { holdsETag, strongETag } from "../../cache/etag.ts";
 import type { GraphQLAnswer, GraphQLAnswers } from "../../cache/graphql-answers.ts";
-import { answerRecords, collectAnswerRecords } from "../execution/answer-records.ts";
+import { answerExpiry, answerRecords, collectAnswerRecords } from "../execution/answer-records.ts";
 import { answerShape } from "../execution/answer-shape.ts";
 import { readsPreview } from "./use-preview-no-store.ts";
 import { sizeCapped } from "./use-response-size-limit.ts";
@@ -122,7 +122,8 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
       if (!operation) return;
       const { key, head, workspaceId } = pending;
       const shape = answerShape(args.schema, args.document, operation);
-      if (shape !== "content") collectAnswerRecords(args.contextValue as object);
+      // Every shape: the records' ids serve records and listings; their unpublishAt bounds any answer.
+      collectAnswerRecords(args.contextValue as object);
       return {
         onExecuteDone({ result }) {
           if (!("data" in result) || result.errors?.length || !result.data) return;
@@ -142,6 +143,7 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
               shape,
               answerRecords(args.contextValue as object),
             ),
+            expiresAt: answerExpiry(args.contextValue as object),
           };
           answers.set(key, entry);
           answerByRequest.set(request, { entry, audience });

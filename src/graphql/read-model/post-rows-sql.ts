@@ -97,7 +97,8 @@ const epochMsColumn = (column: string, name: string) =>
   `round(date_part('epoch', ${column}) * 1000) AS "${name}"`;
 const POST_COLUMNS_SQL = `p.id, p."workspaceId", p.slug, p.title, p.status, p.featured, p."coverImage",
      p.description, p.attribution, ${epochMsColumn('p."publishedAt"', "publishedAt")},
-     ${epochMsColumn('p."createdAt"', "createdAt")}, ${epochMsColumn('p."updatedAt"', "updatedAt")}, p."categoryId"`;
+     ${epochMsColumn('p."createdAt"', "createdAt")}, ${epochMsColumn('p."updatedAt"', "updatedAt")},
+     ${epochMsColumn('p."unpublishAt"', "unpublishAt")}, p."categoryId"`;
 
 /**
  * The posts of workspace `$1` whose ids the text[] `$2` lists, one row each in that order (unknown ids,

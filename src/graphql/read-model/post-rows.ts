@@ -75,6 +75,7 @@ interface PostColumns {
   publishedAt: number;
   createdAt: number;
   updatedAt: number;
+  unpublishAt: number | null;
   categoryId: string;
   category?: RowArray;
   authors?: RowArray[];
@@ -404,6 +405,7 @@ function prismaShapeFor(
       publishedAt: new Date(columns.publishedAt),
       createdAt: new Date(columns.createdAt),
       updatedAt: new Date(columns.updatedAt),
+      unpublishAt: columns.unpublishAt === null ? null : new Date(columns.unpublishAt),
       categoryId: columns.categoryId,
     };
     if (columns.category !== undefined) row.category = decodeRow(taxonomy, columns.category);

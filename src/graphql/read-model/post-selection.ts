@@ -16,6 +16,7 @@ export const POST_COLUMNS = {
   publishedAt: true,
   createdAt: true,
   updatedAt: true,
+  unpublishAt: true,
 } as const satisfies Prisma.PostSelect;
 
 /** Authors in the order they were given. */

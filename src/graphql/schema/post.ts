@@ -123,6 +123,13 @@ export const Post = builder.prismaObject("Post", {
     }),
     createdAt: t.field({ type: "DateTime", resolve: (post) => post.createdAt }),
     updatedAt: t.field({ type: "DateTime", resolve: (post) => post.updatedAt }),
+    unpublishAt: t.field({
+      type: "DateTime",
+      nullable: true,
+      description:
+        "A scheduled unpublish: the post (or the translation served) goes back to draft then and is public to nobody from then on; null when none is scheduled",
+      resolve: (post) => post.unpublishAt ?? null,
+    }),
     content: t.string({
       description: "The body: sanitized HTML, or markdown converted from it",
       args: { format: t.arg({ type: ContentFormatEnum, defaultValue: "html" }) },

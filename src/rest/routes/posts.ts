@@ -25,7 +25,7 @@ const STATUS_PARAM: QueryParam = {
   values: ["published", "scheduled", "draft", "all"],
   default: "published",
   description:
-    "Which posts to see: published (public now), scheduled (published, publishedAt ahead), draft, all; all but published need a private key",
+    "Which posts to see: published (public now: publishedAt come, unpublishAt unset or ahead), scheduled (published, publishedAt ahead), draft, all (also those past their unpublishAt the scheduler has not yet made drafts); all but published need a private key",
 };
 
 /** Which translation a write is for (issue 56): a locale of the workspace; absent, the default's. */
