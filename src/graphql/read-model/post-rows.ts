@@ -85,11 +85,7 @@ interface PostColumns {
 }
 
 /** The parts of the read form `query` asks for (a covered plan: see readModelCovers). */
-function partsOf(
-  query: PlannedPostQuery,
-  relationColumns: RelationColumns = "all",
-  nestedLocales?: string,
-): PostRowParts {
+function partsOf(query: PlannedPostQuery, relationColumns: RelationColumns = "all"): PostRowParts {
   const select = query.select ?? {};
   return {
     content: Boolean(select.content),
@@ -98,7 +94,6 @@ function partsOf(
     tags: Boolean(select.tags),
     fieldValues: Boolean(select.fieldValues),
     relationColumns,
-    ...(nestedLocales ? { nestedLocales } : {}),
   };
 }
 
@@ -127,8 +122,12 @@ export async function readPostRows(
   chain?: ReadChain,
 ): Promise<Record<string, unknown>[]> {
   if (ids.length === 0) return [];
-  const lookup = chain ? nestedLookup(chain) : [];
-  const statement = postRowsSql(partsOf(query, relationColumns, lookup.length ? "$3::text[]" : undefined));
+  // The chain's locales are a parameter only of a statement that reads a category, tags or authors: one
+  // that reads none must not be given a parameter it does not name (PostgreSQL refuses the bind).
+  const plain = partsOf(query, relationColumns);
+  const named = plain.category || plain.authors || plain.tags;
+  const lookup = chain && named ? nestedLookup(chain) : [];
+  const statement = postRowsSql(lookup.length ? { ...plain, nestedLocales: "$3::text[]" } : plain);
   const rows = await sql.query<PostColumns>(
     statement,
     lookup.length ? [workspaceId, ids, lookup] : [workspaceId, ids],
