@@ -96,7 +96,9 @@ describe.skipIf(storageMode !== "postgres")("webhooks across instances", () => {
     const statuses = await settledStatuses(b, ws.privateKey, endpointId, 400);
     expect(statuses).toHaveLength(400);
     expect(statuses.every((status) => status === "succeeded")).toBe(true);
-  });
+    // Two instances to start, 400 writes and a wait of up to 30 s for the deliveries: more than the
+    // default test timeout on a busy machine (it ran out there once in CI, its steps all on their way).
+  }, 90_000);
 
   it("two instances keep to an endpoint's cap of deliveries in flight together", async () => {
     const group = instanceGroup("webhooks-cap");

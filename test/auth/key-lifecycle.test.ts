@@ -188,6 +188,9 @@ describe("/v1/keys with keys:manage", () => {
 describe("last use", () => {
   it("is recorded with the client address, in at most one write per key a minute", async () => {
     const made = await issueKey(app.db.prisma, ws.id, { kind: "private" });
+    // The uses of the tests before are written on the recorder's next tick, which could fall inside the
+    // window below (a write of other keys, counted with this key's: it did once in CI): let it pass.
+    await sleep(5_500);
     const { statements } = await statementsOf(async () => {
       for (let i = 0; i < 20; i++) await app.request("GET", "/v1/categories", { key: made.key });
       // The recorder writes on a 5 s timer.
