@@ -4,8 +4,10 @@
 // Each answer keeps the head it was computed at and what it depends on (answer-dependencies.ts); it is
 // served only while the change index (change-index.ts) says none of that changed since — in memory and
 // when another instance reads it back from the shared store.
+
 import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
+import { beforeExpiry, expiryFromHeader, expiryHeader } from "./answer-expiry.ts";
 import { type ChangeIndex, type FreshnessCheck, newFreshnessCheck } from "./change-index.ts";
 import { strongETag } from "./etag.ts";
 import { packAnswer, type SharedAnswers, unpackAnswer } from "./shared-answers.ts";
@@ -84,7 +86,7 @@ export function createGraphQLAnswers(options: {
   };
   const fresh = (answer: GraphQLAnswer, head: string) =>
     answer.bytes <= options.maxAnswerBytes &&
-    (answer.expiresAt == null || Date.now() < answer.expiresAt) &&
+    beforeExpiry(answer.expiresAt) &&
     (answer.head === head ||
       changes?.isFresh(answer.workspaceId, Number(answer.head), answer.dependencies, checkOf(answer)) ===
         true);
@@ -131,7 +133,7 @@ export function createGraphQLAnswers(options: {
             head,
             dependencies: answer.dependencies.join(" "),
             // Only when bounded: an unbounded answer's header is as before.
-            ...(answer.expiresAt == null ? {} : { expiresAt: String(answer.expiresAt) }),
+            ...expiryHeader(answer.expiresAt),
           },
           Buffer.from(answer.text),
         ),
@@ -150,10 +152,8 @@ function fromShared(value: Buffer | null, maxAnswerBytes: number): GraphQLAnswer
   if (typeof workspaceId !== "string" || typeof head !== "string" || typeof dependencies !== "string")
     return undefined;
   if (!Number.isSafeInteger(Number(head))) return undefined;
-  // Absent (stored by an instance that knows no bound): none; one that cannot be read: not served.
-  if (expiresAt !== undefined && typeof expiresAt !== "string") return undefined;
-  const bound = expiresAt ? Number(expiresAt) : null;
-  if (bound !== null && !Number.isSafeInteger(bound)) return undefined;
+  const bound = expiryFromHeader(expiresAt);
+  if (bound === undefined) return undefined;
   try {
     const text = unpacked.body.toString("utf8");
     const parsed = JSON.parse(text) as { data?: unknown } | null;

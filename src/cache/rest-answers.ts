@@ -31,6 +31,7 @@ import accepts from "accepts";
 import type { Request } from "express";
 import { LRUCache } from "lru-cache";
 import { ANY_CONTENT, MAX_RECORD_DEPENDENCIES } from "./answer-dependencies.ts";
+import { beforeExpiry, earlierExpiry, expiryFromHeader, expiryHeader } from "./answer-expiry.ts";
 import { AnswerSlab, type SlabSlot } from "./answer-slab.ts";
 import { type ChangeIndex, type FreshnessCheck, newFreshnessCheck } from "./change-index.ts";
 import { holdsETag, strongETag } from "./etag.ts";
@@ -139,7 +140,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
   // A post whose unpublishAt comes is public to nobody from that instant, before the scheduler records
   // its event (post-visibility.ts): an answer showing it is not served from then on, on any instance.
   const fresh = (stored: Omit<StoredAnswer, "body" | "encoded">, head: string) =>
-    (stored.expiresAt === null || Date.now() < stored.expiresAt) &&
+    beforeExpiry(stored.expiresAt) &&
     (stored.head === head ||
       changes?.isFresh(stored.workspaceId, stored.position, stored.dependencies, stored.checked) === true);
   let hits = 0;
@@ -260,7 +261,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
             head,
             dependencies: dependencies.join(" "),
             // Only when bounded: an unbounded answer's header is as before.
-            ...(answer.expiresAt === null ? {} : { expiresAt: String(answer.expiresAt) }),
+            ...expiryHeader(answer.expiresAt),
           },
           answer.body,
         ),
@@ -291,10 +292,8 @@ function fromShared(
   if (!strings.every((value) => typeof value === "string")) return undefined;
   const position = Number(head);
   if (!Number.isSafeInteger(position)) return undefined;
-  // Stored by an instance that knows no bound (absent): no bound; one it cannot read: not served.
-  const bound = typeof expiresAt === "string" && expiresAt !== "" ? Number(expiresAt) : null;
-  if (expiresAt !== undefined && typeof expiresAt !== "string") return undefined;
-  if (bound !== null && !Number.isSafeInteger(bound)) return undefined;
+  const bound = expiryFromHeader(expiresAt);
+  if (bound === undefined) return undefined;
   return {
     header: {
       etag: etag as string,
@@ -357,8 +356,7 @@ function collectIds(value: unknown, found: Found): void {
         if (found.ids.size <= MAX_TAGGED_IDS) found.ids.add(item);
       } else if (name === "unpublishAt") {
         // A post body's scheduled unpublish (only set ones are shown): the answer's bound.
-        const at = Date.parse(item);
-        if (!Number.isNaN(at) && (found.expiresAt === null || at < found.expiresAt)) found.expiresAt = at;
+        found.expiresAt = earlierExpiry(found.expiresAt, item);
       }
     } else if (typeof item === "object") collectIds(item, found);
   }

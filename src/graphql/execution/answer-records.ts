@@ -4,8 +4,10 @@
 // collector; a record's data reaches an answer only through such a field, whether or not the document
 // selects its `id`. Requests without a collector (REST's in-process executions, mutations, answers the
 // cache does not store) pay one property read per such field.
+
 import { defaultFieldResolver, type GraphQLSchema, getNamedType, isObjectType } from "graphql";
 import { MAX_RECORD_DEPENDENCIES } from "../../cache/answer-dependencies.ts";
+import { earlierExpiry } from "../../cache/answer-expiry.ts";
 
 /** Types whose records are change log resources: their events name these ids. */
 const RECORD_TYPES = new Set(["Post", "Category", "Tag", "Author"]);
@@ -73,12 +75,7 @@ function collect(value: unknown, collector: Collector): void {
     for (const item of value) collect(item, collector);
     return;
   }
-  const unpublishAt = (value as { unpublishAt?: unknown }).unpublishAt;
-  if (unpublishAt != null) {
-    const at = unpublishAt instanceof Date ? unpublishAt.getTime() : new Date(String(unpublishAt)).getTime();
-    if (!Number.isNaN(at) && (collector.expiresAt === null || at < collector.expiresAt))
-      collector.expiresAt = at;
-  }
+  collector.expiresAt = earlierExpiry(collector.expiresAt, (value as { unpublishAt?: unknown }).unpublishAt);
   const id = (value as { id?: unknown }).id;
   if (typeof id !== "string") {
     collector.overflowed = true;

@@ -1,0 +1,34 @@
+// A cached answer's time bound (issue 56, scheduled unpublishing): an answer showing a post whose
+// `unpublishAt` has come is not served from then on, before the scheduler records its event, on any
+// instance. The REST and GraphQL caches (rest-answers.ts, graphql-answers.ts) keep it the same way.
+
+/** Ms since the epoch; null: no bound. */
+export type AnswerExpiry = number | null;
+
+/** Whether an answer with this bound may still be served now. */
+export function beforeExpiry(expiresAt: AnswerExpiry | undefined): boolean {
+  return expiresAt == null || Date.now() < expiresAt;
+}
+
+/** The earlier of a bound found so far and a post's `unpublishAt` (a Date or its ISO text). */
+export function earlierExpiry(found: AnswerExpiry, unpublishAt: unknown): AnswerExpiry {
+  if (unpublishAt == null) return found;
+  const at = unpublishAt instanceof Date ? unpublishAt.getTime() : Date.parse(String(unpublishAt));
+  return Number.isNaN(at) || (found !== null && found <= at) ? found : at;
+}
+
+/** The bound as a shared answer's header carries it: only when there is one. */
+export function expiryHeader(expiresAt: AnswerExpiry | undefined): { expiresAt?: string } {
+  return expiresAt == null ? {} : { expiresAt: String(expiresAt) };
+}
+
+/**
+ * The bound read back from a shared answer's header: null when absent (an instance that knows no bound
+ * stored it, or the answer had none), undefined when it cannot be read (the answer is not served).
+ */
+export function expiryFromHeader(value: unknown): AnswerExpiry | undefined {
+  if (value === undefined || value === "") return null;
+  if (typeof value !== "string") return undefined;
+  const bound = Number(value);
+  return Number.isSafeInteger(bound) ? bound : undefined;
+}
