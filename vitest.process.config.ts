@@ -34,6 +34,7 @@ export const PROCESS_CONTRACT_FILES = [
   "posts-list",
   "posts-update",
   "post-taxonomy-locale",
+  "default-locale-facts",
   "unpublish-visibility",
   "post-translations",
   "post-translation-isolation",

@@ -12,12 +12,15 @@
 //   PUBLIC_CONTENT / ANY_CONTENT, but not a post update that kept every list as it was (it set none of
 //   status, publication date, featured, category, tags, and the post's visibility stayed: the event's
 //   keepsListings);
-// - FIELD_DEFINITIONS: a custom field definition changed (a post's `fields` are keyed by them).
+// - FIELD_DEFINITIONS: a custom field definition changed (a post's `fields` are keyed by them);
+// - WORKSPACE_LOCALES: a locale was added, changed or removed (a post read without `locale` tells its
+//   locale and alternates only in a workspace of several: issue 56).
 //
 // The answers:
 // - one post (GET /v1/posts/{identifier}): the ids in its body — the post, its category, tags and
-//   authors, whose renames and deletes change it — and the field definitions. Nothing else in a post's
-//   body comes from another record (its cover image is a URL, its counts none).
+//   authors, whose renames and deletes change it — the field definitions and the workspace's locales.
+//   Nothing else in a post's body comes from another record (its cover image is a URL, its counts none;
+//   its alternates are its own translations, whose writes name the post).
 // - a post list without a search (GET /v1/posts, filtered or not): the ids in its body, the field
 //   definitions, and the listings its key kind sees. An edit of a post the page does not show, which
 //   keeps it where it was in every list, leaves the page as it was; any change of which posts the list
@@ -36,6 +39,7 @@
 export const PUBLIC_CONTENT = "*public";
 export const ANY_CONTENT = "*any";
 export const FIELD_DEFINITIONS = "*fields";
+export const WORKSPACE_LOCALES = "*locales";
 export const PUBLIC_LISTINGS = "*public-listings";
 export const ANY_LISTINGS = "*listings";
 
@@ -69,6 +73,7 @@ export function keysChangedBy(change: ChangeFacts): string[] {
     if (seenByPublicKeys) keys.push(PUBLIC_LISTINGS);
   }
   if (change.type.startsWith("field.")) keys.push(FIELD_DEFINITIONS);
+  if (change.type.startsWith("locale.")) keys.push(WORKSPACE_LOCALES);
   return keys;
 }
 
@@ -101,8 +106,9 @@ export function restAnswerDependencies(
   localized = false,
 ): readonly string[] {
   if (ids === null || localized) return [contentOf(keyKind)];
-  if (RECORD_ROUTES.has(routeName)) return [...ids, FIELD_DEFINITIONS];
-  if (LISTING_ROUTES.has(routeName) && !search) return [...ids, FIELD_DEFINITIONS, listingsOf(keyKind)];
+  if (RECORD_ROUTES.has(routeName)) return [...ids, FIELD_DEFINITIONS, WORKSPACE_LOCALES];
+  if (LISTING_ROUTES.has(routeName) && !search)
+    return [...ids, FIELD_DEFINITIONS, WORKSPACE_LOCALES, listingsOf(keyKind)];
   return [contentOf(keyKind)];
 }
 
@@ -118,6 +124,6 @@ export function graphqlAnswerDependencies(
   ids: readonly string[] | null,
 ): readonly string[] {
   if (shape === "content" || ids === null) return [contentOf(keyKind)];
-  if (shape === "records") return [...ids, FIELD_DEFINITIONS];
-  return [...ids, FIELD_DEFINITIONS, listingsOf(keyKind)];
+  if (shape === "records") return [...ids, FIELD_DEFINITIONS, WORKSPACE_LOCALES];
+  return [...ids, FIELD_DEFINITIONS, WORKSPACE_LOCALES, listingsOf(keyKind)];
 }

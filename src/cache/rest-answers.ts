@@ -31,7 +31,13 @@ import accepts from "accepts";
 import type { Request } from "express";
 import { LRUCache } from "lru-cache";
 import { ANY_CONTENT, MAX_RECORD_DEPENDENCIES } from "./answer-dependencies.ts";
-import { beforeExpiry, earlierExpiry, expiryFromHeader, expiryHeader } from "./answer-expiry.ts";
+import {
+  beforeExpiry,
+  boundedCacheControl,
+  earlierExpiry,
+  expiryFromHeader,
+  expiryHeader,
+} from "./answer-expiry.ts";
 import { AnswerSlab, type SlabSlot } from "./answer-slab.ts";
 import { type ChangeIndex, type FreshnessCheck, newFreshnessCheck } from "./change-index.ts";
 import { holdsETag, strongETag } from "./etag.ts";
@@ -54,8 +60,8 @@ export interface JsonAnswer {
   encoded(encoding: Encoding): Buffer;
 }
 
-/** What sending an answer needs: its bytes, validators, tags and encodings. */
-export type SendableAnswer = Omit<JsonAnswer, "workspaceId" | "ids" | "expiresAt">;
+/** What sending an answer needs: its bytes, validators, tags, encodings and time bound. */
+export type SendableAnswer = Omit<JsonAnswer, "workspaceId" | "ids">;
 
 /** A stored answer as served: its bytes copied out of the slab, with where and when it was computed. */
 export interface CachedAnswer extends SendableAnswer {
@@ -161,6 +167,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     tags: stored.tags,
     head: stored.head,
     route: stored.route,
+    expiresAt: stored.expiresAt,
     encoded(encoding) {
       const slot = stored.encoded[encoding];
       const kept =
@@ -424,7 +431,7 @@ export function sendJsonAnswer(
   // One tag per representation (RFC 9110): the compressed bytes are not the identity's.
   const etag = encoding ? `${answer.etag.slice(0, -1)}-${encoding}"` : answer.etag;
   res.setHeader("ETag", etag);
-  res.setHeader("Cache-Control", cacheControl);
+  res.setHeader("Cache-Control", boundedCacheControl(cacheControl, answer.expiresAt));
   // A key bound to origins has its answer name the request's origin (src/http/cors.ts): it varies by it.
   const namesOrigin = (res.getHeader("Access-Control-Allow-Origin") ?? "*") !== "*";
   const vary = namesOrigin ? "Authorization, Accept-Encoding, Origin" : "Authorization, Accept-Encoding";

@@ -1,6 +1,7 @@
 // Per-request dataloaders for what plugin-prisma's query planning does not cover.
 import DataLoader from "dataloader";
 import { htmlToMarkdown } from "../content/posts/markdown.ts";
+import { localesJson, type StoredLocale } from "../content/posts/post-translation-reads.ts";
 import { SERVED_NAMES_SQL, type TranslatedKind } from "../content/taxonomy/taxonomy-translations.ts";
 import type { SqlExecutor } from "../db/sql-executor.ts";
 import { statementName } from "../db/statement-names.ts";
@@ -35,6 +36,16 @@ export interface Loaders {
    * posts served in other locales than the default read theirs in one statement.
    */
   translationFieldValues: DataLoader<string, StoredValue[]>;
+  /**
+   * The workspace's locales (readLocales' order): a post read without `locale` tells its locale and
+   * alternates only in a workspace of several (default-locale-facts.ts). A page or post statement reads
+   * them beside its own work when its selection asks (WORKSPACE_LOCALES_SQL), one round trip fewer.
+   */
+  workspaceLocales: DataLoader<string, StoredLocale[]>;
+  /** The locales `workspaceLocales` holds already, if any (a statement then need not read them). */
+  knownWorkspaceLocales(workspaceId: string): StoredLocale[] | undefined;
+  /** Hands the loader locales a statement read beside its own work (localesJson). */
+  primeWorkspaceLocales(workspaceId: string, locales: StoredLocale[]): void;
   /** Markdown of an HTML body; the same body is converted once per request. */
   markdown: DataLoader<string, string>;
   /**
@@ -70,6 +81,8 @@ export function fieldDefinitionsJson(workspaceParam: string): string {
 const TRANSLATION_VALUES_SQL = `SELECT v."postId", v.locale, v."fieldId", v.value
   FROM "PostTranslationFieldValue" v
   JOIN unnest($1::text[], $2::text[]) AS k("postId", locale) ON k."postId" = v."postId" AND k.locale = v.locale`;
+
+const WORKSPACE_LOCALES_SQL = `SELECT ${localesJson("$1")} AS locales`;
 
 /** The key of a translation in translationFieldValues. */
 export function translationKey(postId: string, locale: string): string {
@@ -120,6 +133,20 @@ export function createLoaders(sql: SqlExecutor): Loaders {
       return definitions;
     });
   });
+  const loadedLocales = new Map<string, StoredLocale[]>();
+  // One workspace per request: a batch is one statement per workspace asked for.
+  const workspaceLocales = new DataLoader<string, StoredLocale[]>((workspaceIds) =>
+    Promise.all(
+      workspaceIds.map(async (workspaceId) => {
+        const [row] = await sql.query<{ locales: StoredLocale[] }>(WORKSPACE_LOCALES_SQL, [workspaceId], {
+          name: statementName(WORKSPACE_LOCALES_SQL),
+        });
+        const locales = row?.locales ?? [];
+        loadedLocales.set(workspaceId, locales);
+        return locales;
+      }),
+    ),
+  );
   return {
     fieldDefinitions,
     loadedFieldDefinitions,
@@ -140,6 +167,12 @@ export function createLoaders(sql: SqlExecutor): Loaders {
           .map(({ fieldId, value }) => ({ fieldId, value })),
       );
     }),
+    workspaceLocales,
+    knownWorkspaceLocales: (workspaceId) => loadedLocales.get(workspaceId),
+    primeWorkspaceLocales(workspaceId, locales) {
+      workspaceLocales.prime(workspaceId, locales);
+      loadedLocales.set(workspaceId, locales);
+    },
     markdown: new DataLoader(async (bodies) => bodies.map(htmlToMarkdown)),
     servedNames(locales) {
       const key = locales.join(",");

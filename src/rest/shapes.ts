@@ -79,19 +79,25 @@ export const PostShape = z.object({
   fields: z.record(z.string(), FieldValueShape),
   content: z.string(),
   attribution: nullableString,
-  // Only on a post read with `locale` (issue 56); a read without one answers as before.
-  locale: z.string().optional().describe("The locale of the translation served (read with `locale` only)"),
+  // On a post read with `locale`, or in a workspace of several locales (issue 56); a one-locale workspace's
+  // read without `locale` answers as before.
+  locale: z
+    .string()
+    .optional()
+    .describe(
+      "The locale of the translation served (read with `locale`, or in a workspace of several locales: then the default's)",
+    ),
   availableLocales: z
     .array(z.string())
     .optional()
     .describe(
-      "The locales the post has a translation in; published ones only for a public key (read with `locale` only)",
+      "The locales the post has a translation in; published ones only for a public key (read with `locale`, or in a workspace of several locales)",
     ),
   alternates: z
     .array(z.object({ locale: z.string(), slug: z.string() }))
     .optional()
     .describe(
-      "Each translation's locale and slug, for hreflang links; published ones only for a public key (read with `locale` only)",
+      "Each translation's locale and slug, for hreflang links; published ones only for a public key (read with `locale`, or in a workspace of several locales)",
     ),
 });
 

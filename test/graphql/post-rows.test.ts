@@ -429,6 +429,7 @@ describe("post read model", () => {
         item: null,
         fieldDefinitions: null,
         head: null,
+        locales: null,
       });
   });
 

@@ -391,4 +391,50 @@ describe("format version 1 archives and posts without a default-locale translati
       { code: "fr", isDefault: false, fallback: [] },
     ]);
   });
+
+  it("a post or translation whose unpublishAt has passed arrives unreleased: public to nobody, no post.published", async () => {
+    const ws = await app.workspace("past unpublish target");
+    await call(ws, "POST", "/v1/locales", { code: "de", fallback: ["en"] });
+    const file = path.join(folder, "past-unpublish.tar.gz");
+    const past = "2024-06-01T00:00:00.000Z";
+    const german = {
+      locale: "de",
+      slug: "vorbei",
+      title: "Vorbei",
+      description: "",
+      content: "<p>de</p>",
+      status: "published",
+      publishedAt: "2024-01-01T00:00:00.000Z",
+      unpublishAt: past,
+    };
+    await writePortableArchive(
+      file,
+      {
+        category: [category],
+        post: [
+          post("gone", { locale: "en", unpublishAt: past }),
+          post("stays", { locale: "en", translations: [german] }),
+        ],
+      },
+      "v2-source",
+    );
+    const summary = await importArchive(ws, file);
+    expect(summary.failures).toEqual([]);
+    expect(((await get(ws, "/v1/posts")).posts as Body[]).map((listed) => listed.slug)).toEqual(["stays"]);
+    const publicKey = { key: ws.publicKey };
+    expect((await app.request("GET", "/v1/posts/gone", publicKey)).status).toBe(404);
+    const stays = await app.request("GET", "/v1/posts/stays?locale=de", publicKey);
+    expect((stays.body as { post: Body }).post).toMatchObject({
+      locale: "en",
+      alternates: [{ locale: "en" }],
+    });
+    // Neither was ever public here: the change log records no publication of either.
+    const events = (await get(ws, "/v1/events?limit=100")).events as { type: string; data: Body }[];
+    expect(events.filter((event) => event.type === "post.published").map((event) => event.data.slug)).toEqual(
+      ["stays"],
+    );
+    expect(events.filter((event) => event.type === "post.published" && event.data.locale === "de")).toEqual(
+      [],
+    );
+  });
 });

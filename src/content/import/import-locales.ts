@@ -5,6 +5,7 @@
 // import-writes.ts calls these inside the batch's unit of work, or with none for a dry run.
 import { canonicalLocaleCode, localeCodeProblem } from "../../domain/locale-codes.ts";
 import { defaultLocaleName, fallbackCycle, fallbackProblems } from "../locales/locale-rules.ts";
+import { isLive } from "../post-visibility.ts";
 import { sanitizeHtml } from "../sanitize-html.ts";
 import { isValidSlug } from "../slugs.ts";
 import { type ReadClient, takeWorkspaceTurn, type UnitOfWork } from "../writer.ts";
@@ -273,7 +274,14 @@ export async function writeTranslations(
   await uow.tx.postTranslation.deleteMany({ where: { postId } });
   const rows = translations.map((translation) => {
     const publishedAt = new Date(translation.publishedAt);
-    const released = translation.status === "published" && publishedAt <= now;
+    const unpublishAt =
+      translation.unpublishAt === undefined
+        ? (previous.get(translation.locale)?.unpublishAt ?? null)
+        : translation.unpublishAt
+          ? new Date(translation.unpublishAt)
+          : null;
+    // Public now by the one rule (post-visibility.ts): an unpublish already past makes it never released.
+    const released = isLive({ status: translation.status, publishedAt, unpublishAt }, now);
     return {
       postId,
       workspaceId: target.workspaceId,
@@ -285,12 +293,7 @@ export async function writeTranslations(
       status: translation.status,
       publishedAt,
       releasedAt: released ? (previous.get(translation.locale)?.releasedAt ?? publishedAt) : null,
-      unpublishAt:
-        translation.unpublishAt === undefined
-          ? (previous.get(translation.locale)?.unpublishAt ?? null)
-          : translation.unpublishAt
-            ? new Date(translation.unpublishAt)
-            : null,
+      unpublishAt,
       createdAt: translation.createdAt ? new Date(translation.createdAt) : now,
       updatedAt: translation.updatedAt ? new Date(translation.updatedAt) : now,
     };

@@ -10,6 +10,7 @@ import { generateEndpointSecret } from "../../webhooks/signing.ts";
 import { endpointsFull, normalizedEvents, webhookEndpointProblems } from "../deliveries/webhook-endpoints.ts";
 import { fanOutStart } from "../deliveries/webhook-fan-out.ts";
 import { newId } from "../ids.ts";
+import { isLive } from "../post-visibility.ts";
 import { revisionSnapshotProblems } from "../posts/revision-snapshot.ts";
 import { sanitizeHtml } from "../sanitize-html.ts";
 import { isValidSlug } from "../slugs.ts";
@@ -418,7 +419,9 @@ async function writePost(
   if (!uow) return { outcome: existing ? "updated" : "created" };
   const now = new Date();
   const publishedAt = new Date(record.publishedAt);
-  const released = record.status === "published" && publishedAt <= now;
+  const unpublishAt = record.unpublishAt ? new Date(record.unpublishAt) : null;
+  // Public now by the one rule (post-visibility.ts): an unpublish already past makes it never released.
+  const released = isLive({ status: record.status, publishedAt, unpublishAt }, now);
   const before = existing
     ? await uow.tx.post.findUnique({ where: { id: existing }, select: { releasedAt: true } })
     : null;
@@ -434,9 +437,7 @@ async function writePost(
     publishedAt,
     releasedAt: released ? (before?.releasedAt ?? publishedAt) : null,
     // Absent (an archive before it, another source): none on a new post, an existing post's kept.
-    ...(record.unpublishAt !== undefined
-      ? { unpublishAt: record.unpublishAt ? new Date(record.unpublishAt) : null }
-      : {}),
+    ...(record.unpublishAt !== undefined ? { unpublishAt } : {}),
     updatedAt: dateOr(record.updatedAt, now),
     categoryId: refs.categoryId,
     tags: { create: refs.tagIds.map((tagId) => ({ tagId })) },

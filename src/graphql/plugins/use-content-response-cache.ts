@@ -26,6 +26,7 @@ import { type DocumentNode, Kind, type OperationDefinitionNode } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { ReadAudience } from "../../auth/scopes.ts";
 import { graphqlAnswerDependencies } from "../../cache/answer-dependencies.ts";
+import { boundedCacheControl } from "../../cache/answer-expiry.ts";
 import { holdsETag, strongETag } from "../../cache/etag.ts";
 import type { GraphQLAnswer, GraphQLAnswers } from "../../cache/graphql-answers.ts";
 import { answerExpiry, answerRecords, collectAnswerRecords } from "../execution/answer-records.ts";
@@ -154,7 +155,7 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
     onResponse({ request, response, setResponse, fetchAPI }) {
       const answered = answerByRequest.get(request);
       if (!answered || request.method !== "GET" || response.status !== 200) return;
-      const headers = validatorHeaders(answered.entry.etag, answered.audience, options.cacheControl);
+      const headers = validatorHeaders(answered.entry, answered.audience, options.cacheControl);
       if (holdsETag(request.headers.get("if-none-match"), answered.entry.etag)) {
         setResponse(new fetchAPI.Response(null, { status: 304, headers }));
         return;
@@ -166,13 +167,13 @@ export function useContentResponseCache(options: ContentResponseCacheOptions): P
 
 /** As REST's: public answers may be kept by shared caches, private ones by the client only. */
 function validatorHeaders(
-  etag: string,
+  answer: { etag: string; expiresAt?: number | null },
   audience: ReadAudience,
   cacheControl: ContentResponseCacheOptions["cacheControl"],
 ): Record<string, string> {
   return {
-    ETag: etag,
-    "Cache-Control": cacheControl[audience],
+    ETag: answer.etag,
+    "Cache-Control": boundedCacheControl(cacheControl[audience], answer.expiresAt),
     Vary: "Authorization, Accept",
   };
 }

@@ -105,6 +105,7 @@ export async function postPage(
       offset: window.skip,
       params,
       withFieldDefinitions,
+      withLocales: plan.localeFacts && !ctx.loaders.knownWorkspaceLocales(ctx.caller.workspaceId),
       // The response cache's head, read in the page's own snapshot (see AnswerHead in context.ts).
       withHead: ctx.answerHead?.head === null,
       // A tag's posts are found post by post (post-list-sql.ts): once for the count and the page.
@@ -113,7 +114,7 @@ export async function postPage(
       // the REST list always selects them, a frontend's `posts { items { … } }` need not pay for it.
       withCount: plan.counted,
     };
-    const { totalItems, items, fieldDefinitions, head } = await readPostPage(
+    const { totalItems, items, fieldDefinitions, head, locales } = await readPostPage(
       ctx.sql,
       ctx.caller.workspaceId,
       page,
@@ -121,6 +122,7 @@ export async function postPage(
       plan.relationColumns,
     );
     if (fieldDefinitions) ctx.loaders.primeFieldDefinitions(ctx.caller.workspaceId, fieldDefinitions);
+    if (locales) ctx.loaders.primeWorkspaceLocales(ctx.caller.workspaceId, locales);
     if (head !== null && ctx.answerHead) ctx.answerHead.head = earlierHead(ctx.answerHead.head, head);
     if (totalItems !== null) return { items, pagination: paginate(totalItems, window) };
     // Not counted. A page past the last is still an error, which needs the total for its message: an

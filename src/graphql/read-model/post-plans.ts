@@ -10,14 +10,14 @@
 // be in it, only which fields the selection asks for. Any other plan is made afresh each time, records
 // and all, as plugin-prisma does (a tag's `count` of posts, say, is planned with the request's time).
 // A kept plan also keeps which of the relations' columns its selection needs (relation-columns.ts), and
-// whether it asks for the page's numbers (a count).
+// whether it asks for the page's numbers (a count) and for the posts' locale facts.
 import { queryFromInfo } from "@pothos/plugin-prisma";
 import type { GraphQLResolveInfo, OperationDefinitionNode } from "graphql";
 import { LRUCache } from "lru-cache";
 import type { GraphQLContext } from "../context.ts";
 import { type PlannedPostQuery, readModelCovers } from "./post-rows.ts";
 import { type RelationColumns, relationColumnsOf } from "./relation-columns.ts";
-import { selectsChild } from "./selected-fields.ts";
+import { selectsChild, selectsLocaleFacts } from "./selected-fields.ts";
 
 /** A post list's plan: plugin-prisma's query, and for a plan the read model covers, how it loads it. */
 export type PostItemsPlan =
@@ -28,6 +28,8 @@ export type PostItemsPlan =
       relationColumns: RelationColumns;
       /** Whether the page's `pagination` is selected: the posts matching are counted only then. */
       counted: boolean;
+      /** Whether the posts' locale, availableLocales or alternates are (default-locale-facts.ts). */
+      localeFacts: boolean;
     };
 
 /**
@@ -73,6 +75,7 @@ export function planPostItems(
     covered: true,
     relationColumns: relationColumnsOf(info),
     counted: selectsChild(info, "pagination"),
+    localeFacts: selectsLocaleFacts(info, path),
   } as const);
   coveredPlans.set(key, plan);
   return plan;

@@ -11,7 +11,11 @@
 import { isDeepStrictEqual } from "node:util";
 import { logHeadExpression } from "../../content/changes/change-log.ts";
 import type { PostListing, SqlParams } from "../../content/posts/post-list-sql.ts";
-import type { ReadChain } from "../../content/posts/post-translation-reads.ts";
+import {
+  localesJson,
+  type ReadChain,
+  type StoredLocale,
+} from "../../content/posts/post-translation-reads.ts";
 import type { SqlExecutor } from "../../db/sql-executor.ts";
 import { statementName } from "../../db/statement-names.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
@@ -170,6 +174,8 @@ interface PostPageQuery {
   params: SqlParams;
   withFieldDefinitions?: boolean;
   withHead?: boolean;
+  /** Read the workspace's locales too (default-locale-facts.ts: the selection asks for a post's locale). */
+  withLocales?: boolean;
   /** Count the matching posts (default); false when nobody asked for the total: `totalItems` is then null. */
   withCount?: boolean;
   /**
@@ -190,6 +196,8 @@ interface PostPageRows {
   items: Record<string, unknown>[];
   fieldDefinitions: FieldDefinitionSummary[] | null;
   head: string | null;
+  /** Null when not read (withLocales false). */
+  locales: StoredLocale[] | null;
 }
 
 /**
@@ -215,24 +223,26 @@ export async function readPostPage(
   if (ONE_STATEMENT_PAGE_SIZES.has(page.limit))
     return readPostPageAtOnce(sql, workspaceId, page, query, relationColumns);
   const { params } = page;
-  const { definitions, head } = pageExtras(workspaceId, page);
+  const { definitions, head, locales } = pageExtras(workspaceId, page);
   // The ids as json: the driver reads them with JSON.parse, where its text[] parser (postgres-array)
   // walked them character by character (about 1% of a list's CPU in the bench's profile).
   const matched = matchedCte(page);
   const statement = `${matched ? `WITH ${matched}\n` : ""}SELECT ${countSql(page)} AS total,
-    array_to_json(${pageIdsSql(page, params.add(page.limit))}) AS ids${definitions}${head}`;
+    array_to_json(${pageIdsSql(page, params.add(page.limit))}) AS ids${definitions}${head}${locales}`;
   // Named after its text: the filters in use shape the statement, each shape is prepared once.
   const [row] = await sql.query<{
     total: number;
     ids: string[];
     fieldDefinitions?: FieldDefinitionSummary[];
     head?: string;
+    locales?: StoredLocale[];
   }>(statement, params.values, { name: statementName(statement) });
   return {
     totalItems: page.withCount === false ? null : (row?.total ?? 0),
     items: await readPostRows(sql, workspaceId, row?.ids ?? [], query, relationColumns),
     fieldDefinitions: row?.fieldDefinitions ?? null,
     head: row?.head ?? null,
+    locales: row?.locales ?? null,
   };
 }
 
@@ -269,17 +279,18 @@ function pageIdsSql(page: PostPageQuery, limit: string | number): string {
   return `ARRAY(${select} LIMIT ${limit}${offset})`;
 }
 
-/** The page's optional columns: the field definitions and the log head. */
+/** The page's optional columns: the field definitions, the log head and the workspace's locales. */
 function pageExtras(
   workspaceId: string,
-  page: Pick<PostPageQuery, "params" | "withFieldDefinitions" | "withHead">,
-): { definitions: string; head: string } {
+  page: Pick<PostPageQuery, "params" | "withFieldDefinitions" | "withHead" | "withLocales">,
+): { definitions: string; head: string; locales: string } {
   const { params } = page;
   return {
     definitions: page.withFieldDefinitions
       ? `, ${fieldDefinitionsJson(params.add(workspaceId))} AS "fieldDefinitions"`
       : "",
     head: page.withHead ? `, ${logHeadExpression(params.add(workspaceId))} AS head` : "",
+    locales: page.withLocales ? `, ${localesJson(params.add(workspaceId))} AS locales` : "",
   };
 }
 
@@ -297,7 +308,7 @@ async function readPostPageAtOnce(
   relationColumns: RelationColumns,
 ): Promise<PostPageRows> {
   const { params } = page;
-  const { definitions, head } = pageExtras(workspaceId, page);
+  const { definitions, head, locales } = pageExtras(workspaceId, page);
   const parts = partsOf(query, relationColumns);
   const from = postRowsFrom({
     workspace: params.add(workspaceId),
@@ -307,12 +318,12 @@ async function readPostPageAtOnce(
   const matched = matchedCte(page);
   const pageIds = `${matched ? `${matched}, ` : ""}page_ids AS (SELECT ${pageIdsSql(page, page.limit)} AS list)`;
   const first = (column: string) => `CASE WHEN r.ord IS NULL OR r.ord = 1 THEN head.${column} END`;
-  // The head's columns first, named apart from the post's (`total`, `fieldDefinitions`, `head`).
+  // The head's columns first, named apart from the post's (`total`, `fieldDefinitions`, `head`, `locales`).
   const statement = `WITH ${pageIds}
 SELECT ${first("total")} AS total${definitions ? `, ${first('"fieldDefinitions"')} AS "fieldDefinitions"` : ""}${
     head ? `, ${first("head")} AS head` : ""
-  }, r.*
-FROM (SELECT ${countSql(page)} AS total${definitions}${head}) head
+  }${locales ? `, ${first("locales")} AS locales` : ""}, r.*
+FROM (SELECT ${countSql(page)} AS total${definitions}${head}${locales}) head
 LEFT JOIN (SELECT page.ord, ${postColumnsSql(parts)}
 ${from}) r ON true
 ORDER BY r.ord`;
@@ -321,6 +332,7 @@ ORDER BY r.ord`;
       total: number | null;
       fieldDefinitions?: FieldDefinitionSummary[] | null;
       head?: string | null;
+      locales?: StoredLocale[] | null;
     } & ({ id: null } | PostColumns)
   >(statement, params.values, { name: statementName(statement) });
   const [top] = rows;
@@ -332,6 +344,7 @@ ORDER BY r.ord`;
     items,
     fieldDefinitions: top?.fieldDefinitions ?? null,
     head: top?.head ?? null,
+    locales: top?.locales ?? null,
   };
 }
 
@@ -341,6 +354,7 @@ interface SinglePostQuery {
   params: SqlParams;
   withFieldDefinitions?: boolean;
   withHead?: boolean;
+  withLocales?: boolean;
 }
 
 /**
@@ -355,22 +369,21 @@ export async function readSinglePostRow(
   query: PlannedPostQuery,
   relationColumns: RelationColumns = "all",
 ): Promise<Omit<PostPageRows, "totalItems" | "items"> & { item: Record<string, unknown> | null }> {
-  const { definitions, head } = pageExtras(workspaceId, single);
+  const { definitions, head, locales } = pageExtras(workspaceId, single);
   const parts = partsOf(query, relationColumns);
   // Ordered by id, so that the row is the same whatever plan PostgreSQL picks.
-  const statement = `SELECT ${postColumnsSql(parts)}${definitions}${head}
+  const statement = `SELECT ${postColumnsSql(parts)}${definitions}${head}${locales}
 FROM "Post" p WHERE ${single.condition}
 ORDER BY p.id LIMIT 1`;
-  const [row] = await sql.query<PostColumns & { fieldDefinitions?: FieldDefinitionSummary[]; head?: string }>(
-    statement,
-    single.params.values,
-    { name: statementName(statement) },
-  );
-  if (!row) return { item: null, fieldDefinitions: null, head: null };
+  const [row] = await sql.query<
+    PostColumns & { fieldDefinitions?: FieldDefinitionSummary[]; head?: string; locales?: StoredLocale[] }
+  >(statement, single.params.values, { name: statementName(statement) });
+  if (!row) return { item: null, fieldDefinitions: null, head: null, locales: null };
   return {
     item: prismaShapeFor(relationColumns)(row),
     fieldDefinitions: row.fieldDefinitions ?? null,
     head: row.head ?? null,
+    locales: row.locales ?? null,
   };
 }
 

@@ -12,6 +12,7 @@ import type { Post } from "../../generated/prisma/client.ts";
 import type { GraphQLContext } from "../context.ts";
 import { type PlannedPostQuery, readModelCovers, readModelPays, readSinglePostRow } from "./post-rows.ts";
 import { relationColumnsOf } from "./relation-columns.ts";
+import { selectsLocaleFacts } from "./selected-fields.ts";
 
 /** True when the read model loads this plan of a single post, and gains by it. */
 export function readsSinglePost(query: PlannedPostQuery): boolean {
@@ -36,14 +37,16 @@ export async function readSinglePost(
     AND ${identifierCondition("Post", "p", identifier)}`;
   const withFieldDefinitions =
     Boolean(query.select?.fieldValues) && !ctx.loaders.loadedFieldDefinitions.has(workspaceId);
-  const { item, fieldDefinitions, head } = await readSinglePostRow(
+  const withLocales = selectsLocaleFacts(info) && !ctx.loaders.knownWorkspaceLocales(workspaceId);
+  const { item, fieldDefinitions, head, locales } = await readSinglePostRow(
     ctx.sql,
     workspaceId,
-    { condition, params, withFieldDefinitions, withHead: ctx.answerHead?.head === null },
+    { condition, params, withFieldDefinitions, withHead: ctx.answerHead?.head === null, withLocales },
     query,
     relationColumnsOf(info, null),
   );
   if (fieldDefinitions) ctx.loaders.primeFieldDefinitions(workspaceId, fieldDefinitions);
+  if (locales) ctx.loaders.primeWorkspaceLocales(workspaceId, locales);
   if (head !== null && ctx.answerHead?.head === null) ctx.answerHead.head = head;
   // Prisma's shape for the plan (post-rows.ts; test/graphql/post-rows.test.ts compares them).
   return item as Post | null;

@@ -28,3 +28,28 @@ export function selectsChild(info: GraphQLResolveInfo, name: string): boolean {
     });
   return found;
 }
+
+/** The Post fields that tell of a read's locale and the post's translations (default-locale-facts.ts). */
+const LOCALE_FACT_FIELDS = new Set(["locale", "availableLocales", "alternates"]);
+
+/**
+ * Whether the posts the field being resolved returns (under `path`: a page's `items`, a connection's
+ * `edges.node`; none for a post itself) select any of the locale facts.
+ */
+export function selectsLocaleFacts(info: GraphQLResolveInfo, path: readonly string[] = []): boolean {
+  let level: readonly FieldNode[] = info.fieldNodes;
+  for (const name of path) {
+    const next: FieldNode[] = [];
+    for (const field of level)
+      eachField(field.selectionSet, info.fragments, (child) => {
+        if (child.name.value === name) next.push(child);
+      });
+    level = next;
+  }
+  let found = false;
+  for (const field of level)
+    eachField(field.selectionSet, info.fragments, (child) => {
+      if (LOCALE_FACT_FIELDS.has(child.name.value)) found = true;
+    });
+  return found;
+}

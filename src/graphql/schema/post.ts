@@ -23,16 +23,11 @@ import { notFoundError } from "../errors.ts";
 import { type FieldDefinitionSummary, type StoredValue, translationKey } from "../loaders.ts";
 import { DEFAULT_PAGE_SIZE, pageArgs, pageListComplexity, pageType } from "../pagination.ts";
 import { readBack } from "../read-back.ts";
+import { localeFactOf } from "../read-model/default-locale-facts.ts";
 import { followsLocale, servedRelations, withNestedChain } from "../read-model/nested-locale.ts";
 import { localizedPostConnection, postConnection } from "../read-model/post-connection.ts";
 import { postPage } from "../read-model/post-list.ts";
-import {
-  asServed,
-  localizedOf,
-  localizedPostList,
-  valuesLocaleOf,
-  withValuesOf,
-} from "../read-model/post-localized.ts";
+import { asServed, localizedPostList, valuesLocaleOf, withValuesOf } from "../read-model/post-localized.ts";
 import { readPostRows } from "../read-model/post-rows.ts";
 import { POST_AUTHORS_ORDER, POST_COLUMNS, POST_TAGS_ORDER } from "../read-model/post-selection.ts";
 import { readSinglePost, readsSinglePost } from "../read-model/post-single.ts";
@@ -143,22 +138,23 @@ export const Post = builder.prismaObject("Post", {
     locale: t.field({
       type: "LocaleCode",
       nullable: true,
-      description: "The locale of the translation served; null unless the post was read with `locale`",
-      resolve: (post) => localizedOf(post)?.locale ?? null,
+      description:
+        "The locale of the translation served; read without `locale`, the default locale in a workspace of several, else null",
+      resolve: (post, _args, ctx) => localeFactOf(post, ctx, (facts) => facts.locale),
     }),
     availableLocales: t.field({
       type: ["LocaleCode"],
       nullable: true,
       description:
-        "The locales the post has a translation in (published ones only, for a key that cannot read drafts); null unless read with `locale`",
-      resolve: (post) => localizedOf(post)?.availableLocales ?? null,
+        "The locales the post has a translation in (published ones only, for a key that cannot read drafts); null when read without `locale` in a workspace of one locale",
+      resolve: (post, _args, ctx) => localeFactOf(post, ctx, (facts) => facts.availableLocales),
     }),
     alternates: t.field({
       type: [PostAlternate],
       nullable: true,
       description:
-        "The post's translations as `hreflang` links want them (published ones only, for a key that cannot read drafts); null unless read with `locale`",
-      resolve: (post) => localizedOf(post)?.alternates ?? null,
+        "The post's translations as `hreflang` links want them (published ones only, for a key that cannot read drafts); null when read without `locale` in a workspace of one locale",
+      resolve: (post, _args, ctx) => localeFactOf(post, ctx, (facts) => facts.alternates),
     }),
     // In a locale (issue 56), the names and descriptions (bios) of the post's own chain, or of the
     // field's `locale` and `fallback` (nested-locale.ts).

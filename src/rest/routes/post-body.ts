@@ -8,16 +8,21 @@ export const POST_FRAGMENT = `fragment RestPost on Post {
   category { id name slug description }
   tags { id name slug description }
   fields
-  locale @include(if: $localized)
-  availableLocales @include(if: $localized)
-  alternates @include(if: $localized) { locale slug }
+  locale
+  availableLocales
+  alternates { locale slug }
 }`;
 
+/**
+ * Keys a post shows only when they hold something: `unpublishAt` when one is scheduled; the locale facts
+ * when read with `locale` or in a workspace of several locales (GraphQL's are null otherwise). A post
+ * of a one-locale workspace without either answers byte for byte as before (issue 56).
+ */
+const SHOWN_WHEN_SET = ["unpublishAt", "locale", "availableLocales", "alternates"] as const;
+
 export function toPostBody(post: Record<string, unknown>): Record<string, unknown> {
-  // `unpublishAt` only when one is scheduled: a post without one answers byte for byte as before.
-  if (post.unpublishAt === null) {
-    const { unpublishAt: _none, ...rest } = post;
-    return withRestEnum(rest, "status");
-  }
-  return withRestEnum(post, "status");
+  if (SHOWN_WHEN_SET.every((key) => post[key] !== null)) return withRestEnum(post, "status");
+  const shown = { ...post };
+  for (const key of SHOWN_WHEN_SET) if (shown[key] === null) delete shown[key];
+  return withRestEnum(shown, "status");
 }

@@ -28,6 +28,15 @@ const STATUS_PARAM: QueryParam = {
     "Which posts to see: published (public now: publishedAt come, unpublishAt unset or ahead), scheduled (published, publishedAt ahead), draft, all (also those past their unpublishAt the scheduler has not yet made drafts); all but published need a private key",
 };
 
+/**
+ * A post read's `locale` and `fallback`. Its locale facts are always selected (toPostBody leaves them out
+ * when GraphQL has none), so it takes no `localized` switch as the taxonomy reads do.
+ */
+function postReadLocale(query: Record<string, unknown>) {
+  const { localized: _alwaysSelected, ...locale } = readLocale(query);
+  return locale;
+}
+
 /** Which translation a write is for (issue 56): a locale of the workspace; absent, the default's. */
 const WRITE_LOCALE_PARAM: QueryParam = {
   name: "locale",
@@ -203,7 +212,7 @@ export const postRoutes: RestRoute[] = [
     query: listQuery,
     document: `query ListPosts($limit: Int, $page: Int, $order: SortOrder, $categories: [String!], $excludeCategories: [String!],
       $tags: [String!], $excludeTags: [String!], $query: String, $featured: Boolean, $status: PostStatusFilter, $format: ContentFormat,
-      $locale: LocaleCode, $fallback: String, $localized: Boolean = false) {
+      $locale: LocaleCode, $fallback: String) {
       posts(limit: $limit, page: $page, order: $order, categories: $categories, excludeCategories: $excludeCategories,
         tags: $tags, excludeTags: $excludeTags, query: $query, featured: $featured, status: $status,
         locale: $locale, fallback: $fallback) {
@@ -217,7 +226,7 @@ export const postRoutes: RestRoute[] = [
       status: graphqlEnum(query.status),
       format: graphqlEnum(query.format),
       featured: query.featured === undefined ? undefined : query.featured === "true",
-      ...readLocale(query),
+      ...postReadLocale(query),
     }),
     reshape: (data) => {
       const page = data.posts as { items: Record<string, unknown>[]; pagination: unknown };
@@ -237,7 +246,7 @@ export const postRoutes: RestRoute[] = [
     workspacePathForm: true,
     query: [FORMAT_PARAM, STATUS_PARAM, PREVIEW_PARAM, READ_LOCALE_PARAM, FALLBACK_PARAM],
     document: `query GetPost($identifier: String!, $status: PostStatusFilter, $format: ContentFormat, $preview: String,
-      $locale: LocaleCode, $fallback: String, $localized: Boolean = false) {
+      $locale: LocaleCode, $fallback: String) {
       post(identifier: $identifier, status: $status, preview: $preview, locale: $locale, fallback: $fallback) { ...RestPost }
     } ${POST_FRAGMENT}`,
     variables: ({ params, query }) => ({
@@ -245,7 +254,7 @@ export const postRoutes: RestRoute[] = [
       status: graphqlEnum(query.status),
       format: graphqlEnum(query.format),
       preview: query.preview,
-      ...readLocale(query),
+      ...postReadLocale(query),
     }),
     reshape: (data) => ({ post: toPostBody(data.post as Record<string, unknown>) }),
     status: 200,
