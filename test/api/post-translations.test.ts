@@ -109,10 +109,16 @@ describe("writing a translation", () => {
       status: "draft",
     });
 
-    // The default locale's post as it was: requests without a locale see no change.
+    // The default locale's post as it was: requests without a locale are served it, and in this
+    // workspace of several locales say so, with the draft translation among the alternates a private key sees.
     const english = await api.read(post.id);
-    expect(english.body.post).toMatchObject({ slug: "hello", title: "Hello hello", status: "published" });
-    expect(english.body.post).not.toHaveProperty("locale");
+    expect(english.body.post).toMatchObject({
+      slug: "hello",
+      title: "Hello hello",
+      status: "published",
+      locale: "en",
+      availableLocales: ["en", "de"],
+    });
 
     // An update of the translation changes only the fields given; `de` is published on its own.
     const published = await api.update(post.id, { status: "published" }, "?locale=de");
@@ -450,10 +456,12 @@ describe("reading a translation", () => {
     await api.call("PATCH", "/v1/locales/{code}", "/v1/locales/fr", { fallback: ["de", "en"] });
     expect((await read("read-me", "locale=fr")).body.post).toMatchObject({ slug: "lies-mich", locale: "de" });
 
-    // Without a locale: the post as before, no locale fields.
+    // Without a locale: the default's post, saying so (this workspace has several locales).
     const plain = await read("read-me", "");
-    expect(Object.keys(plain.body.post)).not.toContain("locale");
-    expect(Object.keys(plain.body.post)).not.toContain("alternates");
+    expect(plain.body.post).toMatchObject({ slug: "read-me", title: "Hello read-me", locale: "en" });
+    expect((plain.body.post.alternates as Body[]).map((alternate) => alternate.locale)).toEqual(
+      english.body.post.availableLocales,
+    );
   });
 
   it("matches the asked locale's slug before a fallback's", async () => {
@@ -651,7 +659,8 @@ describe("listing in a locale", () => {
       "post-2",
       "post-1",
     ]);
-    expect(Object.keys(plain.posts[0] as Body)).not.toContain("locale");
+    // Each served in the default locale, which says so in this workspace of several locales.
+    expect(plain.posts.map((post) => post.locale)).toEqual(plain.posts.map(() => "en"));
   });
 });
 
@@ -793,7 +802,8 @@ describe("GraphQL", () => {
             { locale: "de", slug: "gql-lesen" },
           ],
         },
-        plain: { title: "Hello gql-read", locale: null },
+        // Without `locale`: the default's, in a workspace of several locales.
+        plain: { title: "Hello gql-read", locale: "en" },
       },
     });
   });
