@@ -88,7 +88,7 @@ export const GRAPHQL_SHORT_LIST_QUERY =
   "{ posts(limit:10){ items { id slug title content publishedAt authors{ name slug } category{ name slug } tags{ name slug } } } }";
 
 /** The GraphQL equivalent of GET /v1/posts?limit=10: the REST route's own selection (RestPost). */
-export const GRAPHQL_LIST_QUERY = `query ListPosts($limit: Int, $format: ContentFormat, $localized: Boolean = false) {
+export const GRAPHQL_LIST_QUERY = `query ListPosts($limit: Int, $format: ContentFormat) {
   posts(limit: $limit) {
     items { ...RestPost }
     pagination { limit currentPage nextPage previousPage totalPages totalItems }

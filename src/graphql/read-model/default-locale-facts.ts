@@ -57,7 +57,7 @@ const factLoaders = new WeakMap<object, DataLoader<string, Localized | null>>();
  * not found), else the default's code and the translations the caller may be told of (a key that
  * cannot read drafts: the live ones), in the workspace's order of locales.
  */
-export async function defaultLocaleFacts(ctx: GraphQLContext, postId: string): Promise<Localized | null> {
+async function defaultLocaleFacts(ctx: GraphQLContext, postId: string): Promise<Localized | null> {
   const { workspaceId } = ctx.caller;
   const locales = await ctx.loaders.workspaceLocales.load(workspaceId);
   if (locales.length < 2) return null;
