@@ -14,6 +14,12 @@ const SOCKET_CODES = new Set(["ECONNREFUSED", "ENOENT", "ECONNRESET", "EPIPE", "
  */
 const UNREACHABLE_CODES = new Set(["57P01", "57P02", "57P03", "P1001", "P1002", "P1017"]);
 
+/**
+ * 08P01 protocol_violation is of class 08 but says the statement was sent wrong (a bind that gives a
+ * statement more parameters than it names): a fault of ours, a 500, which no retry mends.
+ */
+const PROTOCOL_VIOLATION = "08P01";
+
 /** Prisma's driver adapter's kinds for the same (@prisma/adapter-pg's convertDriverError). */
 const UNREACHABLE_KINDS = new Set([
   "DatabaseNotReachable",
@@ -37,7 +43,7 @@ export function isDatabaseUnreachable(error: unknown): boolean {
     };
     if (typeof candidate.code === "string") {
       if (SOCKET_CODES.has(candidate.code) || UNREACHABLE_CODES.has(candidate.code)) return true;
-      if (candidate.code.startsWith("08")) return true;
+      if (candidate.code.startsWith("08") && candidate.code !== PROTOCOL_VIOLATION) return true;
     }
     if (typeof candidate.kind === "string" && UNREACHABLE_KINDS.has(candidate.kind)) return true;
     if (typeof candidate.message === "string" && UNREACHABLE_MESSAGE.test(candidate.message)) return true;
