@@ -8,10 +8,9 @@
 // workspace pays a small subquery and no round trip, and its resolvers answer without a promise; a
 // workspace of several reads its posts' translations in one more statement per request.
 import DataLoader from "dataloader";
-import { isLive } from "../../content/post-visibility.ts";
 import { statementName } from "../../db/statement-names.ts";
 import type { GraphQLContext } from "../context.ts";
-import { type Localized, localizedOf } from "./post-localized.ts";
+import { type Localized, localizedFacts, localizedOf } from "./post-localized.ts";
 
 // The post's own row (the default locale's translation, locale null here) and its other translations;
 // timestamps as epoch milliseconds (a number in both drivers, as post-rows-sql.ts reads them).
@@ -63,8 +62,8 @@ async function defaultLocaleFacts(ctx: GraphQLContext, postId: string): Promise<
   if (locales.length < 2) return null;
   let loader = factLoaders.get(ctx.loaders);
   if (!loader) {
-    const order = locales.map((locale) => locale.code);
-    const defaultCode = locales.find((locale) => locale.isDefault)?.code ?? order[0] ?? "";
+    const chain = { workspaceLocales: locales.map((locale) => locale.code) };
+    const defaultCode = locales.find((locale) => locale.isDefault)?.code ?? chain.workspaceLocales[0] ?? "";
     const seesDrafts = ctx.caller.audience === "private";
     loader = new DataLoader(async (ids) => {
       const rows = await ctx.sql.query<VersionRow>(VERSIONS_SQL, [[...ids], workspaceId], {
@@ -80,16 +79,7 @@ async function defaultLocaleFacts(ctx: GraphQLContext, postId: string): Promise<
             publishedAt: new Date(row.publishedAt),
             unpublishAt: row.unpublishAt === null ? null : new Date(row.unpublishAt),
           }));
-        if (versions.length === 0) return null;
-        const told = order
-          .map((code) => versions.find((version) => version.locale === code))
-          .filter((version) => version !== undefined)
-          .filter((version) => seesDrafts || isLive(version, now));
-        return {
-          locale: defaultCode,
-          availableLocales: told.map((version) => version.locale),
-          alternates: told.map(({ locale, slug }) => ({ locale, slug })),
-        };
+        return versions.length === 0 ? null : localizedFacts(versions, chain, defaultCode, seesDrafts, now);
       });
     });
     factLoaders.set(ctx.loaders, loader);

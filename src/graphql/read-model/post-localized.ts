@@ -196,16 +196,16 @@ function withoutLocale(version: Version): Partial<Omit<TranslationColumns, "loca
 }
 
 /** availableLocales and alternates of a post's translations, as the caller may be told of them. */
-function localizedFacts(
-  versions: Version[],
-  chain: ReadChain,
+export function localizedFacts(
+  versions: { locale: string; slug: string; status: string; publishedAt: Date; unpublishAt: Date | null }[],
+  chain: Pick<ReadChain, "workspaceLocales">,
   locale: string,
   seesDrafts: boolean,
   now: Date,
 ): Localized {
   const told = chain.workspaceLocales
     .map((code) => versions.find((version) => version.locale === code))
-    .filter((version): version is Version => version !== undefined)
+    .filter((version) => version !== undefined)
     .filter((version) => seesDrafts || isLive(version, now));
   return {
     locale,
