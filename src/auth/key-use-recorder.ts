@@ -31,8 +31,18 @@ export function createKeyUseRecorder(
   const notedAt = new Map<string, number>();
   let pending = new Map<string, { at: number; address: string }>();
   let flushing: Promise<void> | null = null;
-  const timer = setInterval(() => void recorder.flush(), options.flushEveryMs ?? 5_000);
-  timer.unref();
+  // Armed only while uses wait to be written: an idle recorder holds no timer, so it neither wakes the
+  // process nor keeps its database reachable after the app that made it is gone (an app without a stop
+  // of its own, as tests build them: app/services.ts makes one when it is given no callers).
+  let timer: NodeJS.Timeout | undefined;
+  const flushSoon = () => {
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void recorder.flush();
+    }, options.flushEveryMs ?? 5_000);
+    timer.unref();
+  };
 
   const recorder: KeyUseRecorder = {
     noteUse(keyId, address) {
@@ -43,6 +53,7 @@ export function createKeyUseRecorder(
       if (notedAt.size >= 100_000) notedAt.clear();
       notedAt.set(keyId, at);
       pending.set(keyId, { at, address });
+      flushSoon();
     },
     async flush() {
       if (flushing) return flushing;
@@ -63,11 +74,14 @@ export function createKeyUseRecorder(
         )
         .finally(() => {
           flushing = null;
+          // Uses noted while this write was in flight wait for the next.
+          if (pending.size > 0) flushSoon();
         });
       return flushing;
     },
     async stop() {
-      clearInterval(timer);
+      clearTimeout(timer);
+      timer = undefined;
       await flushing;
       await recorder.flush();
     },

@@ -197,12 +197,16 @@ export async function startTestApp(options: StartTestAppOptions = {}): Promise<T
     async close() {
       await new Promise<void>((resolve) => {
         if (!server) return resolve();
-        server.close(() => resolve());
         // A connection a test left mid-response (a body it never read) no longer ends by the idle
         // timeout, which is long here (see keepAliveTimeout above): give requests in flight the 5 s
-        // Node's default timeout gave them, then end what is left.
+        // Node's default timeout gave them, then end what is left. Cleared once closed: a pending timer
+        // would hold this app (and its database) for those 5 s in a worker that goes on to other files.
         const stragglers = setTimeout(() => server?.closeAllConnections(), 5_000);
         stragglers.unref();
+        server.close(() => {
+          clearTimeout(stragglers);
+          resolve();
+        });
       });
       await background?.stop(1_000);
       await changes.close();
