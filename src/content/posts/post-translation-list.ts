@@ -25,6 +25,14 @@ export interface LocalizedListQuery {
   skip: number;
   take: number;
   /**
+   * Write the page's size into the statement's text on its first page, rather than a placeholder: only
+   * for the few sizes the caller allows (graphql/read-model/post-rows.ts ONE_STATEMENT_PAGE_SIZES), one
+   * text each. A LIMIT or OFFSET placeholder makes PostgreSQL plan the statement afresh on every run (its
+   * generic plan assumes a tenth of the rows, so it never looks cheaper than one made for the values),
+   * and this statement's planning cost more than running it (bench/translation-list-requests.ts).
+   */
+  sizeInText?: boolean;
+  /**
    * More columns the statement reads beside its page, as `, <expression> AS "<name>"` (the workspace's
    * field definitions for a page that shows fields): one round trip fewer. Returned in `extras`.
    */
@@ -83,10 +91,15 @@ export async function localizedPostPage(
   const { filter } = list;
   // The shared filters, on the post itself: its status is no longer the list's (the translation's is).
   const shared = postListCondition(workspaceId, { ...filter, status: "all", matchingIds: null }, params);
-  // The moment, a parameter once when a status filter needs it (an unused one has no type to infer).
+  // The moment, a parameter once when a status filter needs it (an unused one has no type to infer), read
+  // through a subquery: the planner then estimates the conditions on it alike for a plan made for the
+  // values and for the generic plan, so the plan cache settles on the generic one. Seen as a value,
+  // "published after this moment" counts few posts where a generic plan assumes a third of them, the
+  // generic plan never looked cheaper, and the statement was planned afresh on every run: more time
+  // than running it (bench/translation-list-requests.ts).
   let moment: string | null = null;
   const at = () => {
-    moment ??= `(${params.add(filter.now.toISOString())}::timestamptz AT TIME ZONE 'UTC')`;
+    moment ??= `(SELECT ${params.add(filter.now.toISOString())}::timestamptz AT TIME ZONE 'UTC')`;
     return moment;
   };
   const { ctes, total, page } =
@@ -167,7 +180,8 @@ function pagedByDate(list: LocalizedListQuery, direction: "asc" | "desc", parts:
   const { chain, filter } = list;
   const status = filter.status;
   const dir = direction === "asc" ? "ASC" : "DESC";
-  const end = params.add(list.skip + list.take);
+  const { limit, offset } = pageBounds(list, params);
+  const end = list.skip === 0 ? limit : params.add(list.skip + list.take);
   const codes = chain.locales.map((code) => ({ code, placeholder: params.add(code) }));
   const translated = (before: typeof codes) => before.filter(({ code }) => code !== chain.defaultCode);
   /** A translation of the post `postId` in one of `locales` that passes the filter. */
@@ -225,7 +239,19 @@ function pagedByDate(list: LocalizedListQuery, direction: "asc" | "desc", parts:
     total: `(${counts.join(" + ")})::int`,
     page: `SELECT v.id, v.locale, row_number() OVER (ORDER BY ${order}) AS ord
       FROM (${branches.join("\n    UNION ALL ")}) v
-     ORDER BY ${order} LIMIT ${params.add(list.take)} OFFSET ${params.add(list.skip)}`,
+     ORDER BY ${order} LIMIT ${limit}${offset}`,
+  };
+}
+
+/**
+ * The page's LIMIT, its size in the text when allowed (LocalizedListQuery.sizeInText) and a placeholder
+ * otherwise, and its OFFSET clause: none on the first page, a placeholder on the others.
+ */
+function pageBounds(list: LocalizedListQuery, params: SqlParams): { limit: string; offset: string } {
+  const inText = list.sizeInText && Number.isSafeInteger(list.take) && list.take > 0;
+  return {
+    limit: inText ? String(list.take) : params.add(list.take),
+    offset: list.skip === 0 ? "" : ` OFFSET ${params.add(list.skip)}`,
   };
 }
 
@@ -264,6 +290,7 @@ function servedAll(list: LocalizedListQuery, parts: StatementParts): PageParts {
       ? `ts_rank(s.search, s.q) DESC, s."publishedAt" DESC, s.id`
       : `s."publishedAt" ${list.order === "asc" ? "ASC" : "DESC"}, s.id`;
   const matches = query ? " WHERE s.search @@ s.q" : "";
+  const { limit, offset } = pageBounds(list, params);
   return {
     ctes: [
       `served AS MATERIALIZED (
@@ -277,6 +304,6 @@ function servedAll(list: LocalizedListQuery, parts: StatementParts): PageParts {
     ],
     total: `(SELECT count(*)::int FROM served s${matches})`,
     page: `SELECT s.id, s.locale, row_number() OVER (ORDER BY ${order}) AS ord FROM served s${matches}
-     ORDER BY ${order} LIMIT ${params.add(list.take)} OFFSET ${params.add(list.skip)}`,
+     ORDER BY ${order} LIMIT ${limit}${offset}`,
   };
 }

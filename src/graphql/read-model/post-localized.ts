@@ -26,7 +26,7 @@ import { type PageArgs, pageWindow, paginate } from "../pagination.ts";
 import { withNestedChain } from "./nested-locale.ts";
 import type { PostListArgs } from "./post-list.ts";
 import { planPostItems } from "./post-plans.ts";
-import { readPostRows } from "./post-rows.ts";
+import { ONE_STATEMENT_PAGE_SIZES, readPostRows } from "./post-rows.ts";
 
 /** A post row as a list reads it: its small columns at least (POST_COLUMNS), its selection besides. */
 type PostRow = Record<string, unknown> & { id: string; slug: string; status: string; publishedAt: Date };
@@ -127,6 +127,7 @@ export async function localizedPostRows(
       order: args.order ?? (search ? "rank" : "desc"),
       skip: window.skip,
       take: window.take,
+      sizeInText: ONE_STATEMENT_PAGE_SIZES.has(window.take),
       extraColumns: (params) => {
         const workspace = params.add(workspaceId);
         const definitions = withDefinitions
