@@ -109,6 +109,35 @@ describe("post revisions", () => {
     expect((await get(`/v1/posts/${postId}/revisions/1`)).status).toBe(404);
   });
 
+  it("keeps the last REVISIONS_KEEP of each translation: many French writes leave the others' alone", async () => {
+    const own = await app.workspace("Revisions per translation");
+    const make = restFixtures(app, own.privateKey);
+    const write = async (method: string, path: string, body: Record<string, unknown>) => {
+      const res = await app.request(method, path, { key: own.privateKey, body });
+      expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+    };
+    await write("POST", "/v1/locales", { code: "de" });
+    await write("POST", "/v1/locales", { code: "fr" });
+    const post = await make.post({
+      slug: "bread",
+      title: "Bread",
+      categoryId: (await make.category("food")).id,
+    });
+    const translation = { description: "Bread", content: "<p>Bread</p>", status: "draft" };
+    await write("PATCH", `/v1/posts/${post.id}?locale=de`, { ...translation, title: "Brot", slug: "brot" });
+    await write("PATCH", `/v1/posts/${post.id}?locale=fr`, { ...translation, title: "Pain 1", slug: "pain" });
+    for (const n of [2, 3, 4, 5, 6])
+      await write("PATCH", `/v1/posts/${post.id}?locale=fr`, { title: `Pain ${n}` });
+
+    const titles = async (query: string) =>
+      (await get(`/v1/posts/${post.id}/revisions${query}`, own.privateKey)).body.revisions.map(
+        (revision: { snapshot: { title: string } }) => revision.snapshot.title,
+      );
+    expect(await titles("?locale=fr")).toEqual(["Pain 6", "Pain 5", "Pain 4", "Pain 3"]);
+    expect(await titles("?locale=de")).toEqual(["Brot"]);
+    expect(await titles("")).toEqual(["Bread"]);
+  });
+
   it("is for private keys only, and 404s what does not exist", async () => {
     expect((await get(`/v1/posts/${postId}/revisions`, ws.publicKey)).status).toBe(403);
     expect((await get(`/v1/posts/${postId}/revisions/3`, ws.publicKey)).status).toBe(403);

@@ -192,11 +192,14 @@ const EVENT_LOCALES_SQL = (() => {
 //
 // The same statement stores the revisions of the posts the write changed (their snapshot, numbered
 // after the post's last; a post's writes take turns under its row lock, posts.ts) and removes those
-// past the post's retention: no round trip of its own. The revisions past retention are found per saved
-// post through its ("postId", number) index and deleted by id: joined as one set instead, the planner
-// scanned every post's revisions on each save (a hash join over the whole table, 1–2 ms at 2,000 rows
-// and growing with it). The ORDER BY keeps the lateral subquery a subquery (PostgreSQL does not fold
-// an ordered one into the join), so it runs once per saved post, on the index.
+// past the retention of the translation written (the newest `keep` of each locale: a burst of French
+// writes leaves the German history alone): no round trip of its own. The new revision is not yet
+// visible to the other parts of the statement, so the older ones past the newest keep − 1 go. They are
+// found per saved post through its ("postId", number) index (a post's revisions are at most keep per
+// locale) and deleted by id: joined as one set instead, the planner scanned every post's revisions on
+// each save (a hash join over the whole table, 1–2 ms at 2,000 rows and growing with it). The ORDER BY
+// keeps the lateral subquery a subquery (PostgreSQL does not fold an ordered one into the join), so it
+// runs once per saved post, on the index.
 //
 // The webhook deliveries are not made here but by a dispatcher, from the log, after COMMIT
 // (webhook-fan-out.ts): this statement runs while every other writer waits for its turn, so it only
@@ -222,7 +225,7 @@ revised AS (
     COALESCE((SELECT max(x.number) FROM "PostRevision" x WHERE x."postId" = r."postId"), 0) + 1,
     now() AT TIME ZONE 'UTC', r."actorKeyId", r."actorName", r.snapshot, r.locale
   FROM turn, jsonb_to_recordset($3::jsonb) AS r(id text, "postId" text, "workspaceId" text, "actorKeyId" text, "actorName" text, keep int, snapshot jsonb, locale text)
-  RETURNING "postId", number
+  RETURNING "postId", locale
 ),
 pruned AS (
   DELETE FROM "PostRevision" old
@@ -230,7 +233,8 @@ pruned AS (
     SELECT x.id FROM revised n
     JOIN jsonb_to_recordset($3::jsonb) AS r("postId" text, keep int) ON r."postId" = n."postId"
     CROSS JOIN LATERAL (SELECT id FROM "PostRevision" x
-      WHERE x."postId" = n."postId" AND x.number <= n.number - r.keep ORDER BY x.number) x))
+      WHERE x."postId" = n."postId" AND x.locale IS NOT DISTINCT FROM n.locale
+      ORDER BY x.number DESC OFFSET r.keep - 1) x))
 ),
 subscribed AS (
   SELECT 1 FROM appended a
