@@ -479,11 +479,17 @@ describe("secrets and endpoint health", () => {
     const endpoint = await subscribe(ws, hook.url);
     await restFixtures(app, ws.privateKey).tag("first");
     await waitForDelivery(ws, endpoint.id, (l) => l[0]?.status === "failed");
-    const got = await send(ws, "GET", `/v1/webhooks/${endpoint.id}`);
-    expect(got.body.webhook).toMatchObject({
-      enabled: false,
-      disabledReason: expect.stringMatching(/^The receiver answered 410 Gone/),
-    });
+    // The attempt is recorded first; the endpoint is disabled right after, by its own write.
+    await vi.waitFor(
+      async () => {
+        const got = await send(ws, "GET", `/v1/webhooks/${endpoint.id}`);
+        expect(got.body.webhook).toMatchObject({
+          enabled: false,
+          disabledReason: expect.stringMatching(/^The receiver answered 410 Gone/),
+        });
+      },
+      { timeout: 5_000, interval: 50 },
+    );
     await restFixtures(app, ws.privateKey).tag("second");
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(hook.received).toHaveLength(1);
