@@ -7,6 +7,7 @@
 //   issue-keys  the build's migrations applied, then a public and a private key through its issueKey
 //   open        the build's runtime and its instance key resolver (createSharedCallers, as the server)
 //   resolve     timed calls of that resolver: remembered keys, then keys looked up (entry forgotten)
+//   graphql-list-query  the build's own bench GraphQL list document (its bench/scenarios.ts)
 //   close
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -106,6 +107,10 @@ const commands: Record<string, (message: Record<string, unknown>) => Promise<unk
       lookupNs,
       lookupCpuNs: cpuNs(lookupCpu, lookups as number),
     };
+  },
+  async "graphql-list-query"() {
+    const { GRAPHQL_LIST_QUERY } = await ofBuild("bench/scenarios.ts");
+    return GRAPHQL_LIST_QUERY as string;
   },
   async close() {
     await opened?.close();

@@ -10,7 +10,8 @@
 //   4. rounds (--process-rounds) of new server processes (`src/server.ts` of each checkout,
 //      NODE_ENV=production): before, after and after again (after′, the A/A control), loaded in turns
 //      (runInTurns): cached reads with CACHE=memory (a REST list and a GraphQL list with a private key:
-//      hits through the cached-read door), then uncached reads with CACHE=off (the same two). New
+//      hits through the cached-read door; one post by slug too; the GraphQL document is the before build's own bench's, which
+//      both builds answer), then uncached reads with CACHE=off (the same two). New
 //      processes each round, since two processes of identical code differed by up to 19% on a cached hit
 //      while turns within one process moved 3–13%
 //   5. per route and round: req/s and CPU per request of each process, after ÷ before and after′ ÷ after;
@@ -28,7 +29,7 @@ import { log } from "./log.ts";
 import type { BenchOptions } from "./options.ts";
 import { preflightScenario } from "./preflight.ts";
 import { type ChildServer, ownCpuMs, PROJECT_ROOT, postgresCpuMs, startServer } from "./processes.ts";
-import { GRAPHQL_LIST_QUERY, type Scenario, type ServerKind, type Step } from "./scenarios.ts";
+import { type Scenario, type ServerKind, type Step } from "./scenarios.ts";
 import { type CallFrame, selfTimeWithin } from "./summarize-profile.ts";
 
 type Keys = Record<Step["key"], string>;
@@ -77,12 +78,15 @@ export async function runKeysStage(options: BenchOptions): Promise<number> {
       env: databases.first,
       posts: options.posts,
     })) as {
-      fixtures: { workspaceId: string; publicKey: string; privateKey: string };
+      fixtures: { workspaceId: string; publicKey: string; privateKey: string; postSlug: string };
       seedMs: number;
     };
     say(
       `Database: ${databases.location}; ${options.posts} posts seeded by the before build in ${(seeded.seedMs / 1000).toFixed(1)} s (+ VACUUM ANALYZE), copied for the after build, which migrated its copy and issued its own keys`,
     );
+    // The GraphQL list both builds answer: the document of the before build's own bench, which a client
+    // of that build sends (this build's asks for fields added since, which the before build refuses).
+    const graphqlDocument = (await beforeSide.ask({ command: "graphql-list-query" })) as string;
     const afterEnv = await databases.copy();
     const afterSide = forkBuild("after", after.dir);
     sides.push(afterSide);
@@ -136,8 +140,22 @@ export async function runKeysStage(options: BenchOptions): Promise<number> {
       `Load: ${options.processRounds} rounds per group, each with new server processes: before, after, and after again (after′, the control: what two processes of identical code differ by); ${settings.connections} connections, ${settings.warmup} s warm-up per server and route, then ${settings.duration} s each in turns of 2 s; private keys`,
     );
     const groups: { cache: "memory" | "off"; routes: Scenario[] }[] = [
-      { cache: "memory", routes: [restList("cached"), graphqlList("cached")] },
-      { cache: "off", routes: [restList("service"), graphqlList("service")] },
+      {
+        cache: "memory",
+        routes: [
+          restList("cached"),
+          restPost("cached", seeded.fixtures.postSlug),
+          graphqlList("cached", graphqlDocument),
+        ],
+      },
+      {
+        cache: "off",
+        routes: [
+          restList("service"),
+          restPost("service", seeded.fixtures.postSlug),
+          graphqlList("service", graphqlDocument),
+        ],
+      },
     ];
     if (options.profile)
       say(
@@ -259,7 +277,17 @@ function restList(server: ServerKind): Scenario {
   };
 }
 
-function graphqlList(server: ServerKind): Scenario {
+function restPost(server: ServerKind, slug: string): Scenario {
+  const title = "GET /v1/posts/{slug}";
+  return {
+    id: `keys-${server}-post`,
+    title,
+    server,
+    steps: [{ label: title, method: "GET", key: "private", path: `/v1/posts/${slug}`, expectStatus: 200 }],
+  };
+}
+
+function graphqlList(server: ServerKind, query: string): Scenario {
   const title = "POST /graphql posts(limit: 10)";
   return {
     id: `keys-${server}-graphql`,
@@ -271,7 +299,7 @@ function graphqlList(server: ServerKind): Scenario {
         method: "POST",
         key: "private",
         path: "/graphql",
-        body: { query: GRAPHQL_LIST_QUERY, variables: { limit: 10 } },
+        body: { query, variables: { limit: 10 } },
         expectStatus: 200,
       },
     ],
