@@ -1,40 +1,53 @@
 // Sliding log in Redis, shared by every instance: one sorted set per key whose scores are the admission
 // times of the requests inside the window. Trimming, counting and adding happen in one Lua script, so
 // concurrent requests from several instances can never both take the last slot.
+//
+// Requests for one budget that arrive while that budget's script is on its way are sent together, as one
+// call that decides each of them in arrival order (the way the change log's head is read, and
+// DataLoader's batches): a busy instance pays one round trip to Redis, one socket write and one wake-up
+// of Redis per batch instead of per request (a fifth of a cache hit's CPU went to that write). The
+// decisions are the ones the same requests sent one by one at that moment would get: the batch is
+// admitted in order up to the limit, each admitted request counted with its own member.
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { decisionFromLog, type RateLimitDecision, type RateLimiter } from "./rate-limiter.ts";
 
 // KEYS[1]  sorted set of admission times (ms) for one client
-// ARGV[1]  window ms   ARGV[2] limit   ARGV[3] unique member for this request
+// ARGV[1]  window ms   ARGV[2] limit   ARGV[3] member prefix, unique per call (each request adds ":i")
 // ARGV[4]  now in ms, or "" to use the Redis server's clock
-// ARGV[5]  "1" to count an admitted request, "0" to only report (check)
-// Returns {allowed 0|1, count in window, ms when capacity frees, now ms}.
+// ARGV[5]  "1" to count admitted requests, "0" to only report (check)
+// ARGV[6]  how many requests the call decides, in arrival order (1 for a check)
+// Returns {admitted, count in window before them, ms when capacity frees for an admitted request, the same
+// for a refused one, now ms}.
 const SLIDING_LOG_LUA = `
 local window = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
 local now = tonumber(ARGV[4])
+local requests = tonumber(ARGV[6])
 if not now then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
-local allowed = 0
-if count < limit then
-  if ARGV[5] == '1' then
-    redis.call('ZADD', KEYS[1], now, ARGV[3])
-    redis.call('PEXPIRE', KEYS[1], window)
-    count = count + 1
+local before = redis.call('ZCARD', KEYS[1])
+local admitted = 0
+if before < limit then admitted = math.min(requests, limit - before) end
+local count = before
+if ARGV[5] == '1' and admitted > 0 then
+  for i = 1, admitted do
+    redis.call('ZADD', KEYS[1], now, ARGV[3] .. ':' .. i)
   end
-  allowed = 1
+  redis.call('PEXPIRE', KEYS[1], window)
+  count = before + admitted
 end
-local index = 0
-if allowed == 0 then index = count - limit end
-local freeing = redis.call('ZRANGE', KEYS[1], index, index, 'WITHSCORES')
-local freesAt = now + window
-if freeing[2] then freesAt = tonumber(freeing[2]) + window end
-return {allowed, count, freesAt, now}
+local function freesAt(index)
+  local freeing = redis.call('ZRANGE', KEYS[1], index, index, 'WITHSCORES')
+  if freeing[2] then return tonumber(freeing[2]) + window end
+  return now + window
+end
+local refusedFreesAt = now + window
+if admitted < requests then refusedFreesAt = freesAt(math.max(0, count - limit)) end
+return {admitted, before, freesAt(0), refusedFreesAt, now}
 `;
 
 const COMMAND = "rateLimitSlidingLog";
@@ -43,10 +56,17 @@ type SlidingLogCommand = (
   key: string,
   windowMs: number,
   limit: number,
-  member: string,
+  memberPrefix: string,
   nowMs: string,
   count: "1" | "0",
-) => Promise<[number, number, number, number]>;
+  requests: number,
+) => Promise<[admitted: number, before: number, admittedFreesAt: number, refusedFreesAt: number, now: number]>;
+
+/** A request waiting for the batch after the one on its way. */
+interface Waiting {
+  resolve(decision: RateLimitDecision): void;
+  reject(error: unknown): void;
+}
 
 export interface RedisRateLimiterOptions {
   /** Connection to use; borrowed, not closed by {@link RedisRateLimiter.close}. See `createRedisClient`. */
@@ -77,6 +97,8 @@ export class RedisRateLimiter implements RateLimiter {
   /** Sorted-set members must be unique even for requests in the same millisecond from several instances. */
   readonly #instanceId = randomUUID();
   #sequence = 0;
+  /** Per budget (key and limit) with a call on its way: the requests that arrived since, in order. */
+  readonly #waiting = new Map<string, Waiting[]>();
 
   constructor(options: RedisRateLimiterOptions) {
     this.#client = options.client;
@@ -92,25 +114,64 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async consume(key: string, limit: number): Promise<RateLimitDecision> {
-    return this.#decide(key, limit, "1");
+    const budget = `${limit} ${key}`;
+    const waiting = this.#waiting.get(budget);
+    if (waiting) return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+    this.#waiting.set(budget, []);
+    try {
+      const [decision] = await this.#decide(key, limit, "1", 1);
+      return decision!;
+    } finally {
+      this.#sendWaiting(budget, key, limit);
+    }
   }
 
   async check(key: string, limit: number): Promise<RateLimitDecision> {
-    return this.#decide(key, limit, "0");
+    const [decision] = await this.#decide(key, limit, "0", 1);
+    return decision!;
   }
 
-  async #decide(key: string, limit: number, count: "1" | "0"): Promise<RateLimitDecision> {
+  /** Sends the requests that waited for `budget`'s call as one, and so on until none arrive meanwhile. */
+  #sendWaiting(budget: string, key: string, limit: number): void {
+    const batch = this.#waiting.get(budget) ?? [];
+    if (batch.length === 0) {
+      this.#waiting.delete(budget);
+      return;
+    }
+    this.#waiting.set(budget, []);
+    this.#decide(key, limit, "1", batch.length)
+      .then(
+        (decisions) => batch.forEach((request, i) => request.resolve(decisions[i]!)),
+        (error: unknown) => {
+          for (const request of batch) request.reject(error);
+        },
+      )
+      .finally(() => this.#sendWaiting(budget, key, limit));
+  }
+
+  async #decide(key: string, limit: number, count: "1" | "0", requests: number): Promise<RateLimitDecision[]> {
     await this.#waitWhileConnecting();
-    const member = `${this.#instanceId}:${++this.#sequence}`;
-    const [allowed, inWindow, freesAtMs, nowMs] = await this.#run(
+    const memberPrefix = `${this.#instanceId}:${++this.#sequence}`;
+    const [admitted, before, admittedFreesAtMs, refusedFreesAtMs, nowMs] = await this.#run(
       this.#keyPrefix + key,
       this.#windowMs,
       limit,
-      member,
+      memberPrefix,
       this.#now ? String(this.#now()) : "",
       count,
+      requests,
     );
-    return decisionFromLog({ allowed: allowed === 1, limit, count: inWindow, nowMs, freesAtMs });
+    return Array.from({ length: requests }, (_, i) => {
+      const allowed = i < admitted;
+      return decisionFromLog({
+        allowed,
+        limit,
+        // What the log held right after this request: the admitted ones before it and itself.
+        count: allowed ? before + (count === "1" ? i + 1 : 0) : before + admitted,
+        nowMs,
+        freesAtMs: allowed ? admittedFreesAtMs : refusedFreesAtMs,
+      });
+    });
   }
 
   /** The client belongs to whoever created it. */
