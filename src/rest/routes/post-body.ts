@@ -18,11 +18,15 @@ export const POST_FRAGMENT = `fragment RestPost on Post {
  * when read with `locale` or in a workspace of several locales (GraphQL's are null otherwise). A post
  * of a one-locale workspace without either answers byte for byte as before (issue 56).
  */
-const SHOWN_WHEN_SET = ["unpublishAt", "locale", "availableLocales", "alternates"] as const;
+const SHOWN_WHEN_SET: ReadonlySet<string> = new Set(["unpublishAt", "locale", "availableLocales", "alternates"]);
 
 export function toPostBody(post: Record<string, unknown>): Record<string, unknown> {
-  if (SHOWN_WHEN_SET.every((key) => post[key] !== null)) return withRestEnum(post, "status");
-  const shown = { ...post };
-  for (const key of SHOWN_WHEN_SET) if (shown[key] === null) delete shown[key];
+  // A new object with the keys it keeps, in order, rather than a copy with keys deleted: an object that
+  // lost keys turns into a slow dictionary, which JSON.stringify then walks for every post of every page.
+  const shown: Record<string, unknown> = {};
+  for (const key in post) {
+    const value = post[key];
+    if (value !== null || !SHOWN_WHEN_SET.has(key)) shown[key] = value;
+  }
   return withRestEnum(shown, "status");
 }
