@@ -29,7 +29,7 @@ import { log } from "./log.ts";
 import type { BenchOptions } from "./options.ts";
 import { preflightScenario } from "./preflight.ts";
 import { type ChildServer, ownCpuMs, PROJECT_ROOT, postgresCpuMs, startServer } from "./processes.ts";
-import { type Scenario, type ServerKind, type Step } from "./scenarios.ts";
+import type { Scenario, ServerKind, Step } from "./scenarios.ts";
 import { type CallFrame, selfTimeWithin } from "./summarize-profile.ts";
 
 type Keys = Record<Step["key"], string>;

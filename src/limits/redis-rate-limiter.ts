@@ -60,7 +60,9 @@ type SlidingLogCommand = (
   nowMs: string,
   count: "1" | "0",
   requests: number,
-) => Promise<[admitted: number, before: number, admittedFreesAt: number, refusedFreesAt: number, now: number]>;
+) => Promise<
+  [admitted: number, before: number, admittedFreesAt: number, refusedFreesAt: number, now: number]
+>;
 
 /** A request waiting for the batch after the one on its way. */
 interface Waiting {
@@ -141,7 +143,9 @@ export class RedisRateLimiter implements RateLimiter {
     this.#waiting.set(budget, []);
     this.#decide(key, limit, "1", batch.length)
       .then(
-        (decisions) => batch.forEach((request, i) => request.resolve(decisions[i]!)),
+        (decisions) => {
+          for (const [i, request] of batch.entries()) request.resolve(decisions[i]!);
+        },
         (error: unknown) => {
           for (const request of batch) request.reject(error);
         },
@@ -149,7 +153,12 @@ export class RedisRateLimiter implements RateLimiter {
       .finally(() => this.#sendWaiting(budget, key, limit));
   }
 
-  async #decide(key: string, limit: number, count: "1" | "0", requests: number): Promise<RateLimitDecision[]> {
+  async #decide(
+    key: string,
+    limit: number,
+    count: "1" | "0",
+    requests: number,
+  ): Promise<RateLimitDecision[]> {
     await this.#waitWhileConnecting();
     const memberPrefix = `${this.#instanceId}:${++this.#sequence}`;
     const [admitted, before, admittedFreesAtMs, refusedFreesAtMs, nowMs] = await this.#run(

@@ -18,7 +18,12 @@ export const POST_FRAGMENT = `fragment RestPost on Post {
  * when read with `locale` or in a workspace of several locales (GraphQL's are null otherwise). A post
  * of a one-locale workspace without either answers byte for byte as before (issue 56).
  */
-const SHOWN_WHEN_SET: ReadonlySet<string> = new Set(["unpublishAt", "locale", "availableLocales", "alternates"]);
+const SHOWN_WHEN_SET: ReadonlySet<string> = new Set([
+  "unpublishAt",
+  "locale",
+  "availableLocales",
+  "alternates",
+]);
 
 export function toPostBody(post: Record<string, unknown>): Record<string, unknown> {
   // A new object with the keys it keeps, in order, rather than a copy with keys deleted: an object that
