@@ -267,43 +267,30 @@ function serviceEnv(database: Record<string, string>, cache: "memory" | "off", a
   };
 }
 
-function restList(server: ServerKind): Scenario {
-  const title = "GET /v1/posts?limit=10";
+/** One route of the stage as a scenario of one step, with a private key. */
+function keysRoute(server: ServerKind, name: string, title: string, step: Partial<Step>): Scenario {
   return {
-    id: `keys-${server}-list10`,
+    id: `keys-${server}-${name}`,
     title,
     server,
-    steps: [{ label: title, method: "GET", key: "private", path: "/v1/posts?limit=10", expectStatus: 200 }],
+    steps: [{ label: title, method: "GET", key: "private", path: "/", expectStatus: 200, ...step }],
   };
+}
+
+function restList(server: ServerKind): Scenario {
+  return keysRoute(server, "list10", "GET /v1/posts?limit=10", { path: "/v1/posts?limit=10" });
 }
 
 function restPost(server: ServerKind, slug: string): Scenario {
-  const title = "GET /v1/posts/{slug}";
-  return {
-    id: `keys-${server}-post`,
-    title,
-    server,
-    steps: [{ label: title, method: "GET", key: "private", path: `/v1/posts/${slug}`, expectStatus: 200 }],
-  };
+  return keysRoute(server, "post", "GET /v1/posts/{slug}", { path: `/v1/posts/${slug}` });
 }
 
 function graphqlList(server: ServerKind, query: string): Scenario {
-  const title = "POST /graphql posts(limit: 10)";
-  return {
-    id: `keys-${server}-graphql`,
-    title,
-    server,
-    steps: [
-      {
-        label: title,
-        method: "POST",
-        key: "private",
-        path: "/graphql",
-        body: { query, variables: { limit: 10 } },
-        expectStatus: 200,
-      },
-    ],
-  };
+  return keysRoute(server, "graphql", "POST /graphql posts(limit: 10)", {
+    method: "POST",
+    path: "/graphql",
+    body: { query, variables: { limit: 10 } },
+  });
 }
 
 interface Contender {
