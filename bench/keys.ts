@@ -9,9 +9,9 @@
 //      rounds: a remembered key (what each request pays) and a key looked up (once per key per 4 s)
 //   4. rounds (--process-rounds) of new server processes (`src/server.ts` of each checkout,
 //      NODE_ENV=production): before, after and after again (after′, the A/A control), loaded in turns
-//      (runInTurns): cached reads with CACHE=memory (a REST list and a GraphQL list with a private key:
-//      hits through the cached-read door; one post by slug too; the GraphQL document is the before build's own bench's, which
-//      both builds answer), then uncached reads with CACHE=off (the same two). New
+//      (runInTurns): cached reads with CACHE=memory (a REST list, one post by slug and a GraphQL list
+//      with a private key: hits through the cached-read door; the GraphQL document is the before build's
+//      own bench's, which both builds answer), then uncached reads with CACHE=off (the same three). New
 //      processes each round, since two processes of identical code differed by up to 19% on a cached hit
 //      while turns within one process moved 3–13%
 //   5. per route and round: req/s and CPU per request of each process, after ÷ before and after′ ÷ after;
@@ -268,12 +268,17 @@ function serviceEnv(database: Record<string, string>, cache: "memory" | "off", a
 }
 
 /** One route of the stage as a scenario of one step, with a private key. */
-function keysRoute(server: ServerKind, name: string, title: string, step: Partial<Step>): Scenario {
+function keysRoute(
+  server: ServerKind,
+  name: string,
+  title: string,
+  step: Partial<Step> & Pick<Step, "path">,
+): Scenario {
   return {
     id: `keys-${server}-${name}`,
     title,
     server,
-    steps: [{ label: title, method: "GET", key: "private", path: "/", expectStatus: 200, ...step }],
+    steps: [{ label: title, method: "GET", key: "private", expectStatus: 200, ...step }],
   };
 }
 

@@ -117,15 +117,13 @@ export class RedisRateLimiter implements RateLimiter {
 
   async consume(key: string, limit: number): Promise<RateLimitDecision> {
     const budget = `${limit} ${key}`;
-    const waiting = this.#waiting.get(budget);
-    if (waiting) return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
-    this.#waiting.set(budget, []);
-    try {
-      const [decision] = await this.#decide(key, limit, "1", 1);
-      return decision!;
-    } finally {
-      this.#sendWaiting(budget, key, limit);
-    }
+    const onItsWay = this.#waiting.has(budget);
+    if (!onItsWay) this.#waiting.set(budget, []);
+    const batch = this.#waiting.get(budget)!;
+    const decided = new Promise<RateLimitDecision>((resolve, reject) => batch.push({ resolve, reject }));
+    // Nothing on its way for this budget: this request goes at once, as a batch of one.
+    if (!onItsWay) this.#sendWaiting(budget, key, limit);
+    return decided;
   }
 
   async check(key: string, limit: number): Promise<RateLimitDecision> {
@@ -133,7 +131,10 @@ export class RedisRateLimiter implements RateLimiter {
     return decision!;
   }
 
-  /** Sends the requests that waited for `budget`'s call as one, and so on until none arrive meanwhile. */
+  /**
+   * Sends the requests waiting for `budget` as one call, then those that arrived meanwhile, until none
+   * did. The budget stays in `#waiting` while a call is on its way, so later requests queue behind it.
+   */
   #sendWaiting(budget: string, key: string, limit: number): void {
     const batch = this.#waiting.get(budget) ?? [];
     if (batch.length === 0) {
