@@ -37,7 +37,27 @@ export function liveTranslationWhere(now: Date): Prisma.PostTranslationWhereInpu
 
 /** The same rule as SQL on a Post or PostTranslation alias (`p`, `t`), with `at` a UTC wall-time timestamp. */
 export function liveSql(alias: string, at: string): string {
-  return `${alias}.status = 'published'::"PostStatus" AND ${alias}."publishedAt" <= ${at} AND (${alias}."unpublishAt" IS NULL OR ${alias}."unpublishAt" > ${at})`;
+  return `${releasedSql(alias, at)} AND (${alias}."unpublishAt" IS NULL OR ${alias}."unpublishAt" > ${at})`;
+}
+
+/** Published with its date come: live unless withdrawn. */
+function releasedSql(alias: string, at: string): string {
+  return `${alias}.status = 'published'::"PostStatus" AND ${alias}."publishedAt" <= ${at}`;
+}
+
+/**
+ * liveSql split for counting: live = released AND NOT withdrawn (withdrawn: its unpublishAt set and
+ * passed), so the live count is count(released) − count(released AND withdrawn). The first counts from
+ * the published index alone; the second names `unpublishAt IS NOT NULL`, which lets even the generic
+ * plan find the few withdrawn posts by the unpublishAt index (the scheduler clears unpublishAt once it has
+ * unpublished a post). Counting liveSql at once reads every entry's unpublishAt to test the OR: 1.12 ms a
+ * page's count on 10,000 posts against 1.06 for this form (issue 56).
+ */
+export function liveCountSql(alias: string, at: string): { released: string; withdrawn: string } {
+  return {
+    released: releasedSql(alias, at),
+    withdrawn: `${alias}."unpublishAt" IS NOT NULL AND ${alias}."unpublishAt" <= ${at}`,
+  };
 }
 
 /** A status filter as a Prisma `where` on Post (empty for `all`). */
@@ -54,15 +74,22 @@ export function statusWhere(status: PostStatusFilter, now: Date): Prisma.PostWhe
   }
 }
 
-/** A status filter as a SQL condition on `"Post" p`, or null for `all`. */
-export function statusCondition(status: PostStatusFilter, now: Date, params: Params): string | null {
-  if (status === "all") return null;
-  if (status === "draft") return `p.status = 'draft'::"PostStatus"`;
+/**
+ * A status filter as a SQL condition on `"Post" p` (null for `all`), and for `published` the same
+ * split for a count (liveCountSql).
+ */
+export function statusCondition(
+  status: PostStatusFilter,
+  now: Date,
+  params: Params,
+): { condition: string | null; count?: { released: string; withdrawn: string } } {
+  if (status === "all") return { condition: null };
+  if (status === "draft") return { condition: `p.status = 'draft'::"PostStatus"` };
   // Prisma keeps UTC in timestamp(3) columns: compare with the same UTC wall time.
   const at = `(${params.add(now.toISOString())}::timestamptz AT TIME ZONE 'UTC')`;
   return status === "published"
-    ? liveSql("p", at)
-    : `p.status = 'published'::"PostStatus" AND p."publishedAt" > ${at}`;
+    ? { condition: liveSql("p", at), count: liveCountSql("p", at) }
+    : { condition: `p.status = 'published'::"PostStatus" AND p."publishedAt" > ${at}` };
 }
 
 /** Whether a record read already (a row, an event's copy of a post) is public at `now`. */

@@ -3,7 +3,12 @@
 // the same posts in the same order, for every filter and order.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostListFilter, postListWhere } from "../../src/content/posts/post-filters.ts";
-import { postListCondition, postListOrder, SqlParams } from "../../src/content/posts/post-list-sql.ts";
+import {
+  postListCondition,
+  postListOrder,
+  postListSql,
+  SqlParams,
+} from "../../src/content/posts/post-list-sql.ts";
 import { readPostPage } from "../../src/graphql/read-model/post-rows.ts";
 import { startTestApp, type TestApp } from "../helpers/test-app.ts";
 
@@ -56,7 +61,8 @@ async function seed(): Promise<string[]> {
         status: n % 5 === 0 ? "draft" : "published",
         featured: n % 3 === 0,
         // Pairs share a publishedAt, so the tie-break by id is exercised.
-        publishedAt: new Date(Date.UTC(2024, 0, 1 + Math.floor(n / 2))),
+        publishedAt: publishedAtOf(n),
+        unpublishAt: unpublishAtOf(n),
         categoryId: categories[n % 3] as string,
         tags: { create: tags.filter((_, k) => (n >> k) & 1).map((tagId) => ({ tagId })) },
       },
@@ -82,6 +88,17 @@ async function seed(): Promise<string[]> {
 
 /** Posts dated after it (January 8th on) are scheduled: every filter tells public from scheduled by it. */
 const NOW = new Date(Date.UTC(2024, 0, 7, 12));
+
+const publishedAtOf = (n: number) => new Date(Date.UTC(2024, 0, 1 + Math.floor(n / 2)));
+
+/**
+ * Scheduled unpublishing: every fourth post from n = 1 is unpublished 30 hours after its publication
+ * (passed for n = 1 and 9, still ahead for n = 13 and the scheduled ones), every fourth from n = 3 in 2030.
+ */
+function unpublishAtOf(n: number): Date | null {
+  if (n % 4 === 1) return new Date(publishedAtOf(n).getTime() + 30 * 3600_000);
+  return n % 4 === 3 ? new Date(Date.UTC(2030, 0, 1)) : null;
+}
 
 const filters: PostListFilter[] = [
   { now: NOW, status: "scheduled" },
@@ -134,14 +151,24 @@ describe("post list filters: SQL and Prisma agree", () => {
   it("the filters select what they say (a sanity check of the matrix itself)", async () => {
     expect(await prismaIds({ now: NOW, status: "all" }, "desc")).toHaveLength(24);
     expect(await prismaIds({ now: NOW, status: "draft" }, "desc")).toHaveLength(5);
-    // 24 posts dated two a day from Jan 1st: Jan 1st–7th are n = 0…13 (3 drafts), the rest 10 (2 drafts).
-    expect(await prismaIds({ now: NOW, status: "published" }, "desc")).toHaveLength(11);
+    // 24 posts dated two a day from Jan 1st: Jan 1st–7th are n = 0…13 (3 drafts, 2 unpublished since:
+    // n = 1 and 9), the rest 10 (2 drafts).
+    expect(await prismaIds({ now: NOW, status: "published" }, "desc")).toHaveLength(9);
     expect(await prismaIds({ now: NOW, status: "scheduled" }, "desc")).toHaveLength(8);
     expect(await prismaIds({ now: NOW, status: "published", tags: ["no-such-tag"] }, "desc")).toEqual([]);
   });
 
-  it("pages: readPostPage's total and ids agree with Prisma's count and skip/take", async () => {
-    for (const filter of [filters[0], filters[2], filters[4], filters[11], filters[12]] as PostListFilter[]) {
+  it("pages: readPostPage's total (the public one counted as released minus withdrawn) and ids agree with Prisma's count and skip/take", async () => {
+    const pageFilters = [
+      filters[0],
+      filters[2],
+      filters[4],
+      filters[7],
+      filters[11],
+      filters[12],
+      filters[13],
+    ];
+    for (const filter of pageFilters as PostListFilter[]) {
       for (const [limit, page] of [
         [5, 1],
         [5, 2],
@@ -149,13 +176,14 @@ describe("post list filters: SQL and Prisma agree", () => {
         [10, 9],
       ] as const) {
         const params = new SqlParams();
-        const condition = postListCondition(workspaceId, filter, params);
+        const { condition, count } = postListSql(workspaceId, filter, params);
+        expect(count !== null).toBe(filter.status === "published");
         const order = postListOrder({ by: "publishedAt", direction: "desc" }, params);
         const offset = (page - 1) * limit;
         const { totalItems, items } = await readPostPage(
           app.db.sql,
           workspaceId,
-          { condition, ...order, limit, offset, params },
+          { condition, countBy: count, ...order, limit, offset, params },
           { select: { id: true, title: true } },
         );
         const where = postListWhere(workspaceId, filter);

@@ -17,11 +17,39 @@ export class SqlParams {
   }
 }
 
+/**
+ * The posts a list's filters match: `condition` on `"Post" p`, and for the public list `count`, what
+ * counts them faster (liveCountSql in post-visibility.ts): their number is count(released) −
+ * count(withdrawn), each a condition on `"Post" p` with the same placeholders.
+ */
+export interface PostListSql {
+  condition: string;
+  count: { released: string; withdrawn: string } | null;
+}
+
 export function postListCondition(workspaceId: string, filter: PostListFilter, params: SqlParams): string {
+  return postListSql(workspaceId, filter, params).condition;
+}
+
+export function postListSql(workspaceId: string, filter: PostListFilter, params: SqlParams): PostListSql {
   const workspace = params.add(workspaceId);
-  const and = [`p."workspaceId" = ${workspace}`];
   const status = statusCondition(filter.status, filter.now, params);
-  if (status) and.push(status);
+  const filters = filterConditions(workspace, filter, params);
+  // The workspace, then the status, then the other filters, in all three texts.
+  const where = (...statusConditions: string[]) =>
+    [`p."workspaceId" = ${workspace}`, ...statusConditions, ...filters].join(" AND ");
+  const { count } = status;
+  return {
+    condition: status.condition ? where(status.condition) : where(),
+    count: count
+      ? { released: where(count.released), withdrawn: where(count.released, count.withdrawn) }
+      : null,
+  };
+}
+
+/** The filters other than the workspace and the status, each a condition on `"Post" p`. */
+function filterConditions(workspace: string, filter: PostListFilter, params: SqlParams): string[] {
+  const and: string[] = [];
   if (filter.featured !== null && filter.featured !== undefined)
     and.push(`p.featured = ${params.add(filter.featured)}`);
   // Filters as arrays of ids computed first (InitPlans), then matched through an index: whatever plan
@@ -43,7 +71,7 @@ export function postListCondition(workspaceId: string, filter: PostListFilter, p
   // Excluding has to look at every listed post anyway: one hash of the excluded ids, built from the index.
   if (filter.excludeTags?.length) and.push(`p.id NOT IN (${taggedPosts(filter.excludeTags)})`);
   if (filter.matchingIds) and.push(`p.id = ANY(${params.add([...filter.matchingIds])}::text[])`);
-  return and.join(" AND ");
+  return and;
 }
 
 /**

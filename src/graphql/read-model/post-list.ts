@@ -7,12 +7,7 @@ import {
   type PostStatusFilter,
   postListWhere,
 } from "../../content/posts/post-filters.ts";
-import {
-  postListCondition,
-  postListOrder,
-  SqlParams,
-  tagListing,
-} from "../../content/posts/post-list-sql.ts";
+import { postListOrder, postListSql, SqlParams, tagListing } from "../../content/posts/post-list-sql.ts";
 import { checkSearchText, searchPostIds } from "../../content/posts/post-search.ts";
 import type { Prisma } from "../../generated/prisma/client.ts";
 import { assertCanReadDrafts, type GraphQLContext } from "../context.ts";
@@ -93,12 +88,13 @@ export async function postPage(
     const direction = args.order ?? "desc";
     // A public tag page from the tag's links (tagListing); any other list from its condition on Post.
     const listing = byRank ? null : tagListing(ctx.caller.workspaceId, filter, direction, params);
-    const condition = listing ? "" : postListCondition(ctx.caller.workspaceId, filter, params);
+    const matches = listing ? null : postListSql(ctx.caller.workspaceId, filter, params);
     const order = listing
       ? { join: "", orderBy: "" }
       : postListOrder(byRank ? { by: "rank", rankedIds } : { by: "publishedAt", direction }, params);
     const page = {
-      condition,
+      condition: matches?.condition ?? "",
+      countBy: matches?.count,
       listing,
       ...order,
       limit: window.take,

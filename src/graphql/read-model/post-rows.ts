@@ -10,7 +10,7 @@
 // `tags { count { posts } }`) goes through Prisma as before.
 import { isDeepStrictEqual } from "node:util";
 import { logHeadExpression } from "../../content/changes/change-log.ts";
-import type { PostListing, SqlParams } from "../../content/posts/post-list-sql.ts";
+import type { PostListing, PostListSql, SqlParams } from "../../content/posts/post-list-sql.ts";
 import {
   localesJson,
   type ReadChain,
@@ -167,6 +167,8 @@ export const ONE_STATEMENT_PAGE_SIZES: ReadonlySet<number> = new Set([
 interface PostPageQuery {
   /** On `"Post" p`. */
   condition: string;
+  /** The same posts for the count, as released minus withdrawn (post-list-sql.ts PostListSql); else `condition`. */
+  countBy?: PostListSql["count"];
   join: string;
   orderBy: string;
   limit: number;
@@ -256,8 +258,10 @@ const matchedCte = (page: PostPageQuery) =>
 function countSql(page: PostPageQuery): string {
   if (page.withCount === false) return "NULL::int";
   if (page.listing) return `(SELECT count(*)::int FROM ${page.listing.from} WHERE ${page.listing.where})`;
-  return matchedCte(page)
-    ? "(SELECT count(*)::int FROM matched)"
+  if (matchedCte(page)) return "(SELECT count(*)::int FROM matched)";
+  const { countBy } = page;
+  return countBy
+    ? `((SELECT count(*)::int FROM "Post" p WHERE ${countBy.released}) - (SELECT count(*)::int FROM "Post" p WHERE ${countBy.withdrawn}))`
     : `(SELECT count(*)::int FROM "Post" p WHERE ${page.condition})`;
 }
 
