@@ -379,8 +379,12 @@ const range = (values: number[]) =>
 function roundsTable(contenders: Contender[], rounds: RoundFigures[]): string {
   const rps = (round: RoundFigures, index: number) => round[index]!.load.rps;
   const cpu = (round: RoundFigures, index: number) => round[index]!.load.cpuMsPerRequest ?? Number.NaN;
+  // PostgreSQL's CPU in the same turns (all its processes: only one contender runs at a time).
+  const dbCpu = (round: RoundFigures, index: number) =>
+    round[index]!.load.databaseCpuMsPerRequest ?? Number.NaN;
+  const labels = contenders.map((c) => c.label).join(" / ");
   const rows = [
-    `round  ${contenders.map((c) => `${c.label} req/s`.padStart(14)).join(" ")}  after÷before  after′÷after  CPU µs/req ${contenders.map((c) => c.label).join(" / ")}  hits  failed`,
+    `round  ${contenders.map((c) => `${c.label} req/s`.padStart(14)).join(" ")}  after÷before  after′÷after  CPU µs/req ${labels}  PostgreSQL µs/req ${labels}  hits  failed`,
     ...rounds.map((round, index) => {
       const failed = round.reduce(
         (sum, figures) => sum + figures.load.unexpected + figures.load.errors + figures.load.timeouts,
@@ -395,6 +399,7 @@ function roundsTable(contenders: Contender[], rounds: RoundFigures[]): string {
         fixed(rps(round, 1) / rps(round, 0), 3).padStart(13),
         fixed(rps(round, 2) / rps(round, 1), 3).padStart(13),
         `  ${round.map((_, i) => fixed(cpu(round, i) * 1000, 0)).join(" / ")}`.padEnd(34),
+        `  ${round.map((_, i) => fixed(dbCpu(round, i) * 1000, 0)).join(" / ")}`.padEnd(33),
         hits.join("/").padStart(5),
         String(failed).padStart(7),
       ].join(" ");
@@ -405,9 +410,12 @@ function roundsTable(contenders: Contender[], rounds: RoundFigures[]): string {
   const controlRps = ratios((round) => rps(round, 2) / rps(round, 1));
   const afterCpu = ratios((round) => cpu(round, 1) / cpu(round, 0));
   const controlCpu = ratios((round) => cpu(round, 2) / cpu(round, 1));
+  const afterDbCpu = ratios((round) => dbCpu(round, 1) / dbCpu(round, 0));
+  const controlDbCpu = ratios((round) => dbCpu(round, 2) / dbCpu(round, 1));
   rows.push(
     `median of rounds, req/s: after ÷ before ${fixed(median(afterRps), 3)} (rounds ${range(afterRps)}); control after′ ÷ after ${fixed(median(controlRps), 3)} (rounds ${range(controlRps)})`,
     `median of rounds, server CPU per request: after ÷ before ${fixed(median(afterCpu), 3)} (rounds ${range(afterCpu)}); control ${fixed(median(controlCpu), 3)} (rounds ${range(controlCpu)})`,
+    `median of rounds, PostgreSQL CPU per request: after ÷ before ${fixed(median(afterDbCpu), 3)} (rounds ${range(afterDbCpu)}); control ${fixed(median(controlDbCpu), 3)} (rounds ${range(controlDbCpu)})`,
   );
   return rows.join("\n");
 }

@@ -20,6 +20,7 @@ const size = (over: Partial<TableSize>): TableSize => ({
   pagesAtAnalyze: 100,
   pages: 100,
   modifiedSinceAnalyze: 0,
+  columnsWithoutStatistics: 0,
   ...over,
 });
 
@@ -35,6 +36,12 @@ describe("when a table's statistics are out of date (autovacuum's rule)", () => 
   it("when it has grown by more than 10% (and a few pages) since", () => {
     expect(staleReason(size({ pages: 118 }))).toBeNull();
     expect(staleReason(size({ pages: 119 }))).toBe("grown");
+  });
+
+  it("when a column was added since (a migration's): the planner knows nothing of it", () => {
+    expect(staleReason(size({ columnsWithoutStatistics: 1 }))).toBe("new columns");
+    // An analysis of no rows leaves no statistics on any column: nothing new to learn there.
+    expect(staleReason(size({ rowsAtAnalyze: 0, columnsWithoutStatistics: 9 }))).toBeNull();
   });
 
   it("when more than 50 rows + 10% were changed since, where the statistics collector counts them", () => {
@@ -86,6 +93,22 @@ describe(`analysing stale tables (${storageMode})`, () => {
     expect((await postsOf())?.rowsAtAnalyze).toBe(60);
 
     expect(await analyzeStaleTables(db)).toEqual([]);
+  });
+
+  it("analyses a table whose rows are unchanged when a migration added a column to it", async () => {
+    await analyzeStaleTables(db);
+    expect(staleReason((await postsOf())!)).toBeNull();
+    await db.sql.exec('ALTER TABLE "Post" ADD COLUMN "statisticsProbe" timestamp(3)');
+    try {
+      expect((await postsOf())?.columnsWithoutStatistics).toBe(1);
+      expect(await analyzeStaleTables(db)).toEqual([{ table: "Post", reason: "new columns" }]);
+      expect((await postsOf())?.columnsWithoutStatistics).toBe(0);
+      expect(await analyzeStaleTables(db)).toEqual([]);
+    } finally {
+      await db.sql.exec('ALTER TABLE "Post" DROP COLUMN "statisticsProbe"');
+    }
+    // A dropped column is no column.
+    expect((await postsOf())?.columnsWithoutStatistics).toBe(0);
   });
 
   it("checks at start, and its stop waits for the analysis under way", async () => {
