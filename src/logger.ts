@@ -7,6 +7,7 @@
 // are redacted wherever they appear in the logged fields.
 import { createRequire } from "node:module";
 import pino, { type DestinationStream } from "pino";
+import { stderrDestination } from "./log-destination.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 export type LogFormat = "json" | "pretty";
@@ -79,7 +80,7 @@ function destination(options: { format?: LogFormat; write?: (line: string) => vo
     const pretty = createRequire(import.meta.url)("pino-pretty") as (options: object) => DestinationStream;
     return pretty({ destination: 2, colorize: process.stderr.isTTY, translateTime: "SYS:HH:MM:ss.l" });
   }
-  return pino.destination({ fd: 2, sync: true });
+  return stderrDestination();
 }
 
 export const silentLogger: Logger = createLogger("silent");
