@@ -1,10 +1,10 @@
 // The log's destination writes the lines of one turn of the event loop together, at the end of the turn,
-// in order; a process that exits still writes every line (src/log-destination.ts).
+// in order; a process that exits still writes every line (src/logger.ts).
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { TurnBatchedDestination } from "../../src/log-destination.ts";
+import { TurnBatchedDestination } from "../../src/logger.ts";
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
