@@ -53,7 +53,8 @@ export function createLogger(
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: "[Redacted]" },
     },
-    destination(options),
+    // A silent logger writes nothing: no stderr stream, no exit hook for it.
+    level === "silent" ? { write: () => {} } : destination(options),
   );
   const logger: Logger = {
     debug: (msg, data) => base.debug(data ?? {}, msg),
@@ -132,7 +133,7 @@ export class TurnBatchedDestination implements DestinationStream {
 }
 
 /** stderr, batched per turn, flushed on exit; the batches written by pino's synchronous destination. */
-export function stderrDestination(): TurnBatchedDestination {
+function stderrDestination(): TurnBatchedDestination {
   // sonic-boom writes synchronously and retries a full non-blocking pipe.
   const stderr = pino.destination({ fd: 2, sync: true });
   const destination = new TurnBatchedDestination((text) => stderr.write(text));
@@ -140,5 +141,4 @@ export function stderrDestination(): TurnBatchedDestination {
   return destination;
 }
 
-// Made last: the destination above is a class, defined only once this module has run to here.
 export const silentLogger: Logger = createLogger("silent");
